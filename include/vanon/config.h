@@ -1,0 +1,233 @@
+// The service configuration: plain structs filled from one YAML file.
+//
+// LoadConfig() is the only way to build a Config that the service trusts: it
+// rejects unknown keys, wrong types and out-of-range values, and resolves
+// relative file paths, so that code using a Config never re-validates it.
+// The key tree and every default are documented in docs/config.md.
+
+#ifndef VANON_CONFIG_H_
+#define VANON_CONFIG_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vanon {
+
+// what() holds one problem per line, each "FILE:LINE: key.path: message".
+// FILE is "--set" (and LINE the 1-based position of the override) when the
+// offending value came from an override.
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct KafkaTopics {
+  std::string input = "vehicle.events.raw";
+  std::string dlq = "vehicle.events.dlq";
+  std::string anonymized = "vehicle.events.anonymized";
+  std::string releases = "vehicle.releases";
+  std::string counts = "vehicle.counts.dp";
+  std::string late = "vehicle.events.late";
+};
+
+struct KafkaConfig {
+  std::string bootstrap;  // required; librdkafka "bootstrap.servers"
+  std::string group_id = "vanon";
+  std::string transactional_id_prefix = "vanon";
+  KafkaTopics topics;
+  // Passed verbatim to librdkafka. `properties` go to both clients, the
+  // other two to one client each (and win over `properties`).
+  std::map<std::string, std::string> properties;
+  std::map<std::string, std::string> consumer_properties;
+  std::map<std::string, std::string> producer_properties;
+  int poll_batch_max = 5000;
+  int poll_timeout_ms = 100;
+};
+
+struct InputTimestamp {
+  std::string min = "2000-01-01T00:00:00Z";  // as written (RFC 3339)
+  int64_t min_ms = 946684800000;             // `min` in ms since the epoch
+  int64_t max_future_seconds = 86400;
+};
+
+// Dotted JSON paths into an input event.
+struct InputFields {
+  std::string vin = "vin";
+  std::string trip = "trip_id";
+  std::string timestamp = "ts";
+  std::string event = "event";
+  std::string payload = "payload";
+};
+
+struct InputConfig {
+  int64_t max_message_bytes = 1048576;
+  int max_depth = 16;
+  InputTimestamp timestamp;
+  InputFields fields;
+};
+
+enum class VehicleSource { kVinTable, kRegistry, kEventFields };
+
+struct VehicleRegistry {
+  std::string file;  // absolute path of a CSV file
+  std::string key_column = "vin";
+};
+
+struct VehicleConfig {
+  VehicleSource source = VehicleSource::kVinTable;
+  std::string vin_table;     // absolute path; set when source = kVinTable
+  VehicleRegistry registry;  // set when source = kRegistry
+  // QI name -> dotted event path; one entry per QI when source = kEventFields.
+  std::map<std::string, std::string> fields;
+};
+
+enum class QiType { kCategorical, kNumeric };
+enum class NumericSplit { kFixedBins, kOnDemand };
+
+struct QuasiIdentifier {
+  std::string name;
+  QiType type = QiType::kCategorical;
+  std::string hierarchy;  // categorical: absolute path of an ARX CSV
+  // Numeric only: values are clamped to [range_min, range_max] and generalized
+  // to fixed bins of `bin_width`, or split on demand (Mondrian-style).
+  NumericSplit split = NumericSplit::kFixedBins;
+  double bin_width = 0;
+  double range_min = 0;
+  double range_max = 0;
+};
+
+enum class SensitiveAggregator { kFirst, kMode, kLast, kRegistry };
+
+struct SensitiveConfig {
+  std::string field;  // dotted event path
+  SensitiveAggregator aggregator = SensitiveAggregator::kMode;
+  std::string registry_column;  // set when aggregator = kRegistry
+  // Value for an active vehicle with no event carrying `field`; when absent
+  // such a vehicle is suppressed as ineligible.
+  std::optional<std::string> missing_value;
+  std::string hierarchy;  // optional absolute path of an ARX CSV ("" = none)
+};
+
+enum class PayloadDefault { kDrop, kKeep };
+enum class PayloadTransform { kKeep, kDrop, kBin, kGpsGrid };
+
+struct PayloadField {
+  std::string path;  // dotted path inside the payload object
+  PayloadTransform transform = PayloadTransform::kKeep;
+  double width = 0;        // kBin
+  double cell_meters = 0;  // kGpsGrid: value is an object {lat, lon}
+};
+
+struct PayloadConfig {
+  PayloadDefault default_action = PayloadDefault::kDrop;  // key `default`
+  std::vector<PayloadField> fields;
+  int64_t time_bucket_seconds = 60;
+};
+
+enum class PrivacyModel { kMInvariance, kKAnonymity };
+enum class LateEvents { kTopic, kDrop };
+
+struct EpochConfig {
+  int64_t length_seconds = 60;
+  int64_t allowed_lateness_seconds = 10;
+  int64_t idle_timeout_seconds = 30;
+};
+
+struct PrivacyConfig {
+  PrivacyModel model = PrivacyModel::kMInvariance;
+  int m = 5;
+  int k = 5;
+  int l = 0;    // distinct-l cap for k-anonymity; 0 = off
+  double t = 0; // t-closeness cap; 0 = off
+  int max_delay_epochs = 2;
+  int signature_retention_days = 365;
+  EpochConfig epoch;
+  LateEvents late_events = LateEvents::kTopic;
+};
+
+enum class DpCount { kEvents, kVehicles, kTrips };
+
+struct DpQuery {
+  std::string name;
+  DpCount count = DpCount::kEvents;
+  // Each one of "event", "time_bucket" or "qi:<quasi-identifier name>".
+  std::vector<std::string> dimensions;
+  // Only events matching every entry are counted; keys are "event" or
+  // "qi:<name>", values the exact (raw) value.
+  std::map<std::string, std::string> filter;
+};
+
+struct DpKpi {
+  std::string name;
+  std::string numerator;    // a DpQuery name
+  std::string denominator;  // a DpQuery name with the same dimensions
+};
+
+struct DpConfig {
+  bool enabled = true;
+  double epsilon_per_release = 0.1;
+  double budget_epsilon = 10;  // key budget.epsilon
+  int budget_period_days = 30; // key budget.period_days
+  int64_t max_per_cell = 1;    // key contribution.max_per_cell
+  int64_t max_cells = 4;       // key contribution.max_cells
+  std::vector<DpQuery> queries;
+  std::vector<DpKpi> kpis;
+};
+
+struct StateConfig {
+  std::string dir;  // required; absolute path
+};
+
+struct HttpConfig {
+  std::string listen = "127.0.0.1:9464";  // as written
+  std::string host = "127.0.0.1";         // brackets removed for IPv6
+  int port = 9464;
+};
+
+struct SecurityConfig {
+  // Name of the environment variable holding the HMAC key. LoadConfig does
+  // not read it, so validating a config needs no secret.
+  std::string hmac_key_env = "VANON_HMAC_KEY";
+};
+
+enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError };
+
+struct LoggingConfig {
+  LogLevel level = LogLevel::kInfo;
+};
+
+struct Config {
+  std::string path;  // absolute path of the file this was loaded from
+  KafkaConfig kafka;
+  InputConfig input;
+  VehicleConfig vehicle;
+  std::vector<QuasiIdentifier> quasi_identifiers;
+  std::optional<SensitiveConfig> sensitive;
+  PayloadConfig payload;
+  PrivacyConfig privacy;
+  DpConfig dp;
+  StateConfig state;
+  HttpConfig http;
+  SecurityConfig security;
+  LoggingConfig logging;
+};
+
+// Loads `path`, applies `overrides` ("dotted.key=value", values parsed as
+// YAML scalars or flow collections, list items addressed by index, e.g.
+// "quasi_identifiers.0.name=x") before validation, resolves relative file
+// paths against the config file's directory (against the working directory
+// for paths given in an override), and validates. Throws ConfigError.
+Config LoadConfig(const std::string& path,
+                  const std::vector<std::string>& overrides = {});
+
+// Lower-case names as written in the YAML, e.g. "m_invariance".
+const char* ToString(VehicleSource v);
+const char* ToString(PrivacyModel v);
+const char* ToString(LogLevel v);
+
+}  // namespace vanon
+
+#endif  // VANON_CONFIG_H_
