@@ -1,0 +1,25 @@
+// Turns vanon's view of a Kafka client (bootstrap plus pass-through
+// properties) into an RdKafka::Conf, so SASL/SSL and tuning keys work
+// unchanged without vanon knowing them.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace RdKafka {
+class Conf;
+}
+
+namespace vanon {
+
+using KafkaProperties = std::map<std::string, std::string>;
+
+// Later maps override earlier ones. Throws std::runtime_error naming the
+// property librdkafka refused (never its value: it may be a password).
+std::unique_ptr<RdKafka::Conf> MakeKafkaConf(const std::string& bootstrap,
+                                             const KafkaProperties& defaults,
+                                             const KafkaProperties& user,
+                                             const KafkaProperties& user_specific);
+
+}  // namespace vanon

@@ -1,0 +1,66 @@
+// The input consumer. Offsets are owned by vanon's state store, not by Kafka:
+// on assignment the caller says where each partition resumes (the offset it
+// stored in RocksDB together with the state that offset produced), so a
+// restart neither loses nor re-buffers events.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vanon/kafka/client_config.h"
+
+namespace RdKafka {
+class KafkaConsumer;
+class Message;
+}
+
+namespace vanon {
+
+struct InputMessage {
+  int32_t partition;
+  int64_t offset;
+  std::string_view key;
+  std::string_view value;
+};
+
+class Consumer {
+ public:
+  // Returns the offset to resume from, or nullopt to start at the earliest.
+  using ResumeFn = std::function<std::optional<int64_t>(int32_t partition)>;
+  // Called before partitions are taken away (after the current batch is done).
+  using RevokeFn = std::function<void(const std::vector<int32_t>& partitions)>;
+
+  Consumer(const std::string& bootstrap, const std::string& group_id, const std::string& topic,
+           const KafkaProperties& user, const KafkaProperties& user_specific, ResumeFn resume,
+           RevokeFn revoke);
+  ~Consumer();
+  Consumer(const Consumer&) = delete;
+  Consumer& operator=(const Consumer&) = delete;
+
+  // Reads up to max messages, waiting at most timeout_ms for the first one.
+  // The returned views stay valid until the next call. Fatal consumer errors
+  // throw; transient ones are retried by librdkafka.
+  const std::vector<InputMessage>& Poll(size_t max, int timeout_ms);
+
+  std::vector<int32_t> Assigned() const;
+  // High watermark as last seen by the fetcher (no broker round trip); -1 if unknown.
+  int64_t HighWatermark(int32_t partition) const;
+  int64_t LowWatermark(int32_t partition) const;
+  void Close();
+
+ private:
+  class Rebalancer;
+  std::string topic_;
+  std::unique_ptr<Rebalancer> rebalancer_;
+  std::unique_ptr<RdKafka::KafkaConsumer> consumer_;
+  std::vector<std::unique_ptr<RdKafka::Message>> held_;
+  std::vector<InputMessage> batch_;
+  bool closed_ = false;
+};
+
+}  // namespace vanon

@@ -1,0 +1,37 @@
+// Prometheus series for ingestion (names in docs/metrics.md). Labels are
+// low-cardinality by construction: reasons are a fixed enum, lag is
+// aggregated over partitions.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace vanon {
+
+struct IngestMetrics {
+  explicit IngestMetrics(prometheus::Registry& r);
+
+  prometheus::Counter& consumed;
+  prometheus::Counter& accepted;
+  prometheus::Counter& unknown_vin;
+  std::map<std::string, prometheus::Counter*> rejected;  // every reason pre-created
+  prometheus::Gauge& buffered;
+  prometheus::Gauge& state_bytes;
+  prometheus::Family<prometheus::Gauge>& lag_family;
+  prometheus::Gauge& lag_sum;
+  prometheus::Gauge& lag_max;
+  prometheus::Gauge& partitions;
+  prometheus::Gauge& ready;
+
+  prometheus::Counter& Rejected(const std::string& reason) { return *rejected.at(reason); }
+};
+
+// Registers vanon_build_info{version,revision} = 1.
+void RegisterBuildInfo(prometheus::Registry& r);
+
+}  // namespace vanon

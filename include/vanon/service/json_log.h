@@ -1,0 +1,13 @@
+// Structured logs: one JSON object per line on stderr, for log shippers.
+// Messages are escaped by the formatter, so callers write plain text; they
+// must never put a VIN or any raw identifier into one (HMAC tokens neither).
+#pragma once
+
+#include <string>
+
+namespace vanon {
+
+// Installs the JSON logger as spdlog's default. level: trace|debug|info|warn|error.
+void InitJsonLogging(const std::string& level);
+
+}  // namespace vanon

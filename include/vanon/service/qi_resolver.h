@@ -1,0 +1,30 @@
+// Turns an accepted event into its vehicle's quasi-identifier values, from
+// the configured source: the VIN decoding table, a registry CSV, or event
+// fields. It runs at ingestion, before the raw VIN is dropped: after this
+// point vanon only knows the vehicle by its HMAC and its QIs.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vanon/config.h"
+#include "vanon/ingest/parsed_event.h"
+
+namespace vanon {
+
+class QiResolver {
+ public:
+  // Loads the table or registry. `extras` is the list of event paths the
+  // parser extracts; the resolver appends the ones it needs and remembers
+  // their positions. Throws std::runtime_error naming the file (and line)
+  // or the QI that the source cannot provide.
+  static std::unique_ptr<QiResolver> Create(const Config& config, std::vector<std::string>* extras);
+  virtual ~QiResolver() = default;
+
+  // Fills one value per configured QI, in config order. Returns false when
+  // the source does not know the vehicle (values are then the root "*").
+  virtual bool Resolve(const ParsedEvent& event, std::vector<std::string>* qi) const = 0;
+};
+
+}  // namespace vanon

@@ -1,0 +1,28 @@
+// What one input partition has done so far: the next offset to read and the
+// counters that make the accounting identity checkable after any restart
+// (consumed = accepted + rejected). Stored in the same RocksDB write batch as
+// the events those offsets produced.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace vanon {
+
+struct PartitionProgress {
+  int64_t next_offset = -1;  // -1: nothing consumed yet
+  uint64_t consumed = 0;
+  uint64_t accepted = 0;
+  uint64_t unknown_vin = 0;
+  std::map<std::string, uint64_t> rejected;  // by reason name
+
+  uint64_t rejected_total() const;
+  std::string Encode() const;
+  // Returns nullopt on a record it cannot read (never crashes on bad bytes).
+  static std::optional<PartitionProgress> Decode(std::string_view bytes);
+};
+
+}  // namespace vanon

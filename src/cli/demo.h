@@ -1,0 +1,26 @@
+// `vanon demo`: everything in one process - an embedded Kafka cluster (the
+// librdkafka mock, on 127.0.0.1), the synthetic fleet and the real service -
+// with a one-line status every second.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace vanon {
+
+struct DemoArgs {
+  double duration = 0;  // seconds; 0 = until Ctrl-C
+  uint64_t vehicles = 1000;
+  double rate = 2000;
+  double invalid_fraction = 0.01;
+  int partitions = 2;
+  std::string http_listen = "127.0.0.1:9464";
+  std::string config;  // default: <config dir>/demo.yaml
+  bool keep_state = false;
+  bool verbose = false;
+};
+
+int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop);
+
+}  // namespace vanon

@@ -1,0 +1,137 @@
+// vanon: streaming anonymization for connected-vehicle data.
+//   vanon run --config FILE [--set KEY=VALUE ...]
+//   vanon validate-config FILE
+//   vanon demo [--duration S] [--vehicles N] [--rate R]
+//   vanon loadgen --bootstrap B --topic T --vehicles N --rate R --duration S [--seed X] [--invalid-fraction F]
+//   vanon version
+// Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "demo.h"
+#include "hmac_key.h"
+#include "loadgen.h"
+#include "stop_signal.h"
+#include "vanon/config.h"
+#include "vanon/service/json_log.h"
+#include "vanon/service/service.h"
+#include "vanon/version.h"
+
+namespace {
+
+constexpr int kExitConfig = 2;
+
+int CmdRun(const std::string& path, const std::vector<std::string>& overrides) {
+  vanon::Config config;
+  try {
+    config = vanon::LoadConfig(path, overrides);
+  } catch (const vanon::ConfigError& e) {
+    std::cerr << e.what() << std::endl;
+    return kExitConfig;
+  }
+  std::string error;
+  std::optional<std::string> key = vanon::ReadHmacKey(config, &error);
+  if (!key) {
+    std::cerr << error << std::endl;
+    return kExitConfig;
+  }
+  vanon::InitJsonLogging(vanon::ToString(config.logging.level));
+  std::atomic<bool>& stop = vanon::InstallStopSignalHandlers();
+  spdlog::info("vanon {} ({}) starting with {}", vanon::kVersion, vanon::kRevision, config.path);
+  try {
+    vanon::Service service(std::move(config), std::move(*key));
+    return service.Run(stop);
+  } catch (const std::exception& e) {
+    spdlog::error("start-up failed: {}", e.what());
+    return 1;
+  }
+}
+
+int CmdValidate(const std::string& path) {
+  try {
+    vanon::Config c = vanon::LoadConfig(path);
+    std::cout << c.path << ": ok" << std::endl;
+    return 0;
+  } catch (const vanon::ConfigError& e) {
+    std::cerr << e.what() << std::endl;
+    return kExitConfig;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"vanon: streaming anonymization for connected-vehicle data"};
+  app.require_subcommand(1);
+
+  std::string config_path;
+  std::vector<std::string> overrides;
+  auto* run = app.add_subcommand("run", "run the service");
+  run->add_option("--config", config_path, "config file")->required();
+  run->add_option("--set", overrides, "override a config key: dotted.key=value (repeatable)");
+
+  std::string validate_path;
+  auto* validate = app.add_subcommand("validate-config", "check a config file and exit (2 when invalid)");
+  validate->add_option("file", validate_path, "config file")->required();
+
+  vanon::DemoArgs demo_args;
+  auto* demo = app.add_subcommand("demo", "embedded Kafka + synthetic fleet + the real service");
+  demo->add_option("--duration", demo_args.duration, "seconds to run; 0 = until Ctrl-C")->check(CLI::NonNegativeNumber);
+  demo->add_option("--vehicles", demo_args.vehicles, "fleet size")->check(CLI::PositiveNumber);
+  demo->add_option("--rate", demo_args.rate, "events per second")->check(CLI::PositiveNumber);
+  demo->add_option("--invalid-fraction", demo_args.invalid_fraction, "share of malformed events")
+      ->check(CLI::Range(0.0, 1.0));
+  demo->add_option("--http", demo_args.http_listen, "metrics address (host:port)");
+  demo->add_option("--config", demo_args.config, "config file (default: demo.yaml)");
+  demo->add_flag("--keep-state", demo_args.keep_state, "keep the temporary state directory");
+  demo->add_flag("--verbose", demo_args.verbose, "show the service's info logs");
+
+  vanon::LoadgenArgs lg;
+  auto* loadgen = app.add_subcommand("loadgen", "produce a synthetic fleet's events to Kafka");
+  loadgen->add_option("--bootstrap", lg.bootstrap, "Kafka bootstrap servers")->required();
+  loadgen->add_option("--topic", lg.topic, "topic")->capture_default_str();
+  loadgen->add_option("--vehicles", lg.vehicles, "fleet size")->check(CLI::PositiveNumber);
+  loadgen->add_option("--rate", lg.rate, "events per second")->check(CLI::PositiveNumber);
+  loadgen->add_option("--duration", lg.duration, "seconds; 0 = until Ctrl-C")->check(CLI::NonNegativeNumber);
+  loadgen->add_option("--seed", lg.seed, "random seed (same seed, same events)");
+  loadgen->add_option("--invalid-fraction", lg.invalid_fraction, "share of malformed events")
+      ->check(CLI::Range(0.0, 1.0));
+  loadgen->add_option("--churn", lg.churn, "share of vehicles leaving at each churn epoch")
+      ->check(CLI::Range(0.0, 0.99));
+  loadgen->add_option("--vin-table", lg.vin_table, "VIN decoding table (default: config/vehicle/vin-table.yaml)");
+  loadgen->add_option("--start-ms", lg.start_ms, "event time of the first message (default: now)");
+
+  app.add_subcommand("version", "print the version");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitConfig;
+  }
+
+  try {
+    if (*run) return CmdRun(config_path, overrides);
+    if (*validate) return CmdValidate(validate_path);
+    if (*demo) return vanon::RunDemo(demo_args, vanon::InstallStopSignalHandlers());
+    if (*loadgen) {
+      std::atomic<bool>& stop = vanon::InstallStopSignalHandlers();
+      vanon::LoadgenProgress progress;
+      uint64_t n = vanon::RunLoadgen(lg, stop, &progress);
+      std::cout << "loadgen: delivered " << n << " messages (" << progress.invalid.load() << " malformed)"
+                << std::endl;
+      return 0;
+    }
+    std::cout << "vanon " << vanon::kVersion << " (" << vanon::kRevision << ")" << std::endl;
+    return 0;
+  } catch (const vanon::ConfigError& e) {
+    std::cerr << e.what() << std::endl;
+    return kExitConfig;
+  } catch (const std::exception& e) {
+    std::cerr << "vanon: " << e.what() << std::endl;
+    return 1;
+  }
+}

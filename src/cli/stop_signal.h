@@ -1,0 +1,12 @@
+// SIGTERM/SIGINT turn into a flag the main loops poll: the service finishes
+// its batch and shuts down cleanly instead of dying mid-write.
+#pragma once
+
+#include <atomic>
+
+namespace vanon {
+
+// Installs the handlers (idempotent) and returns the flag they set.
+std::atomic<bool>& InstallStopSignalHandlers();
+
+}  // namespace vanon

@@ -1,0 +1,51 @@
+#include "vanon/service/ingest_metrics.h"
+
+#include "vanon/ingest/reject_reason.h"
+#include "vanon/version.h"
+
+namespace vanon {
+
+namespace {
+prometheus::Counter& NewCounter(prometheus::Registry& r, const char* name, const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(r).Add({});
+}
+prometheus::Gauge& NewGauge(prometheus::Registry& r, const char* name, const char* help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(r).Add({});
+}
+}  // namespace
+
+IngestMetrics::IngestMetrics(prometheus::Registry& r)
+    : consumed(NewCounter(r, "vanon_events_consumed_total", "Messages read from the input topic.")),
+      accepted(NewCounter(r, "vanon_events_accepted_total", "Messages validated and buffered in state.")),
+      unknown_vin(NewCounter(r, "vanon_events_unknown_vin_total",
+                             "Valid VINs absent from the decoding table (QIs set to the hierarchy root).")),
+      buffered(NewGauge(r, "vanon_events_buffered", "Accepted events held in state awaiting their release.")),
+      state_bytes(NewGauge(r, "vanon_state_bytes", "RocksDB live bytes (SST files plus memtables).")),
+      lag_family(prometheus::BuildGauge()
+                     .Name("vanon_consumer_lag_messages")
+                     .Help("Input lag (high watermark minus next offset), aggregated over assigned partitions.")
+                     .Register(r)),
+      lag_sum(lag_family.Add({{"stat", "sum"}})),
+      lag_max(lag_family.Add({{"stat", "max"}})),
+      partitions(NewGauge(r, "vanon_partitions_assigned", "Input partitions currently assigned.")),
+      ready(NewGauge(r, "vanon_ready", "1 when /readyz answers ready.")) {
+  auto& rej = prometheus::BuildCounter()
+                  .Name("vanon_events_rejected_total")
+                  .Help("Messages sent to the DLQ, by reason.")
+                  .Register(r);
+  for (RejectReason reason : kAllRejectReasons) {
+    std::string name(RejectReasonName(reason));
+    rejected[name] = &rej.Add({{"reason", name}});
+  }
+}
+
+void RegisterBuildInfo(prometheus::Registry& r) {
+  prometheus::BuildGauge()
+      .Name("vanon_build_info")
+      .Help("Build identification; always 1.")
+      .Register(r)
+      .Add({{"version", kVersion}, {"revision", kRevision}})
+      .Set(1);
+}
+
+}  // namespace vanon

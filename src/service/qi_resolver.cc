@@ -1,0 +1,109 @@
+#include "vanon/service/qi_resolver.h"
+
+#include <stdexcept>
+
+#include "vanon/vehicle/decoded_vehicle.h"
+#include "vanon/vehicle/vehicle_registry.h"
+#include "vanon/vehicle/vin_decoder.h"
+
+namespace vanon {
+
+namespace {
+
+// Positions of the configured QIs among a source's attributes.
+std::vector<size_t> MapNames(const Config& config, const std::vector<std::string>& available,
+                             const std::string& source) {
+  std::vector<size_t> idx;
+  for (const QuasiIdentifier& qi : config.quasi_identifiers) {
+    size_t i = 0;
+    while (i < available.size() && available[i] != qi.name) ++i;
+    if (i == available.size()) {
+      throw std::runtime_error(config.path + ": quasi_identifiers: '" + qi.name +
+                               "' is not an attribute of " + source);
+    }
+    idx.push_back(i);
+  }
+  return idx;
+}
+
+void Pick(const DecodedVehicle& d, const std::vector<size_t>& idx, std::vector<std::string>* qi) {
+  qi->clear();
+  for (size_t i : idx) qi->push_back(d.attributes[i].second);
+}
+
+class VinTableResolver : public QiResolver {
+ public:
+  VinTableResolver(const Config& c) : decoder_(VinDecoder::Load(c.vehicle.vin_table)) {
+    std::vector<std::string> names(VinDecoder::kAttributeNames.begin(), VinDecoder::kAttributeNames.end());
+    idx_ = MapNames(c, names, "the VIN table " + c.vehicle.vin_table);
+  }
+  bool Resolve(const ParsedEvent& e, std::vector<std::string>* qi) const override {
+    DecodedVehicle d = decoder_.Decode(e.vin);
+    Pick(d, idx_, qi);
+    return d.known;
+  }
+
+ private:
+  VinDecoder decoder_;
+  std::vector<size_t> idx_;
+};
+
+class RegistryResolver : public QiResolver {
+ public:
+  RegistryResolver(const Config& c)
+      : registry_(VehicleRegistry::LoadCsv(c.vehicle.registry.file, c.vehicle.registry.key_column)) {
+    idx_ = MapNames(c, registry_.attribute_names(), "the registry " + c.vehicle.registry.file);
+  }
+  bool Resolve(const ParsedEvent& e, std::vector<std::string>* qi) const override {
+    DecodedVehicle d = registry_.Lookup(e.vin);
+    Pick(d, idx_, qi);
+    return d.known;
+  }
+
+ private:
+  VehicleRegistry registry_;
+  std::vector<size_t> idx_;
+};
+
+class EventFieldResolver : public QiResolver {
+ public:
+  EventFieldResolver(const Config& c, std::vector<std::string>* extras) {
+    for (const QuasiIdentifier& qi : c.quasi_identifiers) {
+      auto it = c.vehicle.fields.find(qi.name);
+      if (it == c.vehicle.fields.end()) {
+        throw std::runtime_error(c.path + ": vehicle.fields: no event path for QI '" + qi.name + "'");
+      }
+      idx_.push_back(extras->size());
+      extras->push_back(it->second);
+    }
+  }
+  bool Resolve(const ParsedEvent& e, std::vector<std::string>* qi) const override {
+    qi->clear();
+    bool known = true;
+    for (size_t i : idx_) {
+      const auto& v = e.extras[i];
+      known = known && v.has_value();
+      qi->push_back(v ? *v : std::string(kUnknownAttribute));
+    }
+    return known;
+  }
+
+ private:
+  std::vector<size_t> idx_;
+};
+
+}  // namespace
+
+std::unique_ptr<QiResolver> QiResolver::Create(const Config& config, std::vector<std::string>* extras) {
+  switch (config.vehicle.source) {
+    case VehicleSource::kVinTable:
+      return std::make_unique<VinTableResolver>(config);
+    case VehicleSource::kRegistry:
+      return std::make_unique<RegistryResolver>(config);
+    case VehicleSource::kEventFields:
+      return std::make_unique<EventFieldResolver>(config, extras);
+  }
+  throw std::logic_error("unknown vehicle source");
+}
+
+}  // namespace vanon

@@ -1,0 +1,40 @@
+// Big-endian fixed-width integers make RocksDB's byte order equal to numeric
+// order, so range scans by partition and event time are plain prefix seeks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace vanon {
+
+inline void AppendU32(std::string* s, uint32_t v) {
+  for (int i = 3; i >= 0; --i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+inline void AppendU64(std::string* s, uint64_t v) {
+  for (int i = 7; i >= 0; --i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+inline uint64_t ReadBE(std::string_view s, size_t pos, int width) {
+  uint64_t v = 0;
+  for (int i = 0; i < width; ++i) v = (v << 8) | static_cast<unsigned char>(s[pos + i]);
+  return v;
+}
+
+inline std::string EventKey(int32_t partition, int64_t ts_ms, int64_t offset) {
+  std::string k;
+  k.reserve(20);
+  AppendU32(&k, static_cast<uint32_t>(partition));
+  AppendU64(&k, static_cast<uint64_t>(ts_ms));
+  AppendU64(&k, static_cast<uint64_t>(offset));
+  return k;
+}
+
+inline bool DecodeEventKey(std::string_view k, int32_t* partition, int64_t* ts_ms, int64_t* offset) {
+  if (k.size() != 20) return false;
+  *partition = static_cast<int32_t>(ReadBE(k, 0, 4));
+  *ts_ms = static_cast<int64_t>(ReadBE(k, 4, 8));
+  *offset = static_cast<int64_t>(ReadBE(k, 12, 8));
+  return true;
+}
+
+}  // namespace vanon
