@@ -1,0 +1,104 @@
+// One release of the privacy engine: plain values in, plain values out.
+//
+// The caller (the service, a test, a benchmark) owns all state. It passes the
+// tuples of release j, the signatures stored for vehicles published earlier,
+// and the tuples still waiting from earlier releases; it persists the new
+// signatures and the tuples that keep waiting from the output.
+#ifndef VANON_ENGINE_RELEASE_H_
+#define VANON_ENGINE_RELEASE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vanon/engine/metrics.h"
+#include "vanon/engine/schema.h"
+
+namespace vanon {
+
+using SensitiveId = uint32_t;
+// Sorted, duplicate-free set of sensitive values.
+using Signature = std::vector<SensitiveId>;
+
+struct Tuple {
+  std::string vehicle;      // opaque key (an HMAC of the VIN in production)
+  std::vector<int32_t> qi;  // one code per schema attribute
+  SensitiveId sensitive = 0;
+  uint32_t events = 1;      // events behind this tuple; weights g-balance only
+};
+
+struct WaitingTuple {
+  Tuple tuple;
+  uint64_t first_release = 0;  // release in which the tuple first waited
+};
+
+enum class Model { kMInvariance, kKAnonymity };
+
+struct ReleaseParams {
+  Model model = Model::kMInvariance;
+  uint32_t m = 5;          // m-invariance
+  uint32_t k = 5;          // k-anonymity: distinct vehicles per group
+  uint32_t l = 0;          // k-anonymity: distinct sensitive values per group, 0 = off
+  double t = 0;            // k-anonymity: equal-distance EMD cap, 0 = off
+  uint32_t max_delay = 0;  // releases a tuple may wait before it is suppressed
+  uint64_t seed = 0;
+};
+
+struct ReleaseInput {
+  uint64_t release_id = 0;
+  std::vector<Tuple> tuples;
+  std::map<std::string, Signature, std::less<>> known_signatures;
+  std::vector<WaitingTuple> waiting;
+  ReleaseParams params;
+};
+
+// Tuples are referred to by position in the concatenation of input.tuples and
+// input.waiting: ref < tuples.size() is a tuple of this release, otherwise
+// input.waiting[ref - tuples.size()]. Use ResolveTuple / FirstRelease.
+using TupleRef = uint32_t;
+
+struct Group {
+  std::vector<Cover> qi;           // one cover per schema attribute
+  std::vector<TupleRef> members;   // real tuples, sorted
+  Signature signature;             // every sensitive value published in the group
+  // Values of the signature carried by counterfeit tuples (one slot each).
+  std::vector<SensitiveId> counterfeits;
+};
+
+enum class SuppressReason { kSignatureConflict = 0, kDelay = 1, kIneligible = 2 };
+inline constexpr int kSuppressReasonCount = 3;
+const char* ToString(SuppressReason reason);
+
+struct Suppressed {
+  TupleRef ref;
+  SuppressReason reason;
+};
+
+struct StillWaiting {
+  TupleRef ref;
+  uint64_t first_release;
+};
+
+struct ReleaseOutput {
+  std::vector<Group> groups;
+  std::vector<Suppressed> suppressed;
+  // Vehicles published for the first time with their fixed signature, by key.
+  std::vector<std::pair<std::string, Signature>> new_signatures;
+  std::vector<StillWaiting> waiting;
+  ReleaseMetrics metrics;
+};
+
+const Tuple& ResolveTuple(const ReleaseInput& input, TupleRef ref);
+uint64_t FirstRelease(const ReleaseInput& input, TupleRef ref);
+
+// Printable generalized QIs of a group, one label per schema attribute.
+std::vector<std::string> GroupLabels(const Schema& schema, const Group& group);
+
+// Deterministic for equal input (including params.seed).
+ReleaseOutput ComputeRelease(const Schema& schema, const ReleaseInput& input);
+
+}  // namespace vanon
+
+#endif  // VANON_ENGINE_RELEASE_H_

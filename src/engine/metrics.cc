@@ -1,0 +1,180 @@
+#include "vanon/engine/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "vanon/engine/hierarchy.h"
+
+namespace vanon {
+
+namespace {
+
+// Records of each group, by group index.
+std::vector<std::vector<const MetricRecord*>> ByGroup(const MetricTable& table) {
+  std::vector<std::vector<const MetricRecord*>> groups(table.groups);
+  for (const MetricRecord& r : table.records) {
+    if (r.group >= 0) groups[static_cast<size_t>(r.group)].push_back(&r);
+  }
+  return groups;
+}
+
+uint32_t DomainSize(const MetricTable& table) {
+  uint32_t size = 0;
+  for (const MetricRecord& r : table.records) size = std::max(size, r.sensitive + 1);
+  return size;
+}
+
+std::vector<double> Distribution(const std::vector<const MetricRecord*>& records, uint32_t domain) {
+  std::vector<double> d(domain, 0.0);
+  if (records.empty()) return d;
+  for (const MetricRecord* r : records) d[r->sensitive] += 1;
+  for (double& x : d) x /= static_cast<double>(records.size());
+  return d;
+}
+
+std::vector<const MetricRecord*> Published(const MetricTable& table) {
+  std::vector<const MetricRecord*> out;
+  for (const MetricRecord& r : table.records) {
+    if (r.group >= 0) out.push_back(&r);
+  }
+  return out;
+}
+
+// Re-indexes a distribution over sensitive ids into `form`'s domain order.
+std::vector<double> Project(const MetricTable& table, const std::vector<double>& by_id,
+                            EmdForm form) {
+  if (form == EmdForm::kEqual) return by_id;
+  if (form == EmdForm::kOrdered) {
+    std::vector<double> out(table.sensitive_rank.size(), 0.0);
+    for (size_t id = 0; id < by_id.size(); ++id) out[table.sensitive_rank[id]] += by_id[id];
+    return out;
+  }
+  std::vector<double> out(table.sensitive_hierarchy->LeafCount(), 0.0);
+  for (size_t id = 0; id < by_id.size(); ++id) out[table.sensitive_leaf[id]] += by_id[id];
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> GroupEmds(const MetricTable& table, EmdForm form) {
+  const uint32_t domain = DomainSize(table);
+  const auto groups = ByGroup(table);
+  const std::vector<double> q = Project(table, Distribution(Published(table), domain), form);
+  std::vector<double> out;
+  out.reserve(groups.size());
+  if (form == EmdForm::kEqual) {
+    // Sparse form, linear in the group size rather than the domain:
+    // sum |p - q| = sum over present values (|p - q| - q) + sum of all q.
+    for (const auto& g : groups) {
+      std::map<uint32_t, double> p;
+      for (const MetricRecord* r : g) p[r->sensitive] += 1.0 / static_cast<double>(g.size());
+      double sum = 1;
+      for (const auto& [v, pv] : p) sum += std::abs(pv - q[v]) - q[v];
+      out.push_back(g.empty() ? 0.0 : sum / 2);
+    }
+    return out;
+  }
+  for (const auto& g : groups) {
+    const std::vector<double> p = Project(table, Distribution(g, domain), form);
+    switch (form) {
+      case EmdForm::kEqual: out.push_back(EmdEqual(p, q)); break;
+      case EmdForm::kOrdered: out.push_back(EmdOrdered(p, q)); break;
+      case EmdForm::kHierarchical:
+        out.push_back(EmdHierarchical(*table.sensitive_hierarchy, p, q));
+        break;
+    }
+  }
+  return out;
+}
+
+ReleaseMetrics ComputeMetrics(const MetricTable& table) {
+  ReleaseMetrics m;
+  m.tuples = table.records.size();
+  m.groups = table.groups;
+  m.counterfeits = table.counterfeits;
+  m.waiting = table.waiting;
+  double loss = 0;
+  for (const MetricRecord& r : table.records) {
+    if (r.group >= 0) {
+      ++m.published;
+      loss += r.loss;
+    } else {
+      ++m.suppressed_by_reason[static_cast<size_t>(r.suppress_reason)];
+      loss += static_cast<double>(table.qi_count);
+    }
+  }
+  const double n = static_cast<double>(m.tuples);
+  const double suppressed = static_cast<double>(m.tuples - m.published);
+  if (m.tuples > 0) {
+    m.suppression_ratio = suppressed / n;
+    for (size_t i = 0; i < m.suppressed_by_reason.size(); ++i) {
+      m.suppression_ratio_by_reason[i] = static_cast<double>(m.suppressed_by_reason[i]) / n;
+    }
+    if (table.qi_count > 0) m.ncp = loss / (n * static_cast<double>(table.qi_count));
+  }
+  m.discernibility = suppressed * n;
+  if (m.groups > 0) m.avg_group_size = static_cast<double>(m.published) / static_cast<double>(m.groups);
+  if (m.published + m.counterfeits > 0) {
+    m.counterfeit_ratio =
+        static_cast<double>(m.counterfeits) / static_cast<double>(m.published + m.counterfeits);
+  }
+
+  const auto groups = ByGroup(table);
+  const std::vector<double> emd = GroupEmds(table, EmdForm::kEqual);
+  bool first = true;
+  double gain = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto& recs = groups[g];
+    const double size = static_cast<double>(recs.size());
+    m.discernibility += size * size;
+    // Knowledge gain with the additive difference equals the equal-distance EMD.
+    gain += size * emd[g];
+    m.emd_max_equal = std::max(m.emd_max_equal, emd[g]);
+
+    std::map<uint64_t, uint64_t> weight_of;                 // individual -> events
+    std::map<uint32_t, std::set<uint64_t>> holders;         // value -> individuals
+    uint64_t total_weight = 0;
+    for (const MetricRecord* r : recs) {
+      weight_of[r->individual] += r->weight;
+      total_weight += r->weight;
+      holders[r->sensitive].insert(r->individual);
+    }
+    const uint64_t individuals = weight_of.size();
+    double balance = 1;
+    for (const auto& [id, w] : weight_of) {
+      const double share = total_weight ? static_cast<double>(w) / static_cast<double>(total_weight) : 0;
+      balance -= share * share;
+    }
+    size_t most = 0;
+    for (const auto& [value, who] : holders) most = std::max(most, who.size());
+    const double affiliation =
+        individuals ? static_cast<double>(most) / static_cast<double>(individuals) : 0;
+    if (first) {
+      m.min_group_size = individuals;
+      m.min_distinct = holders.size();
+      m.g_balance = balance;
+      first = false;
+    } else {
+      m.min_group_size = std::min<uint64_t>(m.min_group_size, individuals);
+      m.min_distinct = std::min<uint64_t>(m.min_distinct, holders.size());
+      m.g_balance = std::min(m.g_balance, balance);
+    }
+    m.h_affiliation = std::max(m.h_affiliation, affiliation);
+  }
+  if (m.published > 0) m.knowledge_gain = gain / static_cast<double>(m.published);
+  if (m.tuples > 0) m.discernibility_normalized = m.discernibility / (n * n);
+
+  if (!table.sensitive_rank.empty()) {
+    const auto v = GroupEmds(table, EmdForm::kOrdered);
+    m.emd_max_ordered = v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
+  }
+  if (table.sensitive_hierarchy != nullptr) {
+    const auto v = GroupEmds(table, EmdForm::kHierarchical);
+    m.emd_max_hierarchical = v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
+  }
+  return m;
+}
+
+}  // namespace vanon

@@ -1,0 +1,457 @@
+// ComputeRelease: triage, then m-invariant placement (or k-anonymity), then
+// covers and metrics. The algorithm and its complexity are in docs/engine.md.
+#include "vanon/engine/release.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "partitioner.h"
+#include "work_set.h"
+
+namespace vanon {
+
+const char* ToString(SuppressReason reason) {
+  switch (reason) {
+    case SuppressReason::kSignatureConflict: return "signature_conflict";
+    case SuppressReason::kDelay: return "delay";
+    case SuppressReason::kIneligible: return "ineligible";
+  }
+  return "unknown";
+}
+
+const Tuple& ResolveTuple(const ReleaseInput& input, TupleRef ref) {
+  if (ref < input.tuples.size()) return input.tuples[ref];
+  return input.waiting[ref - input.tuples.size()].tuple;
+}
+
+uint64_t FirstRelease(const ReleaseInput& input, TupleRef ref) {
+  if (ref < input.tuples.size()) return input.release_id;
+  return input.waiting[ref - input.tuples.size()].first_release;
+}
+
+std::vector<std::string> GroupLabels(const Schema& schema, const Group& group) {
+  std::vector<std::string> labels;
+  labels.reserve(group.qi.size());
+  for (size_t a = 0; a < group.qi.size(); ++a) labels.push_back(schema.Label(a, group.qi[a]));
+  return labels;
+}
+
+namespace {
+
+// Stable 64-bit mix of the seed and a vehicle key (FNV-1a, then splitmix64):
+// no std::hash, whose value may differ between library builds.
+uint64_t KeyHash(uint64_t seed, const std::string& key) {
+  uint64_t h = 1469598103934665603ULL ^ seed;
+  for (unsigned char c : key) h = (h ^ c) * 1099511628211ULL;
+  h += 0x9e3779b97f4a7c15ULL;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
+}
+
+// A group while it is being built: items plus counterfeit slots (dense ids).
+struct Building {
+  std::vector<uint32_t> items;
+  std::vector<uint32_t> counterfeits;
+  std::vector<uint32_t> signature;  // dense ids, sorted
+};
+
+class ReleaseBuilder {
+ public:
+  ReleaseBuilder(const Schema& schema, const ReleaseInput& input)
+      : schema_(schema), in_(input), params_(input.params) {}
+
+  ReleaseOutput Run() {
+    Triage();
+    BuildWorkSet();
+    if (params_.model == Model::kMInvariance) {
+      PlaceKnown();
+      FillFreeSlots();
+      PlaceNew();
+    } else {
+      PlaceAnonymous();
+    }
+    Finish();
+    return std::move(out_);
+  }
+
+ private:
+  void Suppress(TupleRef ref, SuppressReason reason) { out_.suppressed.push_back({ref, reason}); }
+
+  // Holds a tuple for a later release, or suppresses it once its delay is up.
+  void WaitOrSuppress(TupleRef ref) {
+    const uint64_t first = FirstRelease(in_, ref);
+    if (in_.release_id < first + params_.max_delay) {
+      out_.waiting.push_back({ref, first});
+    } else {
+      Suppress(ref, SuppressReason::kDelay);
+    }
+  }
+
+  // Drops invalid tuples and keeps one tuple per vehicle: a second tuple of a
+  // vehicle in the same release is ineligible; a waiting tuple is superseded
+  // (suppressed as delayed) by a newer tuple of the same vehicle.
+  void Triage() {
+    const size_t total = in_.tuples.size() + in_.waiting.size();
+    std::vector<TupleRef> valid;
+    valid.reserve(total);
+    for (TupleRef ref = 0; ref < total; ++ref) {
+      const Tuple& t = ResolveTuple(in_, ref);
+      bool ok = t.qi.size() == schema_.size();
+      for (size_t a = 0; ok && a < t.qi.size(); ++a) ok = schema_.IsValidCode(a, t.qi[a]);
+      if (ok) {
+        valid.push_back(ref);
+      } else {
+        Suppress(ref, SuppressReason::kIneligible);
+      }
+    }
+    const size_t current = in_.tuples.size();
+    std::sort(valid.begin(), valid.end(), [&](TupleRef x, TupleRef y) {
+      const std::string& kx = ResolveTuple(in_, x).vehicle;
+      const std::string& ky = ResolveTuple(in_, y).vehicle;
+      if (kx != ky) return kx < ky;
+      const bool cx = x < current, cy = y < current;
+      if (cx != cy) return cx;
+      const uint64_t fx = FirstRelease(in_, x), fy = FirstRelease(in_, y);
+      if (fx != fy) return fx > fy;
+      return x < y;
+    });
+    for (size_t i = 0; i < valid.size(); ++i) {
+      const TupleRef ref = valid[i];
+      if (i > 0 && ResolveTuple(in_, ref).vehicle == ResolveTuple(in_, valid[i - 1]).vehicle) {
+        Suppress(ref, ref < current ? SuppressReason::kIneligible : SuppressReason::kDelay);
+      } else {
+        survivors_.push_back(ref);
+      }
+    }
+    std::sort(survivors_.begin(), survivors_.end());
+  }
+
+  void BuildWorkSet() {
+    const size_t dims = schema_.size();
+    work_.dims = dims;
+    work_.qi.resize(survivors_.size() * dims);
+    work_.ref = survivors_;
+    for (TupleRef ref : survivors_) work_.values.push_back(ResolveTuple(in_, ref).sensitive);
+    for (const auto& [key, sig] : in_.known_signatures) {
+      (void)key;
+      work_.values.insert(work_.values.end(), sig.begin(), sig.end());
+    }
+    std::sort(work_.values.begin(), work_.values.end());
+    work_.values.erase(std::unique(work_.values.begin(), work_.values.end()), work_.values.end());
+    work_.sensitive.resize(survivors_.size());
+    for (size_t i = 0; i < survivors_.size(); ++i) {
+      const Tuple& t = ResolveTuple(in_, survivors_[i]);
+      std::copy(t.qi.begin(), t.qi.end(), work_.qi.begin() + static_cast<ptrdiff_t>(i * dims));
+      work_.sensitive[i] = work_.Dense(t.sensitive);
+    }
+  }
+
+  // Vehicles with a stored signature: published under it (with counterfeits
+  // where needed) when their value belongs to it, otherwise suppressed.
+  void PlaceKnown() {
+    std::map<Signature, std::vector<uint32_t>> buckets;
+    for (uint32_t item = 0; item < work_.ref.size(); ++item) {
+      const Tuple& t = ResolveTuple(in_, work_.ref[item]);
+      auto it = in_.known_signatures.find(t.vehicle);
+      if (it == in_.known_signatures.end()) {
+        fresh_.push_back(item);
+      } else if (it->second.size() < params_.m) {
+        // Stored under a smaller m: no longer m-unique.
+        Suppress(work_.ref[item], SuppressReason::kIneligible);
+      } else if (!std::binary_search(it->second.begin(), it->second.end(), t.sensitive)) {
+        Suppress(work_.ref[item], SuppressReason::kSignatureConflict);
+      } else {
+        buckets[it->second].push_back(item);
+      }
+    }
+    for (auto& [signature, items] : buckets) {
+      GroupingSpec spec;
+      spec.rule = GroupingRule::kSignatureSlots;
+      spec.signature_size = static_cast<uint32_t>(signature.size());
+      std::vector<uint32_t> dense;
+      for (SensitiveId v : signature) dense.push_back(work_.Dense(v));
+      for (ItemGroup& g : PartitionIntoGroups(schema_, work_, items, spec)) {
+        Building b;
+        b.signature = dense;
+        for (uint32_t v : dense) {
+          bool present = false;
+          for (uint32_t item : g.items) present |= work_.sensitive[item] == v;
+          if (!present) b.counterfeits.push_back(v);
+        }
+        b.items = std::move(g.items);
+        groups_.push_back(std::move(b));
+      }
+    }
+  }
+
+  double AddedLoss(const std::vector<int32_t>& lo, const std::vector<int32_t>& hi,
+                   uint32_t item) const {
+    double added = 0;
+    for (size_t a = 0; a < work_.dims; ++a) {
+      const int32_t v = work_.Qi(item, a);
+      if (v >= lo[a] && v <= hi[a]) continue;
+      added += schema_.Loss(a, schema_.Generalize(a, std::min(lo[a], v), std::max(hi[a], v))) -
+               schema_.Loss(a, schema_.Generalize(a, lo[a], hi[a]));
+    }
+    return added;
+  }
+
+  // New vehicles take counterfeit slots of existing groups first: each such
+  // tuple removes one counterfeit. Among the candidates with the slot's value
+  // near the group in QI order, the one adding least loss wins.
+  void FillFreeSlots() {
+    std::vector<bool> wanted(work_.values.size(), false);
+    bool any = false;
+    for (const Building& b : groups_) {
+      for (uint32_t v : b.counterfeits) wanted[v] = any = true;
+    }
+    if (!any || fresh_.empty()) return;
+    auto lex = [this](uint32_t x, uint32_t y) {
+      const int32_t* qx = &work_.qi[x * work_.dims];
+      const int32_t* qy = &work_.qi[y * work_.dims];
+      for (size_t a = 0; a < work_.dims; ++a) {
+        if (qx[a] != qy[a]) return qx[a] < qy[a];
+      }
+      return x < y;
+    };
+    std::vector<std::set<uint32_t, decltype(lex)>> pool(work_.values.size(),
+                                                        std::set<uint32_t, decltype(lex)>(lex));
+    std::vector<uint32_t> rest;
+    for (uint32_t item : fresh_) {
+      if (wanted[work_.sensitive[item]]) {
+        pool[work_.sensitive[item]].insert(item);
+      } else {
+        rest.push_back(item);
+      }
+    }
+    for (Building& b : groups_) {
+      if (b.counterfeits.empty()) continue;
+      std::vector<int32_t> lo(work_.dims), hi(work_.dims);
+      Bounds(b.items, &lo, &hi);
+      std::vector<uint32_t> still;
+      for (uint32_t v : b.counterfeits) {
+        auto& candidates = pool[v];
+        if (candidates.empty()) {
+          still.push_back(v);
+          continue;
+        }
+        auto it = candidates.lower_bound(b.items.front());
+        auto best = candidates.end();
+        double best_loss = 0;
+        auto consider = [&](auto c) {
+          const double loss = AddedLoss(lo, hi, *c);
+          if (best == candidates.end() || loss < best_loss) {
+            best = c;
+            best_loss = loss;
+          }
+        };
+        auto fwd = it;
+        for (int i = 0; i < 4 && fwd != candidates.end(); ++i, ++fwd) consider(fwd);
+        auto back = it;
+        for (int i = 0; i < 4 && back != candidates.begin(); ++i) consider(--back);
+        const uint32_t item = *best;
+        candidates.erase(best);
+        b.items.push_back(item);
+        for (size_t a = 0; a < work_.dims; ++a) {
+          lo[a] = std::min(lo[a], work_.Qi(item, a));
+          hi[a] = std::max(hi[a], work_.Qi(item, a));
+        }
+      }
+      b.counterfeits = std::move(still);
+    }
+    for (const auto& set : pool) rest.insert(rest.end(), set.begin(), set.end());
+    std::sort(rest.begin(), rest.end());
+    fresh_ = std::move(rest);
+  }
+
+  // The remaining new vehicles form new signatures of >= m distinct values.
+  // First the fewest tuples of the most frequent values are held back until
+  // every value is at most 1/m of the rest (the partition condition); which
+  // ones is decided by a seeded hash of the vehicle key.
+  void PlaceNew() {
+    const uint32_t m = std::max<uint32_t>(params_.m, 1);
+    std::vector<std::vector<uint32_t>> by_value(work_.values.size());
+    for (uint32_t item : fresh_) by_value[work_.sensitive[item]].push_back(item);
+    // Keeping min(count, C) of every value is groupable iff m * C <= kept
+    // tuples; kept - m * C is concave in C, so the largest such C (which keeps
+    // the most tuples) is found by binary search.
+    auto kept_with_cap = [&](size_t cap) {
+      size_t kept = 0;
+      for (const auto& items : by_value) kept += std::min(items.size(), cap);
+      return kept;
+    };
+    size_t lo = 0, hi = fresh_.size();
+    while (lo < hi) {
+      const size_t cap = (lo + hi + 1) / 2;
+      if (kept_with_cap(cap) >= cap * m) {
+        lo = cap;
+      } else {
+        hi = cap - 1;
+      }
+    }
+    std::vector<size_t> keep(by_value.size());
+    for (uint32_t v = 0; v < by_value.size(); ++v) keep[v] = std::min(by_value[v].size(), lo);
+    std::vector<uint32_t> kept;
+    for (uint32_t v = 0; v < by_value.size(); ++v) {
+      auto& items = by_value[v];
+      if (keep[v] < items.size()) {
+        std::sort(items.begin(), items.end(), [&](uint32_t x, uint32_t y) {
+          const uint64_t hx = KeyHash(params_.seed, ResolveTuple(in_, work_.ref[x]).vehicle);
+          const uint64_t hy = KeyHash(params_.seed, ResolveTuple(in_, work_.ref[y]).vehicle);
+          return hx != hy ? hx < hy : x < y;
+        });
+        for (size_t i = keep[v]; i < items.size(); ++i) WaitOrSuppress(work_.ref[items[i]]);
+      }
+      kept.insert(kept.end(), items.begin(), items.begin() + static_cast<ptrdiff_t>(keep[v]));
+    }
+    GroupingSpec spec;
+    spec.rule = GroupingRule::kDistinct;
+    spec.m = m;
+    if (!CanGroup(work_, kept, spec)) {
+      for (uint32_t item : kept) WaitOrSuppress(work_.ref[item]);
+      return;
+    }
+    for (ItemGroup& g : PartitionIntoGroups(schema_, work_, kept, spec)) {
+      Building b;
+      for (uint32_t item : g.items) b.signature.push_back(work_.sensitive[item]);
+      std::sort(b.signature.begin(), b.signature.end());
+      b.items = std::move(g.items);
+      groups_.push_back(std::move(b));
+    }
+  }
+
+  void PlaceAnonymous() {
+    GroupingSpec spec;
+    spec.rule = GroupingRule::kAnonymity;
+    spec.k = std::max<uint32_t>(params_.k, 1);
+    spec.l = params_.l;
+    spec.t = params_.t;
+    std::vector<uint32_t> items(work_.ref.size());
+    for (uint32_t i = 0; i < items.size(); ++i) items[i] = i;
+    if (spec.t > 0) {
+      spec.global.assign(work_.values.size(), 0.0);
+      for (uint32_t v : work_.sensitive) spec.global[v] += 1.0 / static_cast<double>(items.size());
+    }
+    if (!CanGroup(work_, items, spec)) {
+      for (uint32_t item : items) WaitOrSuppress(work_.ref[item]);
+      return;
+    }
+    for (ItemGroup& g : PartitionIntoGroups(schema_, work_, items, spec)) {
+      Building b;
+      for (uint32_t item : g.items) b.signature.push_back(work_.sensitive[item]);
+      std::sort(b.signature.begin(), b.signature.end());
+      b.signature.erase(std::unique(b.signature.begin(), b.signature.end()), b.signature.end());
+      b.items = std::move(g.items);
+      groups_.push_back(std::move(b));
+    }
+  }
+
+  void Bounds(const std::vector<uint32_t>& items, std::vector<int32_t>* lo,
+              std::vector<int32_t>* hi) const {
+    for (size_t a = 0; a < work_.dims; ++a) (*lo)[a] = (*hi)[a] = work_.Qi(items.front(), a);
+    for (uint32_t item : items) {
+      for (size_t a = 0; a < work_.dims; ++a) {
+        (*lo)[a] = std::min((*lo)[a], work_.Qi(item, a));
+        (*hi)[a] = std::max((*hi)[a], work_.Qi(item, a));
+      }
+    }
+  }
+
+  void Finish() {
+    const size_t dims = work_.dims;
+    std::vector<int32_t> lo(dims), hi(dims);
+    MetricTable table;
+    table.qi_count = dims;
+    out_.groups.reserve(groups_.size());
+    for (Building& b : groups_) {
+      Group g;
+      Bounds(b.items, &lo, &hi);
+      g.qi.resize(dims);
+      double loss = 0;
+      for (size_t a = 0; a < dims; ++a) {
+        g.qi[a] = schema_.Generalize(a, lo[a], hi[a]);
+        loss += schema_.Loss(a, g.qi[a]);
+      }
+      for (uint32_t item : b.items) {
+        g.members.push_back(work_.ref[item]);
+        table.records.push_back(MetricRecord{work_.ref[item], static_cast<int64_t>(out_.groups.size()), 0,
+                                             work_.sensitive[item], loss,
+                                             ResolveTuple(in_, work_.ref[item]).events});
+      }
+      std::sort(g.members.begin(), g.members.end());
+      for (uint32_t v : b.signature) g.signature.push_back(work_.values[v]);
+      for (uint32_t v : b.counterfeits) g.counterfeits.push_back(work_.values[v]);
+      table.counterfeits += g.counterfeits.size();
+      if (params_.model == Model::kMInvariance) {
+        for (uint32_t item : b.items) {
+          const Tuple& t = ResolveTuple(in_, work_.ref[item]);
+          if (!in_.known_signatures.count(t.vehicle)) out_.new_signatures.push_back({t.vehicle, g.signature});
+        }
+      }
+      out_.groups.push_back(std::move(g));
+      std::vector<uint32_t>().swap(b.items);
+    }
+    std::sort(out_.suppressed.begin(), out_.suppressed.end(),
+              [](const Suppressed& x, const Suppressed& y) { return x.ref < y.ref; });
+    std::sort(out_.waiting.begin(), out_.waiting.end(),
+              [](const StillWaiting& x, const StillWaiting& y) { return x.ref < y.ref; });
+    std::sort(out_.new_signatures.begin(), out_.new_signatures.end());
+
+    // Metrics use dense sensitive ids; suppressed tuples may carry values
+    // outside the dense set, which only matters for their own (unused) value.
+    for (const Suppressed& s : out_.suppressed) {
+      const uint32_t dense = work_.Dense(ResolveTuple(in_, s.ref).sensitive);
+      table.records.push_back(MetricRecord{s.ref, -1, static_cast<int>(s.reason),
+                                           dense < work_.values.size() ? dense : 0, 0, 1});
+    }
+    table.groups = out_.groups.size();
+    table.waiting = out_.waiting.size();
+    bool ranked = !schema_.sensitive_rank.empty();
+    bool leafed = schema_.sensitive_hierarchy != nullptr;
+    for (SensitiveId v : work_.values) {
+      ranked = ranked && v < schema_.sensitive_rank.size();
+      leafed = leafed && v < schema_.sensitive_leaf.size();
+    }
+    if (ranked) {
+      // Dense ranks keep the ordered EMD's domain equal to the rank table's.
+      std::vector<int32_t> by_dense;
+      for (SensitiveId v : work_.values) by_dense.push_back(schema_.sensitive_rank[v]);
+      table.sensitive_rank = by_dense;
+      RankDomain(&table);
+    }
+    if (leafed) {
+      table.sensitive_hierarchy = schema_.sensitive_hierarchy.get();
+      for (SensitiveId v : work_.values) table.sensitive_leaf.push_back(schema_.sensitive_leaf[v]);
+    }
+    out_.metrics = ComputeMetrics(table);
+  }
+
+  // The ordered EMD needs ranks 0..domain-1; compress the ranks that occur.
+  static void RankDomain(MetricTable* table) {
+    std::vector<int32_t> sorted = table->sensitive_rank;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    for (int32_t& r : table->sensitive_rank) {
+      r = static_cast<int32_t>(std::lower_bound(sorted.begin(), sorted.end(), r) - sorted.begin());
+    }
+  }
+
+  const Schema& schema_;
+  const ReleaseInput& in_;
+  const ReleaseParams& params_;
+  ReleaseOutput out_;
+  std::vector<TupleRef> survivors_;
+  WorkSet work_;
+  std::vector<uint32_t> fresh_;
+  std::vector<Building> groups_;
+};
+
+}  // namespace
+
+ReleaseOutput ComputeRelease(const Schema& schema, const ReleaseInput& input) {
+  return ReleaseBuilder(schema, input).Run();
+}
+
+}  // namespace vanon

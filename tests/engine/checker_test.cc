@@ -1,0 +1,116 @@
+#include "vanon/engine/checker.h"
+
+#include <gtest/gtest.h>
+
+#include "test_schema.h"
+
+namespace vanon {
+namespace {
+
+bool Mentions(const std::vector<std::string>& violations, const std::string& what) {
+  for (const auto& v : violations) {
+    if (v.find(what) != std::string::npos) return true;
+  }
+  return false;
+}
+
+enum Condition : SensitiveId { kGastritis = 1, kApnea = 2, kInsomnia = 3 };
+
+Tuple Patient(const std::string& name, SensitiveId condition, int32_t seats) {
+  return Tuple{name, {0, 2010, seats}, condition, 1};
+}
+
+Group TwoPatients(TupleRef a, TupleRef b, Signature signature) {
+  return Group{{Cover{0, 0}, Cover{2010, 2014}, Cover{2, 3}}, {a, b}, std::move(signature), {}};
+}
+
+// Seed 000 Fig. 4.1: Bob grouped with Alice ({Gastritis, Apnea}), then with
+// Charlotte ({Apnea, Insomnia}). Each release is 2-unique on its own; the
+// intersection reveals Apnea, and the checker must say so.
+TEST(CheckerTest, ReportsFigure41SignatureChange) {
+  const Schema schema = testing::TestSchema();
+  ReleaseChecker checker(schema);
+
+  ReleaseInput r1;
+  r1.release_id = 1;
+  r1.params.m = 2;
+  r1.tuples = {Patient("Alice", kGastritis, 2), Patient("Bob", kApnea, 3)};
+  ReleaseOutput o1;
+  o1.groups = {TwoPatients(0, 1, {kGastritis, kApnea})};
+  o1.new_signatures = {{"Alice", {kGastritis, kApnea}}, {"Bob", {kGastritis, kApnea}}};
+  o1.metrics.published = 2;
+  EXPECT_TRUE(checker.Check(r1, o1).empty());
+
+  ReleaseInput r2;
+  r2.release_id = 2;
+  r2.params.m = 2;
+  r2.known_signatures = {{"Alice", {kGastritis, kApnea}}, {"Bob", {kGastritis, kApnea}}};
+  r2.tuples = {Patient("Bob", kApnea, 3), Patient("Charlotte", kInsomnia, 2)};
+  ReleaseOutput o2;
+  o2.groups = {TwoPatients(0, 1, {kApnea, kInsomnia})};
+  o2.new_signatures = {{"Charlotte", {kApnea, kInsomnia}}};
+  o2.metrics.published = 2;
+  const auto violations = checker.Check(r2, o2);
+  EXPECT_TRUE(Mentions(violations, "release 2: group 0: signature changed from {1,2} to {2,3}"))
+      << ::testing::PrintToString(violations);
+}
+
+TEST(CheckerTest, ReportsUncoveredQiMissingTupleAndBadCounterfeits) {
+  const Schema schema = testing::TestSchema();
+  ReleaseChecker checker(schema);
+  ReleaseInput in;
+  in.release_id = 7;
+  in.params.m = 3;
+  in.tuples = {Patient("A", kGastritis, 2), Patient("B", kApnea, 5), Patient("C", kInsomnia, 4)};
+  ReleaseOutput out;
+  Group g = TwoPatients(0, 1, {kGastritis, kApnea});  // seats [2,3] misses B's 5
+  g.counterfeits = {kGastritis};                        // but A holds Gastritis
+  out.groups = {g};
+  out.metrics.published = 2;
+  const auto v = checker.Check(in, out);
+  EXPECT_TRUE(Mentions(v, "label of 'seats' does not cover a member"));
+  EXPECT_TRUE(Mentions(v, "tuple 2 is unaccounted for"));
+  EXPECT_TRUE(Mentions(v, "two tuples share a sensitive value"));
+  EXPECT_TRUE(Mentions(v, "metrics miscount counterfeits"));
+  EXPECT_TRUE(Mentions(v, "signature is not the set of published values"));
+}
+
+TEST(CheckerTest, ReportsEarlyDelayAndLostWaitingTuple) {
+  const Schema schema = testing::TestSchema();
+  ReleaseChecker checker(schema);
+  ReleaseInput in;
+  in.release_id = 1;
+  in.params.m = 2;
+  in.params.max_delay = 2;
+  in.tuples = {Patient("A", kGastritis, 2), Patient("B", kApnea, 5)};
+  ReleaseOutput out;
+  out.suppressed = {{0, SuppressReason::kDelay}};
+  out.waiting = {{1, 1}};
+  out.metrics.suppressed_by_reason[1] = 1;
+  EXPECT_TRUE(Mentions(checker.Check(in, out), "delay suppression before the delay ran out"));
+
+  ReleaseInput next;  // B should come back as a waiting tuple, but does not
+  next.release_id = 2;
+  next.params = in.params;
+  EXPECT_TRUE(Mentions(checker.Check(next, ReleaseOutput{}), "waiting tuples in the input differ"));
+}
+
+TEST(CheckerTest, AcceptsCorrectCounterfeitGroup) {
+  const Schema schema = testing::TestSchema();
+  ReleaseChecker checker(schema);
+  ReleaseInput in;
+  in.release_id = 3;
+  in.params.m = 3;
+  in.known_signatures = {{"A", {kGastritis, kApnea, kInsomnia}}};
+  in.tuples = {Patient("A", kApnea, 2)};
+  ReleaseOutput out;
+  out.groups = {Group{{Cover{0, 0}, Cover{2010, 2014}, Cover{2, 2}}, {0},
+                      {kGastritis, kApnea, kInsomnia}, {kGastritis, kInsomnia}}};
+  out.metrics.published = 1;
+  out.metrics.counterfeits = 2;
+  const auto v = checker.Check(in, out);
+  EXPECT_TRUE(v.empty()) << ::testing::PrintToString(v);
+}
+
+}  // namespace
+}  // namespace vanon
