@@ -1,0 +1,77 @@
+// True (not yet noisy) counts of one query for one release, with per-vehicle
+// contribution bounding.
+//
+// Bounding happens per vehicle, so the caller hands over all events of one
+// vehicle for the release in one AddVehicle() call (the service holds events
+// keyed by vehicle anyway). Which cells a vehicle keeps when it touches more
+// than L of them is decided by a keyed hash of (vehicle, cell): deterministic,
+// so a republished release is identical, and independent of every other
+// vehicle's data, which is what the sensitivity argument needs.
+
+#ifndef VANON_DP_BOUNDED_COUNTER_H_
+#define VANON_DP_BOUNDED_COUNTER_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "vanon/dp/count_query.h"
+#include "vanon/dp/event.h"
+
+namespace vanon::dp {
+
+// A cell: one (dimension key, value) pair per dimension, in query order.
+using Cell = std::vector<std::pair<std::string, std::string>>;
+
+struct BoundingStats {
+  uint64_t cut_per_cell = 0;   // units above C in a cell
+  uint64_t cut_cells = 0;      // units in cells beyond the L kept ones
+  uint64_t out_of_domain = 0;  // matching events whose cell is not in the domain
+  uint64_t vehicles = 0;       // vehicles with at least one counted unit
+
+  uint64_t cut() const { return cut_per_cell + cut_cells; }
+};
+
+class BoundedCounter {
+ public:
+  // `query` must pass ValidateQuery. Time buckets cover [epoch_start_ms,
+  // epoch_end_ms). `selection_key` keys the hash that picks kept cells.
+  BoundedCounter(CountQuery query, int64_t epoch_start_ms, int64_t epoch_end_ms,
+                 uint64_t selection_key);
+
+  // All events of one vehicle in this release (their `vehicle` field is
+  // ignored in favour of `vehicle`).
+  void AddVehicle(std::string_view vehicle, std::span<const DpEvent> events);
+
+  // Convenience for callers holding a flat list: groups by DpEvent::vehicle.
+  void AddEvents(std::span<const DpEvent> events);
+
+  const CountQuery& query() const { return query_; }
+  size_t num_cells() const { return counts_.size(); }
+  Cell CellAt(size_t index) const;
+  uint64_t CountAt(size_t index) const { return counts_[index]; }
+  const std::vector<uint64_t>& counts() const { return counts_; }
+  const BoundingStats& stats() const { return stats_; }
+
+ private:
+  // Index of the event's cell, or -1 when a value is outside the domain.
+  int64_t CellIndex(const DpEvent& e) const;
+  bool Matches(const DpEvent& e) const;
+
+  CountQuery query_;
+  int64_t epoch_start_ms_;
+  int64_t epoch_end_ms_;
+  uint64_t selection_key_;
+  std::vector<size_t> radix_;  // domain size per dimension
+  std::vector<std::unordered_map<std::string, size_t>> value_index_;
+  std::vector<uint64_t> counts_;
+  BoundingStats stats_;
+};
+
+}  // namespace vanon::dp
+
+#endif  // VANON_DP_BOUNDED_COUNTER_H_

@@ -1,0 +1,54 @@
+#include "vanon/dp/ledger_store.h"
+
+namespace vanon::dp {
+
+namespace {
+
+void PutBigEndian64(std::string* out, uint64_t v) {
+  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>((v >> shift) & 0xff));
+}
+
+uint64_t GetBigEndian64(std::string_view in) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(in[i]);
+  return v;
+}
+
+}  // namespace
+
+std::string EncodeLedgerEntry(const LedgerEntry& entry) {
+  std::string out;
+  out.reserve(24);
+  PutBigEndian64(&out, entry.release_id);
+  PutBigEndian64(&out, static_cast<uint64_t>(entry.release_ts_ms));
+  PutBigEndian64(&out, static_cast<uint64_t>(entry.epsilon_nanos));
+  return out;
+}
+
+std::optional<LedgerEntry> DecodeLedgerEntry(std::string_view bytes) {
+  if (bytes.size() != 24) return std::nullopt;
+  LedgerEntry e;
+  e.release_id = GetBigEndian64(bytes.substr(0, 8));
+  e.release_ts_ms = static_cast<int64_t>(GetBigEndian64(bytes.substr(8, 8)));
+  e.epsilon_nanos = static_cast<int64_t>(GetBigEndian64(bytes.substr(16, 8)));
+  if (e.epsilon_nanos < 0) return std::nullopt;
+  return e;
+}
+
+bool MemoryLedgerStore::LoadAll(std::vector<LedgerEntry>* entries, std::string*) {
+  entries->clear();
+  for (const auto& [id, e] : entries_) entries->push_back(e);
+  return true;
+}
+
+bool MemoryLedgerStore::Put(const LedgerEntry& entry, std::string*) {
+  entries_[entry.release_id] = entry;
+  return true;
+}
+
+bool MemoryLedgerStore::Erase(uint64_t release_id, std::string*) {
+  entries_.erase(release_id);
+  return true;
+}
+
+}  // namespace vanon::dp

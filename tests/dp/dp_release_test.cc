@@ -1,0 +1,112 @@
+#include "vanon/dp/dp_release.h"
+
+#include <gtest/gtest.h>
+
+#include "vanon/dp/postprocess.h"
+
+namespace vanon::dp {
+namespace {
+
+Dimension Engine() {
+  Dimension d;
+  d.kind = Dimension::Kind::kQi;
+  d.qi = "engine";
+  d.domain = {"EV", "Gas", "Hybrid"};
+  return d;
+}
+
+DpPlan TouchscreenPlan() {
+  DpPlan plan;
+  plan.counts.push_back(CountQuery{"vehicles_by_engine", CountUnit::kVehicles, {Engine()}, {}, {1, 1}});
+  RatioQuery kpi;
+  kpi.name = "touchscreen_trip_share";
+  kpi.numerator = CountQuery{"touch_trips", CountUnit::kTrips, {Engine()}, {{"event", "touchscreen_used"}}, {4, 1}};
+  kpi.denominator = CountQuery{"trips", CountUnit::kTrips, {Engine()}, {}, {4, 1}};
+  plan.ratios.push_back(kpi);
+  plan.selection_key = 9;
+  return plan;
+}
+
+TEST(DpRelease, PublishesEveryCellOfEveryQueryWithItsEpsilonShare) {
+  DpPlan plan = TouchscreenPlan();
+  ASSERT_FALSE(ValidatePlan(plan, 1000).has_value());
+  DpRelease release(plan, 42, 0, 1000);
+  std::vector<DpEvent> ev = {{"v1", "t1", "trip_start", 1, {{"engine", "EV"}}},
+                             {"v1", "t1", "touchscreen_used", 2, {{"engine", "EV"}}},
+                             {"v1", "t2", "trip_start", 3, {{"engine", "EV"}}}};
+  release.AddVehicle("v1", ev);
+  SeededRandomSource rng(3);
+  auto result = release.Publish(*Epsilon::Parse("0.3"), rng);
+  ASSERT_TRUE(result.has_value());
+  // 3 engine cells for the count query + 3 for the KPI; Hybrid has no data but is published.
+  ASSERT_EQ(result->records.size(), 6u);
+  EXPECT_EQ(result->records[2].cell, (Cell{{"engine", "Hybrid"}}));
+  for (const DpCountRecord& r : result->records) {
+    EXPECT_EQ(r.release, 42u);
+    EXPECT_EQ(r.mechanism, "discrete_laplace");
+  }
+  EXPECT_DOUBLE_EQ(result->records[0].epsilon, 0.1);  // 0.3 over 3 measurements
+  EXPECT_DOUBLE_EQ(result->records[3].epsilon, 0.2);  // a ratio uses two
+  EXPECT_EQ(result->records[3].kind, DpCountRecord::Kind::kRatio);
+  EXPECT_GE(result->records[3].ratio, 0.0);
+  EXPECT_LE(result->records[3].ratio, 1.0);
+  EXPECT_EQ(result->records[3].sensitivity, 4u);
+}
+
+TEST(DpRelease, LargeEpsilonRecoversTrueCounts) {
+  DpPlan plan = TouchscreenPlan();
+  DpRelease release(plan, 1, 0, 1000);
+  for (int v = 0; v < 30; ++v) {
+    std::vector<DpEvent> ev;
+    const std::string engine = v < 20 ? "EV" : "Gas";
+    for (int t = 0; t < 4; ++t) {
+      const std::string trip = "v" + std::to_string(v) + "t" + std::to_string(t);
+      ev.push_back({"", trip, "trip_start", 1, {{"engine", engine}}});
+      if (t < 1) ev.push_back({"", trip, "touchscreen_used", 1, {{"engine", engine}}});
+    }
+    release.AddVehicle("v" + std::to_string(v), ev);
+  }
+  SeededRandomSource rng(4);
+  // Epsilon 1000: scale <= 0.012, so noise is almost surely 0.
+  auto result = release.Publish(*Epsilon::Parse("1000"), rng);
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->records[0].count, 20);
+  EXPECT_EQ(result->records[1].count, 10);
+  EXPECT_EQ(result->records[2].count, 0);
+  EXPECT_DOUBLE_EQ(result->records[3].ratio, 0.25);
+  EXPECT_EQ(result->records[3].denominator, 80);
+  EXPECT_EQ(result->contributions_cut, 0u);
+}
+
+TEST(PostProcess, StepsAreListedOnlyWhenApplied) {
+  EXPECT_TRUE(ClampCount(3).steps.empty());
+  EXPECT_EQ(ClampCount(-2).value, 0);
+  EXPECT_EQ(StepNames(ClampCount(-2).steps), (std::vector<std::string>{"clamp_nonnegative"}));
+  PostRatio over = RatioOf(12, 10);
+  EXPECT_DOUBLE_EQ(over.value, 1.0);
+  EXPECT_EQ(StepNames(over.steps), (std::vector<std::string>{"clip_unit_interval"}));
+  PostRatio neg = RatioOf(3, -4);
+  EXPECT_DOUBLE_EQ(neg.value, 1.0);
+  EXPECT_EQ(StepNames(neg.steps),
+            (std::vector<std::string>{"clamp_nonnegative", "denominator_floor_one", "clip_unit_interval"}));
+  EXPECT_DOUBLE_EQ(RatioOf(1, 4).value, 0.25);
+}
+
+TEST(CountRecord, JsonCarriesTheContractFields) {
+  DpCountRecord r;
+  r.release = 42;
+  r.query = "touch\"q";
+  r.cell = {{"engine", "EV"}};
+  r.count = 1234;
+  r.epsilon = 0.1;
+  r.sensitivity = 4;
+  r.mechanism = "discrete_laplace";
+  r.postprocessed = {"clamp_nonnegative"};
+  EXPECT_EQ(ToJson(r),
+            "{\"release\":42,\"query\":\"touch\\\"q\",\"cell\":{\"engine\":\"EV\"},\"kind\":\"count\","
+            "\"value\":1234,\"epsilon\":0.1,\"sensitivity\":4,\"mechanism\":\"discrete_laplace\","
+            "\"postprocessed\":[\"clamp_nonnegative\"]}");
+}
+
+}  // namespace
+}  // namespace vanon::dp
