@@ -1,0 +1,50 @@
+#include "fleet_feed.h"
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "vanon/fleet/fleet_generator.h"
+#include "vanon/kafka/producer.h"
+#include "vanon/vehicle/vin_decoder.h"
+
+namespace vanon::testing {
+
+FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic, const FeedOptions& o) {
+  VinDecoder table = VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
+  FleetOptions fo;
+  fo.vehicles = o.vehicles;
+  fo.seed = o.seed;
+  fo.invalid_fraction = o.invalid_fraction;
+  fo.events_per_second = o.rate;
+  fo.start_ms = o.start_ms != 0 ? o.start_ms
+                                : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch()).count();
+  FleetGenerator gen(fo, table);
+  Producer producer(bootstrap, {}, {}, {{"message.max.bytes", "4000000"}});
+  FeedSummary s;
+  auto start = std::chrono::steady_clock::now();
+  for (uint64_t i = 0; i < o.messages; ++i) {
+    const FleetMessage& m = gen.Next();
+    producer.Produce(topic, -1, m.key, m.value);
+    s.total++;
+    if (m.expected_reject) {
+      std::string reason(*m.expected_reject);
+      s.invalid++;
+      s.invalid_by_reason[reason]++;
+      s.rejected_values.emplace(m.value, reason);
+    }
+    if (m.key.size() == 17) s.vins.insert(m.key);
+    if (o.wall_rate > 0) {
+      auto due = start + std::chrono::duration<double>(static_cast<double>(i) / o.wall_rate);
+      std::this_thread::sleep_until(due);
+      producer.Poll();
+    }
+  }
+  if (!producer.Flush(60000) || producer.failures() != 0) {
+    throw std::runtime_error("feed: delivery failed: " + producer.last_error());
+  }
+  return s;
+}
+
+}  // namespace vanon::testing

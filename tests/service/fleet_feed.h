@@ -1,0 +1,34 @@
+// Produces a deterministic synthetic fleet to a topic and remembers what it
+// sent, so tests can state exactly what the service must have done with it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace vanon::testing {
+
+struct FeedSummary {
+  uint64_t total = 0;
+  uint64_t invalid = 0;
+  std::map<std::string, uint64_t> invalid_by_reason;
+  // (value bytes, expected reason) for each malformed message, as a multiset.
+  std::multiset<std::pair<std::string, std::string>> rejected_values;
+  std::set<std::string> vins;  // every VIN that appeared in a message
+};
+
+struct FeedOptions {
+  uint64_t messages = 20000;
+  uint64_t vehicles = 500;
+  double invalid_fraction = 0.05;
+  uint64_t seed = 7;
+  double rate = 5000;          // simulated events/s (event-time spacing)
+  double wall_rate = 0;        // >0: pace production at this many msgs/s of wall time
+  int64_t start_ms = 0;        // 0: now
+};
+
+FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic, const FeedOptions& o);
+
+}  // namespace vanon::testing

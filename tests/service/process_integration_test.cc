@@ -1,0 +1,146 @@
+// The real binaries as an operator runs them: vanon-kafka, `vanon run`, and
+// the Debian prometheus server scraping vanon on loopback.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+
+#include <regex>
+#include <thread>
+
+#include "fleet_feed.h"
+#include "test_support.h"
+#include "vanon/state/state_store.h"
+
+namespace vanon {
+namespace {
+
+using testing::Subprocess;
+using testing::TempDir;
+
+const std::vector<std::string> kKeyEnv = {"VANON_HMAC_KEY=process-test-hmac-key-0123456789"};
+
+std::unique_ptr<Subprocess> StartKafka(std::string* bootstrap) {
+  auto k = std::make_unique<Subprocess>(std::vector<std::string>{
+      VANON_KAFKA_BIN, "--brokers", "1", "--topic", "vehicle.events.raw:2", "--topic", "vehicle.events.dlq:1"});
+  *bootstrap = k->FirstLine(20);
+  return k;
+}
+
+std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int http_port) {
+  return std::make_unique<Subprocess>(
+      std::vector<std::string>{VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                               "--set", "kafka.bootstrap=" + bootstrap, "--set", "state.dir=" + state, "--set",
+                               "http.listen=127.0.0.1:" + std::to_string(http_port)},
+      kKeyEnv);
+}
+
+std::string Get(int port, const std::string& path) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_connection_timeout(1);
+  auto r = c.Get(path.c_str());
+  return r && r->status == 200 ? r->body : "";
+}
+
+double MetricValue(const std::string& exposition, const std::string& series) {
+  std::regex re("(^|\n)" + std::regex_replace(series, std::regex(R"([{}"])"), R"(\$&)") + R"( ([0-9.e+-]+))");
+  std::smatch m;
+  return std::regex_search(exposition, m, re) ? std::stod(m[2]) : -1;
+}
+
+TEST(ProcessIntegration, MissingHmacKeyIsAStartupError) {
+  Subprocess p({VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", "--set",
+                "security.hmac_key_env=VANON_TEST_UNSET_KEY_VARIABLE"});
+  EXPECT_EQ(p.Wait(20), 2);
+}
+
+TEST(ProcessIntegration, SigtermMidStreamThenRestartBuffersEachAcceptedEventOnce) {
+  std::string bootstrap;
+  auto kafka = StartKafka(&bootstrap);
+  ASSERT_FALSE(bootstrap.empty());
+  TempDir state;
+  int port = testing::FreePort();
+
+  testing::FeedOptions fo;
+  fo.messages = 20000;
+  fo.wall_rate = 4000;  // about 5 s of production, so the stop lands mid-stream
+  testing::FeedSummary feed;
+  std::thread producer([&] { feed = testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo); });
+
+  auto first = StartVanon(bootstrap, state.path(), port);
+  ASSERT_TRUE(testing::WaitFor(30, [&] { return MetricValue(Get(port, "/metrics"), "vanon_events_consumed_total") > 2000; }));
+  first->Signal(SIGTERM);
+  EXPECT_EQ(first->Wait(60), 0);
+  uint64_t consumed_first = 0;
+  {
+    auto store = StateStore::Open(state.path());
+    for (int p = 0; p < 2; ++p) consumed_first += store->LoadProgress(p).consumed;
+  }
+  producer.join();
+  EXPECT_GT(consumed_first, 0u);
+  EXPECT_LT(consumed_first, feed.total) << "the stop did not land mid-stream";
+
+  auto second = StartVanon(bootstrap, state.path(), port);
+  ASSERT_TRUE(testing::WaitFor(60, [&] {
+    return MetricValue(Get(port, "/metrics"), "vanon_events_consumed_total") >=
+           static_cast<double>(feed.total - consumed_first);
+  }));
+  second->Signal(SIGTERM);
+  EXPECT_EQ(second->Wait(60), 0);
+
+  auto store = StateStore::Open(state.path());
+  uint64_t consumed = 0, accepted = 0, rejected = 0;
+  for (int p = 0; p < 2; ++p) {
+    PartitionProgress pr = store->LoadProgress(p);
+    consumed += pr.consumed;
+    accepted += pr.accepted;
+    rejected += pr.rejected_total();
+  }
+  EXPECT_EQ(consumed, feed.total);
+  EXPECT_EQ(accepted, feed.total - feed.invalid);
+  EXPECT_EQ(rejected, feed.invalid);
+  EXPECT_EQ(store->CountAllEvents(), accepted) << "buffered events differ from accepted: lost or duplicated";
+}
+
+TEST(ProcessIntegration, PrometheusScrapesVanonAndPromtoolAcceptsTheExposition) {
+  std::string bootstrap;
+  auto kafka = StartKafka(&bootstrap);
+  ASSERT_FALSE(bootstrap.empty());
+  TempDir state, prom_dir;
+  int port = testing::FreePort();
+  auto vanon = StartVanon(bootstrap, state.path(), port);
+
+  testing::FeedOptions fo;
+  fo.messages = 777;
+  fo.invalid_fraction = 0.1;
+  testing::FeedSummary feed = testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo);
+  ASSERT_TRUE(testing::WaitFor(60, [&] {
+    return MetricValue(Get(port, "/metrics"), "vanon_events_consumed_total") == static_cast<double>(feed.total);
+  }));
+
+  std::string exposition = Get(port, "/metrics");
+  testing::WriteFile(prom_dir.path() + "/scrape.txt", exposition);
+  std::string cmd = "promtool check metrics < " + prom_dir.path() + "/scrape.txt > " + prom_dir.path() +
+                    "/promtool.out 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << testing::ReadFile(prom_dir.path() + "/promtool.out");
+
+  int prom_port = testing::FreePort();
+  testing::WriteFile(prom_dir.path() + "/prometheus.yml",
+                     "global: {scrape_interval: 1s}\n"
+                     "scrape_configs:\n"
+                     "  - job_name: vanon\n"
+                     "    static_configs: [{targets: ['127.0.0.1:" + std::to_string(port) + "']}]\n");
+  Subprocess prom({"/usr/bin/prometheus", "--config.file=" + prom_dir.path() + "/prometheus.yml",
+                   "--storage.tsdb.path=" + prom_dir.path() + "/data",
+                   "--web.listen-address=127.0.0.1:" + std::to_string(prom_port)});
+  std::string answer;
+  bool got = testing::WaitFor(60, [&] {
+    answer = Get(prom_port, "/api/v1/query?query=vanon_events_consumed_total");
+    return answer.find("\"" + std::to_string(feed.total) + "\"") != std::string::npos;
+  });
+  EXPECT_TRUE(got) << "prometheus answered: " << answer;
+  vanon->Signal(SIGTERM);
+  EXPECT_EQ(vanon->Wait(60), 0);
+}
+
+}  // namespace
+}  // namespace vanon

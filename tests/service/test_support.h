@@ -1,0 +1,50 @@
+// Helpers for the service's tests: temporary directories, child processes
+// (the real vanon and vanon-kafka binaries) and free loopback ports.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace vanon::testing {
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A child process with stdout captured to a file. Killed (SIGKILL) on
+// destruction if still running.
+class Subprocess {
+ public:
+  Subprocess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
+  ~Subprocess();
+  // Waits up to timeout_s for the first stdout line; "" on timeout.
+  std::string FirstLine(double timeout_s);
+  std::string Output() const;
+  void Signal(int sig);
+  // Waits for exit; returns the exit status (128+signal if killed), -1 on timeout.
+  int Wait(double timeout_s);
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  std::string out_path_;
+  int status_ = -1;
+  bool exited_ = false;
+};
+
+int FreePort();
+// Seconds-resolution polling helper: true once pred() is true.
+bool WaitFor(double timeout_s, const std::function<bool()>& pred);
+std::string ReadFile(const std::string& path);
+void WriteFile(const std::string& path, const std::string& content);
+
+}  // namespace vanon::testing
