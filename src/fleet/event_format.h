@@ -1,0 +1,40 @@
+// Writers for the default input format (privacy-model.md section 1):
+//   {"vin":..,"trip_id":..,"ts":..,"event":..,"payload":{..}}
+// and for the malformed variants the DLQ tests need.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "random.h"
+
+namespace vanon::fleet_internal {
+
+// Everything up to and including "payload": ; the caller appends the
+// payload object and the closing brace.
+void AppendEventHead(std::string& out, std::string_view vin, uint64_t trip_id, int64_t ts_ms,
+                     std::string_view event);
+
+struct MalformedInput {
+  std::string_view vin;
+  std::string_view other_vin;  // a different valid VIN, for a key mismatch
+  uint64_t trip_id = 0;
+  int64_t ts_ms = 0;
+};
+
+// Fills key and value with a message the ingest layer must reject with
+// kFleetRejectReasons[reason]; `variant` rotates between equivalent forms
+// (e.g. which field is missing). The body is otherwise well-formed, so the
+// intended check is the first one to fail (size, UTF-8, JSON, depth,
+// fields - the ingest order).
+void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, Rng& rng,
+                    std::string* key, std::string* value);
+
+// Body size of a too_large message: over the default 1 MiB limit.
+inline constexpr size_t kTooLargeBytes = (1u << 20) + 4096;
+// Payload nesting of a too_deep message: over the default limit of 16.
+inline constexpr int kTooDeepLevels = 24;
+
+}  // namespace vanon::fleet_internal

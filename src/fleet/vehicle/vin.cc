@@ -1,0 +1,45 @@
+#include "vanon/vehicle/vin.h"
+
+namespace vanon {
+
+namespace {
+
+// 49 CFR 565.15: letters map to 1-9 in runs that skip I, O and Q.
+int Transliterate(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  static constexpr int kLetters[26] = {
+      1, 2, 3, 4, 5, 6, 7, 8, 0 /*I*/, 1, 2, 3, 4, 5, 0 /*O*/, 7, 0 /*Q*/,
+      9, 2, 3, 4, 5, 6, 7, 8, 9};
+  return kLetters[c - 'A'];
+}
+
+constexpr int kWeights[kVinLength] = {8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2};
+
+}  // namespace
+
+bool IsVinChar(char c) {
+  if (c >= '0' && c <= '9') return true;
+  if (c < 'A' || c > 'Z') return false;
+  return c != 'I' && c != 'O' && c != 'Q';
+}
+
+bool IsValidVin(std::string_view vin) {
+  if (vin.size() != static_cast<size_t>(kVinLength)) return false;
+  for (char c : vin) {
+    if (!IsVinChar(c)) return false;
+  }
+  return true;
+}
+
+char VinCheckDigit(std::string_view vin) {
+  int sum = 0;
+  for (int i = 0; i < kVinLength; ++i) sum += Transliterate(vin[i]) * kWeights[i];
+  const int rest = sum % 11;
+  return rest == 10 ? 'X' : static_cast<char>('0' + rest);
+}
+
+bool HasValidCheckDigit(std::string_view vin) {
+  return IsValidVin(vin) && vin[8] == VinCheckDigit(vin);
+}
+
+}  // namespace vanon

@@ -1,0 +1,162 @@
+// The decoded attributes of a generated fleet follow the configured mix.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "test_util.h"
+#include "vanon/fleet/fleet_distribution.h"
+#include "vanon/fleet/fleet_generator.h"
+#include "vanon/vehicle/vin.h"
+#include "vanon/vehicle/vin_decoder.h"
+
+namespace vanon {
+namespace {
+
+using Combo = std::tuple<std::string, std::string, std::string>;  // engine, body, seats
+
+const VinDecoder& Table() {
+  static const VinDecoder table = VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
+  return table;
+}
+
+// Pearson chi-square of observed counts against expected shares.
+double ChiSquare(const std::map<Combo, uint64_t>& observed, const std::map<Combo, double>& share,
+                 uint64_t total) {
+  double chi2 = 0;
+  for (const auto& [combo, p] : share) {
+    const double expected = p * static_cast<double>(total);
+    const auto it = observed.find(combo);
+    const double seen = it == observed.end() ? 0.0 : static_cast<double>(it->second);
+    chi2 += (seen - expected) * (seen - expected) / expected;
+  }
+  return chi2;
+}
+
+TEST(FleetDistributionTest, DefaultFollowsSeed000Table45PlusRareModels) {
+  // Seed 000 Table 4.5 vehicle counts (of 15) make up 96%; rare models 4%.
+  std::map<Combo, double> share = {
+      {{"EV", "Sedan", "2"}, 4}, {{"EV", "SUV", "4"}, 1},         {{"EV", "SUV", "5"}, 2},
+      {{"EV", "SUV", "7"}, 1},   {{"Gas", "Sedan", "2"}, 2},      {{"Gas", "Long Sedan", "2"}, 2},
+      {{"Gas", "Long Sedan", "4"}, 1}, {{"Gas", "Long Sedan", "5"}, 1},
+      {{"Hybrid", "Long Sedan", "5"}, 1}};
+  for (auto& [combo, p] : share) p = p / 15.0 * 0.96;
+  share[{"Hydrogen", "Sedan", "5"}] = 0.01;
+  share[{"Diesel", "Van", "7"}] = 0.01;
+  share[{"Gas", "Van", "7"}] = 0.0075;
+  share[{"Hybrid", "SUV", "7"}] = 0.0075;
+  share[{"Diesel", "Estate", "5"}] = 0.005;
+
+  FleetOptions options;
+  options.vehicles = 100000;
+  options.seed = 7;
+  FleetGenerator fleet(options, Table());
+  ASSERT_EQ(fleet.Vehicles().size(), 100000u);
+
+  std::map<Combo, uint64_t> observed;
+  std::map<std::string, uint64_t> years;
+  uint64_t known = 0, unknown = 0;
+  for (const FleetVehicle& v : fleet.Vehicles()) {
+    ASSERT_TRUE(IsValidVin(v.vin)) << v.vin;
+    ASSERT_TRUE(HasValidCheckDigit(v.vin)) << v.vin;
+    // Ground truth must be what the table says, independently decoded.
+    const DecodedVehicle d = Table().Decode(v.vin);
+    ASSERT_EQ(d.known, v.decoded.known) << v.vin;
+    ASSERT_EQ(d.attributes, v.decoded.attributes) << v.vin;
+    if (!d.known) {
+      ++unknown;
+      EXPECT_EQ(Table().FindManufacturer(v.vin.substr(0, 3)), nullptr) << v.vin;
+      continue;
+    }
+    ++known;
+    const Combo combo{d.attributes[1].second, d.attributes[2].second, d.attributes[3].second};
+    ASSERT_EQ(share.count(combo), 1u) << v.vin << " decodes to an unconfigured combination";
+    ++observed[combo];
+    ++years[d.attributes[4].second];
+  }
+  // 14 cells, 13 degrees of freedom: 34.53 is the 0.999 quantile.
+  EXPECT_LT(ChiSquare(observed, share, known), 34.53);
+  // About 0.5% deliberate unknowns: 500 expected, sd ~22.
+  EXPECT_GT(unknown, 390u);
+  EXPECT_LT(unknown, 610u);
+  // Model years 2014..2025, uniform: 12 values, ~8250 each (sd ~87).
+  ASSERT_EQ(years.size(), 12u);
+  EXPECT_EQ(years.begin()->first, "2014");
+  EXPECT_EQ(years.rbegin()->first, "2025");
+  for (const auto& [year, n] : years) {
+    EXPECT_NEAR(static_cast<double>(n), known / 12.0, 450) << year;
+  }
+}
+
+TEST(FleetDistributionTest, CustomFileIsHonoured) {
+  const std::string path = test::WriteTempFile("dist.yaml", R"(
+model_years: {from: 2020, to: 2020}
+unknown: {fraction: 0}
+models:
+  - {manufacturer: Toyota, engine: Hydrogen, body: Sedan, seats: 5, weight: 3}
+  - {engine: Diesel, body: Van, seats: 7, weight: 1}
+)");
+  FleetOptions options;
+  options.vehicles = 20000;
+  options.distribution = path;
+  FleetGenerator fleet(options, Table());
+  uint64_t mirai = 0, vans = 0;
+  for (const FleetVehicle& v : fleet.Vehicles()) {
+    ASSERT_TRUE(v.decoded.known) << v.vin;
+    const auto& a = v.decoded.attributes;
+    EXPECT_EQ(a[4].second, "2020");
+    if (a[1].second == "Hydrogen") {
+      EXPECT_EQ(a[0].second, "Toyota");
+      ++mirai;
+    } else {
+      EXPECT_EQ(a[1].second, "Diesel");
+      EXPECT_EQ(a[2].second, "Van");
+      ++vans;
+    }
+  }
+  // 15000 expected, sd ~61.
+  EXPECT_NEAR(static_cast<double>(mirai), 15000, 300);
+  EXPECT_EQ(mirai + vans, 20000u);
+}
+
+TEST(FleetDistributionTest, ErrorsNameFileAndLine) {
+  const std::string no_model = test::WriteTempFile("dist.yaml",
+                                                   "models:\n"
+                                                   "  - {engine: EV, body: Sedan, seats: 2, weight: 1}\n"
+                                                   "  - {engine: Steam, body: Sedan, seats: 2, weight: 1}\n");
+  FleetOptions options;
+  options.distribution = no_model;
+  std::string error = test::ErrorOf([&] { FleetGenerator(options, Table()); });
+  EXPECT_EQ(error.rfind(no_model + ":3: no model in the VIN table has engine=Steam", 0), 0u) << error;
+
+  const std::string bad_weight = test::WriteTempFile(
+      "weight.yaml", "models:\n  - {engine: EV, body: Sedan, seats: 2, weight: -1}\n");
+  error = test::ErrorOf([&] { FleetDistribution::Load(bad_weight); });
+  EXPECT_EQ(error.rfind(bad_weight + ":2: 'weight' must be a positive number", 0), 0u) << error;
+
+  const std::string known_wmi = test::WriteTempFile(
+      "wmi.yaml", "unknown: {fraction: 0.1, wmis: [WBA]}\nmodels:\n"
+                  "  - {engine: EV, body: Sedan, seats: 2, weight: 1}\n");
+  options.distribution = known_wmi;
+  error = test::ErrorOf([&] { FleetGenerator(options, Table()); });
+  EXPECT_NE(error.find("unknown wmi WBA is in the VIN table"), std::string::npos) << error;
+}
+
+TEST(FleetDistributionTest, RejectsBadOptions) {
+  FleetOptions options;
+  options.vehicles = 0;
+  EXPECT_THROW(FleetGenerator(options, Table()), std::invalid_argument);
+  options = FleetOptions();
+  options.invalid_fraction = 1.5;
+  EXPECT_THROW(FleetGenerator(options, Table()), std::invalid_argument);
+  options = FleetOptions();
+  options.churn = 1.0;
+  EXPECT_THROW(FleetGenerator(options, Table()), std::invalid_argument);
+  options = FleetOptions();
+  options.events_per_second = 0;
+  EXPECT_THROW(FleetGenerator(options, Table()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace vanon
