@@ -1,0 +1,123 @@
+#include <set>
+
+#include "parse.h"
+
+namespace vanon::config_internal {
+
+namespace {
+
+void CheckSensitive(const Config& c, Diagnostics* diag) {
+  if (c.sensitive) {
+    if (c.sensitive->aggregator == SensitiveAggregator::kRegistry &&
+        c.vehicle.source != VehicleSource::kRegistry) {
+      diag->Error("sensitive.aggregator",
+                  "registry needs vehicle.source: registry");
+    }
+    return;
+  }
+  if (c.privacy.model == PrivacyModel::kMInvariance) {
+    diag->ErrorNear("privacy.model", "sensitive",
+                    "required when privacy.model is m_invariance");
+  } else if (c.privacy.l > 0) {
+    diag->ErrorNear("privacy.l", "sensitive", "required when privacy.l > 0");
+  } else if (c.privacy.t > 0) {
+    diag->ErrorNear("privacy.t", "sensitive", "required when privacy.t > 0");
+  }
+}
+
+void CheckVehicleFields(const Config& c, Diagnostics* diag) {
+  if (c.vehicle.source != VehicleSource::kEventFields) return;
+  std::set<std::string> qis;
+  for (const QuasiIdentifier& qi : c.quasi_identifiers) {
+    qis.insert(qi.name);
+    if (c.vehicle.fields.count(qi.name) == 0) {
+      diag->Error("vehicle.fields",
+                  "no event field for quasi-identifier \"" + qi.name + "\"");
+    }
+  }
+  for (const auto& [name, path] : c.vehicle.fields) {
+    if (qis.count(name) == 0) {
+      diag->Error("vehicle.fields." + name, "not a quasi-identifier");
+    }
+  }
+}
+
+void CheckTopics(const Config& c, Diagnostics* diag) {
+  const KafkaTopics& t = c.kafka.topics;
+  const std::pair<const char*, const std::string*> topics[] = {
+      {"input", &t.input},       {"dlq", &t.dlq},
+      {"anonymized", &t.anonymized}, {"releases", &t.releases},
+      {"counts", &t.counts},     {"late", &t.late}};
+  // Writing into the input topic would feed the service its own output.
+  std::set<std::string> seen;
+  for (const auto& [key, name] : topics) {
+    if (!seen.insert(*name).second) {
+      diag->Error(std::string("kafka.topics.") + key,
+                  "topic \"" + *name + "\" is used twice");
+    }
+  }
+}
+
+void CheckDp(const Config& c, Diagnostics* diag) {
+  const DpConfig& dp = c.dp;
+  if (dp.epsilon_per_release > dp.budget_epsilon) {
+    diag->Error("dp.epsilon_per_release", "exceeds dp.budget.epsilon");
+  }
+  std::set<std::string> qis;
+  for (const QuasiIdentifier& qi : c.quasi_identifiers) qis.insert(qi.name);
+  auto known = [&](const std::string& d) {
+    return d.rfind("qi:", 0) != 0 || qis.count(d.substr(3)) != 0;
+  };
+  for (size_t i = 0; i < dp.queries.size(); ++i) {
+    const DpQuery& q = dp.queries[i];
+    const std::string path = ItemPath("dp.queries", i);
+    for (size_t j = 0; j < q.dimensions.size(); ++j) {
+      if (!known(q.dimensions[j])) {
+        diag->Error(ItemPath(path + ".dimensions", j),
+                    "unknown quasi-identifier in \"" + q.dimensions[j] + "\"");
+      }
+    }
+    for (const auto& [key, value] : q.filter) {
+      if (!known(key)) {
+        diag->Error(path + ".filter." + key, "unknown quasi-identifier");
+      }
+    }
+  }
+  for (size_t i = 0; i < dp.kpis.size(); ++i) {
+    const DpKpi& k = dp.kpis[i];
+    const std::string path = ItemPath("dp.kpis", i);
+    const DpQuery* parts[2] = {nullptr, nullptr};
+    const std::string* refs[2] = {&k.numerator, &k.denominator};
+    const char* keys[2] = {"numerator", "denominator"};
+    for (int p = 0; p < 2; ++p) {
+      for (const DpQuery& q : dp.queries) {
+        if (q.name == *refs[p]) parts[p] = &q;
+      }
+      if (parts[p] == nullptr) {
+        diag->Error(path + "." + keys[p],
+                    "no query named \"" + *refs[p] + "\" in dp.queries");
+      }
+    }
+    // A ratio is taken cell by cell, so both counts need the same cells.
+    if (parts[0] && parts[1] &&
+        std::set<std::string>(parts[0]->dimensions.begin(),
+                              parts[0]->dimensions.end()) !=
+            std::set<std::string>(parts[1]->dimensions.begin(),
+                                  parts[1]->dimensions.end())) {
+      diag->Error(path + ".denominator",
+                  "query \"" + k.denominator +
+                      "\" has other dimensions than \"" + k.numerator + "\"");
+    }
+  }
+}
+
+}  // namespace
+
+void CheckConsistency(const Config& config, Diagnostics* diag) {
+  CheckSensitive(config, diag);
+  CheckVehicleFields(config, diag);
+  CheckTopics(config, diag);
+  CheckDp(config, diag);
+}
+
+}  // namespace vanon::config_internal

@@ -1,0 +1,63 @@
+#include <filesystem>
+
+#include "diagnostics.h"
+#include "overrides.h"
+#include "parse.h"
+#include "vanon/config.h"
+
+namespace vanon {
+
+using config_internal::Diagnostics;
+using config_internal::Section;
+
+namespace {
+
+YAML::Node ReadYaml(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw ConfigError(path + ":1: (file): cannot read: not a regular file");
+  }
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) +
+                      ": (syntax): " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(path + ":1: (file): " + e.msg);
+  }
+}
+
+}  // namespace
+
+Config LoadConfig(const std::string& path,
+                  const std::vector<std::string>& overrides) {
+  Diagnostics diag(path);
+  YAML::Node root = ReadYaml(path);
+  if (!root.IsMap()) {
+    diag.Error("", "the config must be a mapping of sections");
+    diag.ThrowIfAny();
+  }
+  config_internal::ApplyOverrides(overrides, root, &diag);
+  diag.ThrowIfAny();
+
+  Config config;
+  config.path = std::filesystem::absolute(path).lexically_normal().string();
+  {
+    Section s(&diag, root, "");
+    config_internal::ParseKafka(s, &config.kafka);
+    config_internal::ParseInput(s, &config.input);
+    config_internal::ParseVehicle(s, &config.vehicle);
+    config_internal::ParseQuasiIdentifiers(s, &config.quasi_identifiers);
+    config_internal::ParseSensitive(s, &config.sensitive);
+    config_internal::ParsePayload(s, &config.payload);
+    config_internal::ParsePrivacy(s, &config.privacy);
+    config_internal::ParseDp(s, &config.dp);
+    config_internal::ParseService(s, &config);
+  }
+  diag.ThrowIfAny();
+  config_internal::CheckConsistency(config, &diag);
+  diag.ThrowIfAny();
+  return config;
+}
+
+}  // namespace vanon

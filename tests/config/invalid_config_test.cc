@@ -1,0 +1,151 @@
+// Each case breaks the valid base config in one way and checks that the first
+// error names the right file, line and key. The expected line is found by
+// searching the test's own YAML text, never taken from the code under test.
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base_config.h"
+#include "config_test_util.h"
+#include "vanon/config.h"
+
+namespace vanon::testing {
+namespace {
+
+struct InvalidCase {
+  const char* name;
+  std::string from;  // replaced in kBaseConfig by `to`
+  std::string to;
+  // The expected line is the first line containing `line_of`; for errors
+  // from overrides it is the override's position instead.
+  std::string line_of;
+  std::string key;
+  std::string message_part;
+  std::vector<std::string> overrides = {};
+  int override_line = 0;  // expected LINE when the error comes from --set
+};
+
+std::vector<InvalidCase> Cases() {
+  return {
+      {"UnknownTopLevelKey", "state:\n", "metrics: {}\nstate:\n", "metrics:",
+       "metrics", "unknown key"},
+      {"UnknownNestedKey", "  m: 5\n", "  m: 5\n  mm: 3\n", "mm:",
+       "privacy.mm", "unknown key"},
+      {"UnknownKeyInListItem", "hierarchy: h/engine.csv}",
+       "hierarchy: h/engine.csv, colour: red}", "colour", "quasi_identifiers[0].colour",
+       "unknown key"},
+      {"WrongTypeString", "  m: 5\n", "  m: five\n", "m: five", "privacy.m",
+       "expected an integer"},
+      {"WrongTypeList", "  m: 5\n", "  m: [5]\n", "m: [5]", "privacy.m",
+       "expected an integer"},
+      {"QuotedNumber", "  m: 5\n", "  m: \"5\"\n", "m: \"5\"", "privacy.m",
+       "expected an integer"},
+      {"MOutOfRangeLow", "  m: 5\n", "  m: 1\n", "m: 1", "privacy.m",
+       "out of range"},
+      {"MOutOfRangeHigh", "  m: 5\n", "  m: 1001\n", "m: 1001", "privacy.m",
+       "out of range"},
+      {"EpsilonZeroIsOpenBound", "  enabled: true\n",
+       "  enabled: true\n  epsilon_per_release: 0\n", "epsilon_per_release",
+       "dp.epsilon_per_release", "out of range"},
+      {"BadEnum", "model: m_invariance", "model: l_diversity", "l_diversity",
+       "privacy.model", "must be one of"},
+      {"BadBool", "enabled: true", "enabled: yes", "enabled: yes", "dp.enabled",
+       "true or false"},
+      {"MissingRequiredKey", "  bootstrap: \"127.0.0.1:9092\"\n", "", "kafka:",
+       "kafka.bootstrap", "missing required key"},
+      {"MissingStateDir", "  dir: state\n", "  {}\n", "state:", "state.dir",
+       "missing required key"},
+      {"ListenWithoutPort", "listen: 127.0.0.1:9464", "listen: 127.0.0.1",
+       "listen:", "http.listen", "host:port"},
+      {"ListenPortOutOfRange", "listen: 127.0.0.1:9464",
+       "listen: 127.0.0.1:70000", "listen:", "http.listen", "out of range"},
+      {"NonexistentHierarchy", "h/engine.csv", "h/nope.csv", "h/nope.csv",
+       "quasi_identifiers[0].hierarchy", "file not found"},
+      {"NonexistentVinTable", "vehicle/vin.yaml", "vehicle/none.yaml",
+       "none.yaml", "vehicle.vin_table", "file not found"},
+      {"DuplicateQiName", "{name: seats,", "{name: engine,",
+       "{name: engine, type", "quasi_identifiers[1].name", "duplicate"},
+      {"KpiUnknownQuery", "numerator: touch_by_engine", "numerator: nope",
+       "numerator: nope", "dp.kpis[0].numerator", "no query named"},
+      {"BadRfc3339", "state:\n",
+       "input:\n  timestamp: {min: \"2021-02-30T00:00:00Z\"}\nstate:\n",
+       "2021-02-30", "input.timestamp.min", "RFC 3339"},
+      {"SensitiveMissingInMInvariance",
+       "sensitive:\n  field: payload.artist\n  aggregator: mode\n"
+       "  missing_value: Radio\n",
+       "", "model: m_invariance", "sensitive", "m_invariance"},
+      {"DuplicateKey", "  m: 5\n", "  m: 5\n  m: 6\n", "m: 6", "privacy.m",
+       "duplicate key"},
+      {"DimensionUnknownQi", "dimensions: [event, qi:engine]}",
+       "dimensions: [event, qi:colour]}", "qi:colour",
+       "dp.queries[0].dimensions[1]", "unknown quasi-identifier"},
+      {"RangeMinNotBelowMax", "range: {min: 1, max: 9}",
+       "range: {min: 9, max: 9}", "{min: 9, max: 9}",
+       "quasi_identifiers[1].range.max", "greater"},
+      {"BinWithoutWidth", "transform: bin, width: 10}", "transform: bin}",
+       "transform: bin}", "payload.fields[1].width", "missing required key"},
+      {"SectionNotAMapping", "http:\n  listen: 127.0.0.1:9464\n", "http: 8080\n",
+       "http: 8080",
+       "http", "expected a mapping"},
+      {"ReservedKafkaProperty", "{security.protocol: PLAINTEXT}",
+       "{group.id: other}", "group.id", "kafka.properties.group.id",
+       "kafka.group_id"},
+      {"RegistrySourceWithoutRegistry", "source: vin_table\n  vin_table: vehicle/vin.yaml",
+       "source: registry", "vehicle:", "vehicle.registry",
+       "missing required key"},
+      {"SyntaxError", "  m: 5\n", "  m: 5: 6\n", "m: 5: 6", "(syntax)", ""},
+      {"OverrideUnknownKey", "", "", "", "privacy.bogus", "unknown key",
+       {"privacy.bogus=1"}, 1},
+      {"OverrideIntoScalar", "", "", "", "kafka.bootstrap.host", "scalar",
+       {"privacy.m=7", "kafka.bootstrap.host=x"}, 2},
+      {"OverrideWrongType", "", "", "", "privacy.m", "expected an integer",
+       {"privacy.m=abc"}, 1},
+      {"OverrideWithoutEquals", "", "", "", "privacy.m", "dotted.key=value",
+       {"privacy.m"}, 1},
+      {"OverrideFlowMappingBadTopic", "", "", "",
+       "kafka.topics.input", "not a valid Kafka topic",
+       {"kafka.topics={input: \"a b\"}"}, 1},
+  };
+}
+
+// Keeps gtest from dumping the struct's bytes into test names and logs.
+void PrintTo(const InvalidCase& c, std::ostream* os) { *os << c.name; }
+
+class InvalidConfigTest : public ::testing::TestWithParam<InvalidCase> {};
+
+TEST_P(InvalidConfigTest, ReportsFileLineAndKey) {
+  const InvalidCase& c = GetParam();
+  ScratchDir dir;
+  WriteBaseStubs(dir);
+  std::string text = c.from.empty() ? std::string(kBaseConfig)
+                                    : Replace(kBaseConfig, c.from, c.to);
+  std::string path = dir.Write("vanon.yaml", text);
+  try {
+    LoadConfig(path, c.overrides);
+    FAIL() << "config loaded but should fail:\n" << text;
+  } catch (const ConfigError& e) {
+    ParsedError got = ParseFirstError(e.what());
+    if (c.overrides.empty()) {
+      EXPECT_EQ(got.file, path) << e.what();
+      int want_line = LineOf(text, c.line_of);
+      ASSERT_GT(want_line, 0) << "needle not in text: " << c.line_of;
+      EXPECT_EQ(got.line, want_line) << e.what();
+    } else {
+      EXPECT_EQ(got.file, "--set") << e.what();
+      EXPECT_EQ(got.line, c.override_line) << e.what();
+    }
+    EXPECT_EQ(got.key, c.key) << e.what();
+    EXPECT_NE(got.message.find(c.message_part), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, InvalidConfigTest, ::testing::ValuesIn(Cases()),
+    [](const ::testing::TestParamInfo<InvalidCase>& info) {
+      return std::string(info.param.name);
+    });
+
+}  // namespace
+}  // namespace vanon::testing

@@ -1,0 +1,197 @@
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "base_config.h"
+#include "config_test_util.h"
+#include "vanon/config.h"
+
+namespace vanon::testing {
+namespace {
+
+class LoadConfigTest : public ::testing::Test {
+ protected:
+  LoadConfigTest() { WriteBaseStubs(dir_); }
+  std::string WriteConfig(const std::string& text) {
+    return dir_.Write("conf/../vanon.yaml", text);
+  }
+  std::string Abs(const std::string& rel) const {
+    return (dir_.path() / rel).lexically_normal().string();
+  }
+  ScratchDir dir_;
+};
+
+TEST_F(LoadConfigTest, BaseConfigLoads) {
+  Config c = LoadConfig(WriteConfig(kBaseConfig));
+  EXPECT_EQ(c.kafka.bootstrap, "127.0.0.1:9092");
+  EXPECT_EQ(c.kafka.properties.at("security.protocol"), "PLAINTEXT");
+  ASSERT_EQ(c.quasi_identifiers.size(), 3u);
+  EXPECT_EQ(c.quasi_identifiers[0].name, "engine");
+  EXPECT_EQ(c.quasi_identifiers[0].type, QiType::kCategorical);
+  EXPECT_EQ(c.quasi_identifiers[1].type, QiType::kNumeric);
+  EXPECT_EQ(c.quasi_identifiers[1].split, NumericSplit::kFixedBins);
+  EXPECT_EQ(c.quasi_identifiers[1].bin_width, 2);
+  EXPECT_EQ(c.quasi_identifiers[1].range_min, 1);
+  EXPECT_EQ(c.quasi_identifiers[1].range_max, 9);
+  EXPECT_EQ(c.quasi_identifiers[2].split, NumericSplit::kOnDemand);
+  ASSERT_TRUE(c.sensitive.has_value());
+  EXPECT_EQ(c.sensitive->field, "payload.artist");
+  EXPECT_EQ(c.sensitive->aggregator, SensitiveAggregator::kMode);
+  EXPECT_EQ(c.sensitive->missing_value, "Radio");
+  ASSERT_EQ(c.payload.fields.size(), 3u);
+  EXPECT_EQ(c.payload.fields[1].transform, PayloadTransform::kBin);
+  EXPECT_EQ(c.payload.fields[1].width, 10);
+  EXPECT_EQ(c.payload.fields[2].transform, PayloadTransform::kGpsGrid);
+  EXPECT_EQ(c.payload.fields[2].cell_meters, 500);
+  EXPECT_EQ(c.privacy.epoch.length_seconds, 10);
+  ASSERT_EQ(c.dp.queries.size(), 2u);
+  EXPECT_EQ(c.dp.queries[1].filter.at("event"), "touchscreen_used");
+  EXPECT_EQ(c.dp.queries[0].dimensions,
+            (std::vector<std::string>{"event", "qi:engine"}));
+  ASSERT_EQ(c.dp.kpis.size(), 1u);
+  EXPECT_EQ(c.dp.kpis[0].denominator, "events_by_engine");
+  EXPECT_EQ(c.http.host, "127.0.0.1");
+  EXPECT_EQ(c.http.port, 9464);
+}
+
+TEST_F(LoadConfigTest, DefaultsApplyForOmittedKeys) {
+  Config c = LoadConfig(WriteConfig(kBaseConfig));
+  EXPECT_EQ(c.kafka.group_id, "vanon");
+  EXPECT_EQ(c.kafka.topics.input, "vehicle.events.raw");
+  EXPECT_EQ(c.kafka.topics.late, "vehicle.events.late");
+  EXPECT_EQ(c.kafka.poll_batch_max, 5000);
+  EXPECT_EQ(c.input.max_message_bytes, 1048576);
+  // 2000-01-01 is 10957 days after 1970-01-01.
+  EXPECT_EQ(c.input.timestamp.min_ms, int64_t{10957} * 86400 * 1000);
+  EXPECT_EQ(c.input.fields.trip, "trip_id");
+  EXPECT_EQ(c.payload.time_bucket_seconds, 60);
+  EXPECT_EQ(c.privacy.k, 5);
+  EXPECT_EQ(c.privacy.late_events, LateEvents::kTopic);
+  EXPECT_EQ(c.dp.max_cells, 4);
+  EXPECT_EQ(c.security.hmac_key_env, "VANON_HMAC_KEY");
+  EXPECT_EQ(c.logging.level, LogLevel::kInfo);
+}
+
+TEST_F(LoadConfigTest, RelativePathsResolveAgainstConfigDirectory) {
+  Config c = LoadConfig(WriteConfig(kBaseConfig));
+  EXPECT_EQ(c.quasi_identifiers[0].hierarchy, Abs("h/engine.csv"));
+  EXPECT_EQ(c.vehicle.vin_table, Abs("vehicle/vin.yaml"));
+  EXPECT_EQ(c.state.dir, Abs("state"));
+  EXPECT_EQ(c.path, Abs("vanon.yaml"));
+}
+
+TEST_F(LoadConfigTest, OverridesApplyBeforeValidation) {
+  Config c = LoadConfig(WriteConfig(kBaseConfig),
+                        {"kafka.bootstrap=127.0.0.1:1234", "privacy.m=7",
+                         "quasi_identifiers.1.bins.width=5",
+                         "kafka.topics={input: raw.in}", "logging.level=debug"});
+  EXPECT_EQ(c.kafka.bootstrap, "127.0.0.1:1234");
+  EXPECT_EQ(c.privacy.m, 7);
+  EXPECT_EQ(c.quasi_identifiers[1].bin_width, 5);
+  EXPECT_EQ(c.kafka.topics.input, "raw.in");
+  EXPECT_EQ(c.kafka.topics.dlq, "vehicle.events.dlq");
+  EXPECT_EQ(c.logging.level, LogLevel::kDebug);
+}
+
+TEST_F(LoadConfigTest, LaterOverrideWins) {
+  Config c = LoadConfig(WriteConfig(kBaseConfig), {"privacy.m=7", "privacy.m=9"});
+  EXPECT_EQ(c.privacy.m, 9);
+}
+
+TEST_F(LoadConfigTest, OverrideCanAddAMissingSection) {
+  std::string text = Replace(kBaseConfig, "http:\n  listen: 127.0.0.1:9464\n", "");
+  // Override values are YAML: a leading '[' must be quoted.
+  Config c = LoadConfig(WriteConfig(text), {"http.listen=\"[::1]:8080\""});
+  EXPECT_EQ(c.http.host, "::1");
+  EXPECT_EQ(c.http.port, 8080);
+}
+
+TEST_F(LoadConfigTest, OverrideFilePathIsAbsoluteOrCwdRelative) {
+  std::string other = dir_.Write("elsewhere/vin2.yaml", "{}\n");
+  Config c = LoadConfig(WriteConfig(kBaseConfig), {"vehicle.vin_table=" + other});
+  EXPECT_EQ(c.vehicle.vin_table, other);
+}
+
+TEST_F(LoadConfigTest, KAnonymityNeedsNoSensitive) {
+  std::string text = Replace(kBaseConfig,
+                             "sensitive:\n  field: payload.artist\n"
+                             "  aggregator: mode\n  missing_value: Radio\n",
+                             "");
+  text = Replace(text, "model: m_invariance", "model: k_anonymity");
+  Config c = LoadConfig(WriteConfig(text));
+  EXPECT_EQ(c.privacy.model, PrivacyModel::kKAnonymity);
+  EXPECT_FALSE(c.sensitive.has_value());
+  // ...but a distinct-l cap needs a sensitive attribute.
+  EXPECT_THROW(LoadConfig(WriteConfig(text), {"privacy.l=3"}), ConfigError);
+}
+
+TEST_F(LoadConfigTest, EventFieldsSourceNeedsAFieldPerQi) {
+  std::string text = Replace(kBaseConfig,
+                             "source: vin_table\n  vin_table: vehicle/vin.yaml",
+                             "source: event_fields\n  fields: {engine: car.engine, "
+                             "seats: car.seats, model_year: car.year}");
+  Config c = LoadConfig(WriteConfig(text));
+  EXPECT_EQ(c.vehicle.source, VehicleSource::kEventFields);
+  EXPECT_EQ(c.vehicle.fields.at("model_year"), "car.year");
+
+  std::string missing = Replace(text, ", model_year: car.year}", "}");
+  try {
+    LoadConfig(WriteConfig(missing));
+    FAIL() << "loaded without a field for model_year";
+  } catch (const ConfigError& e) {
+    ParsedError got = ParseFirstError(e.what());
+    EXPECT_EQ(got.key, "vehicle.fields");
+    EXPECT_EQ(got.line, LineOf(missing, "fields: {engine"));
+    EXPECT_NE(got.message.find("model_year"), std::string::npos);
+  }
+}
+
+TEST_F(LoadConfigTest, RegistrySource) {
+  dir_.Write("registry.csv", "vin,engine\n");
+  std::string text = Replace(kBaseConfig,
+                             "source: vin_table\n  vin_table: vehicle/vin.yaml",
+                             "source: registry\n  registry: {file: registry.csv}");
+  text = Replace(text, "  field: payload.artist\n  aggregator: mode\n",
+                 "  aggregator: registry\n  registry_column: artist\n");
+  Config c = LoadConfig(WriteConfig(text));
+  EXPECT_EQ(c.vehicle.registry.file, Abs("registry.csv"));
+  EXPECT_EQ(c.vehicle.registry.key_column, "vin");
+  EXPECT_EQ(c.sensitive->aggregator, SensitiveAggregator::kRegistry);
+  EXPECT_EQ(c.sensitive->registry_column, "artist");
+}
+
+TEST_F(LoadConfigTest, ReportsEveryErrorSortedByLine) {
+  std::string text = Replace(kBaseConfig, "  m: 5\n", "  m: 0\n");
+  text = Replace(text, "  bootstrap:", "  bootstrapp:");
+  try {
+    LoadConfig(WriteConfig(text));
+    FAIL() << "loaded an invalid config";
+  } catch (const ConfigError& e) {
+    std::string what = e.what();
+    std::string second = what.substr(what.find('\n') + 1);
+    EXPECT_EQ(ParseFirstError(what).key, "kafka.bootstrap");  // line 1 (kafka:)
+    EXPECT_EQ(ParseFirstError(second).key, "kafka.bootstrapp");  // line 2
+    EXPECT_EQ(ParseFirstError(second).line, 2);
+    EXPECT_NE(what.find("privacy.m: 0 is out of range"), std::string::npos)
+        << what;
+  }
+}
+
+TEST_F(LoadConfigTest, MissingFileIsAConfigError) {
+  std::string path = (dir_.path() / "absent.yaml").string();
+  try {
+    LoadConfig(path);
+    FAIL() << "loaded a missing file";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(ParseFirstError(e.what()).file, path);
+  }
+}
+
+TEST_F(LoadConfigTest, EmptyFileIsAConfigError) {
+  EXPECT_THROW(LoadConfig(WriteConfig("")), ConfigError);
+  EXPECT_THROW(LoadConfig(WriteConfig("- a\n- b\n")), ConfigError);
+}
+
+}  // namespace
+}  // namespace vanon::testing
