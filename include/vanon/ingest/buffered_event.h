@@ -1,0 +1,55 @@
+// BufferedEvent is what the service stores in RocksDB for every accepted
+// event until its release is computed. It holds no raw identifier: the
+// vehicle and the trip are HMAC tokens (KeyedHasher).
+//
+// Encoding (version 1), all integers little endian:
+//   u8      version (= 1)
+//   32 B    vehicle_key
+//   32 B    trip_key
+//   8 B     ts_ms (two's complement int64)
+//   str     event
+//   varint  number of qi_values, then one str each
+//   varint  number of extras, then per extra u8 0 (absent) or 1 + str
+//   str     payload_json
+// where str = varint byte length + bytes, varint = LEB128 (at most 10
+// bytes, value < 2^64). Nothing may follow payload_json.
+
+#ifndef VANON_INGEST_BUFFERED_EVENT_H_
+#define VANON_INGEST_BUFFERED_EVENT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vanon/ingest/keyed_hasher.h"
+
+namespace vanon {
+
+inline constexpr std::uint8_t kBufferedEventVersion = 1;
+
+struct BufferedEvent {
+  HmacToken vehicle_key{};
+  HmacToken trip_key{};
+  std::int64_t ts_ms = 0;
+  std::string event;
+  std::vector<std::string> qi_values;
+  std::vector<std::optional<std::string>> extras;
+  std::string payload_json;
+
+  friend bool operator==(const BufferedEvent&, const BufferedEvent&) = default;
+};
+
+// Appends the encoding of `event` to *dst.
+void EncodeBufferedEvent(const BufferedEvent& event, std::string* dst);
+
+// Decodes exactly one record filling all of `src`. Returns false (leaving
+// *event unspecified) on an unknown version, truncation, an over-long
+// varint, a length past the end, or trailing bytes. Never reads out of
+// bounds and never allocates more than src.size() allows.
+bool DecodeBufferedEvent(std::string_view src, BufferedEvent* event);
+
+}  // namespace vanon
+
+#endif  // VANON_INGEST_BUFFERED_EVENT_H_

@@ -1,0 +1,318 @@
+#include "vanon/ingest/event_parser.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include "json_path.h"
+#include "vanon/ingest/rfc3339.h"
+#include "vanon/ingest/vin.h"
+
+namespace vanon {
+
+using ingest_internal::JsonPath;
+using ingest_internal::Lookup;
+
+namespace {
+
+// simdjson grows its buffers on demand; start small so that a parser for a
+// 1 MiB limit does not pin tens of MiB it will rarely use.
+constexpr std::size_t kInitialCapacity = 64 * 1024;
+
+bool Reject(Rejection* rejection, RejectReason reason, std::string detail) {
+  rejection->reason = reason;
+  rejection->detail = std::move(detail);
+  return false;
+}
+
+// Renders a scalar as text; false for containers.
+bool ScalarText(simdjson::dom::element value, std::string* out) {
+  char buf[32];
+  std::to_chars_result r{};
+  switch (value.type()) {
+    case simdjson::dom::element_type::STRING: {
+      out->assign(value.get_string().value_unsafe());
+      return true;
+    }
+    case simdjson::dom::element_type::INT64:
+      r = std::to_chars(buf, buf + sizeof(buf), value.get_int64().value_unsafe());
+      break;
+    case simdjson::dom::element_type::UINT64:
+      r = std::to_chars(buf, buf + sizeof(buf), value.get_uint64().value_unsafe());
+      break;
+    case simdjson::dom::element_type::DOUBLE:
+      // Shortest text that reads back as the same double.
+      r = std::to_chars(buf, buf + sizeof(buf), value.get_double().value_unsafe());
+      break;
+    case simdjson::dom::element_type::BOOL:
+      out->assign(value.get_bool().value_unsafe() ? "true" : "false");
+      return true;
+    default:
+      return false;
+  }
+  out->assign(buf, r.ptr);
+  return true;
+}
+
+}  // namespace
+
+struct EventParser::Rep {
+  Rep(FieldMapping m, ValidationLimits l)
+      : mapping(std::move(m)),
+        limits(l),
+        vin(ingest_internal::SplitJsonPath(mapping.vin)),
+        trip(ingest_internal::SplitJsonPath(mapping.trip)),
+        timestamp(ingest_internal::SplitJsonPath(mapping.timestamp)),
+        event(ingest_internal::SplitJsonPath(mapping.event)),
+        payload(ingest_internal::SplitJsonPath(mapping.payload)),
+        // simdjson refuses a document once its count of nested non-empty
+        // containers reaches its limit; +1 makes our limit inclusive.
+        parser(std::clamp<std::size_t>(limits.max_message_bytes, 4096,
+                                       simdjson::SIMDJSON_MAXSIZE_BYTES)) {
+    if (limits.max_depth == 0) {
+      throw std::invalid_argument("max_depth must be at least 1");
+    }
+    for (const std::string& e : mapping.extras) {
+      extras.push_back(ingest_internal::SplitJsonPath(e));
+    }
+    const auto initial =
+        std::min<std::size_t>(parser.max_capacity(), kInitialCapacity);
+    if (parser.allocate(initial, limits.max_depth + 1) != simdjson::SUCCESS) {
+      throw std::bad_alloc();
+    }
+  }
+
+  bool Fail(Rejection* r, RejectReason reason, std::string_view what,
+            const std::string& field) {
+    std::string detail;
+    detail.reserve(what.size() + field.size() + 8);
+    detail.append("field '").append(field).append("' ").append(what);
+    return Reject(r, reason, std::move(detail));
+  }
+
+  // Looks up a required field. On failure fills *r and returns false.
+  bool Required(simdjson::dom::element root, const JsonPath& path,
+                const std::string& name, simdjson::dom::element* out,
+                Rejection* r) {
+    switch (ingest_internal::Resolve(root, path, out)) {
+      case Lookup::kFound:
+        if (out->is_null()) return Fail(r, RejectReason::kMissingField, "is null", name);
+        return true;
+      case Lookup::kAbsent:
+        return Fail(r, RejectReason::kMissingField, "is missing", name);
+      case Lookup::kDuplicate:
+        return Fail(r, RejectReason::kBrokenJson, "has a duplicated key", name);
+      case Lookup::kNotObject:
+        return Fail(r, RejectReason::kWrongType, "has a parent that is not an object", name);
+    }
+    return false;
+  }
+
+  bool String(simdjson::dom::element root, const JsonPath& path,
+              const std::string& name, bool allow_empty, std::string* out,
+              Rejection* r) {
+    simdjson::dom::element value;
+    if (!Required(root, path, name, &value, r)) return false;
+    std::string_view s;
+    if (value.get_string().get(s) != simdjson::SUCCESS) {
+      return Fail(r, RejectReason::kWrongType, "is not a string", name);
+    }
+    if (s.empty() && !allow_empty) return Fail(r, RejectReason::kMissingField, "is empty", name);
+    out->assign(s);
+    return true;
+  }
+
+  bool Timestamp(simdjson::dom::element root, std::int64_t now_ms,
+                 std::int64_t* ts, Rejection* r) {
+    const std::string& name = mapping.timestamp;
+    simdjson::dom::element value;
+    if (!Required(root, timestamp, name, &value, r)) return false;
+    switch (value.type()) {
+      case simdjson::dom::element_type::INT64:
+        *ts = value.get_int64().value_unsafe();
+        break;
+      case simdjson::dom::element_type::UINT64:
+        // Only integers above INT64_MAX are stored as uint64.
+        return Fail(r, RejectReason::kTimestampOutOfRange, "is out of range", name);
+      case simdjson::dom::element_type::STRING: {
+        if (!ParseRfc3339Millis(value.get_string().value_unsafe(), ts)) {
+          return Fail(r, RejectReason::kWrongType,
+                      "is a string but not an RFC 3339 timestamp", name);
+        }
+        break;
+      }
+      default:
+        // Includes non-integral numbers: ms timestamps are integers.
+        return Fail(r, RejectReason::kWrongType,
+                    "is neither integer milliseconds nor an RFC 3339 string", name);
+    }
+    const std::int64_t max_ts =
+        now_ms > std::numeric_limits<std::int64_t>::max() - limits.max_future_ms
+            ? std::numeric_limits<std::int64_t>::max()
+            : now_ms + limits.max_future_ms;
+    if (*ts < limits.min_timestamp_ms) {
+      return Fail(r, RejectReason::kTimestampOutOfRange, "is before the minimum", name);
+    }
+    if (*ts > max_ts) {
+      return Fail(r, RejectReason::kTimestampOutOfRange,
+                  "is further in the future than allowed", name);
+    }
+    return true;
+  }
+
+  bool Payload(simdjson::dom::element root, std::string* out, Rejection* r) {
+    const std::string& name = mapping.payload;
+    simdjson::dom::element value;
+    const Lookup found = ingest_internal::Resolve(root, payload, &value);
+    if (!mapping.payload_required &&
+        (found == Lookup::kAbsent || (found == Lookup::kFound && value.is_null()))) {
+      out->assign("{}");
+      return true;
+    }
+    if (!Required(root, payload, name, &value, r)) return false;
+    simdjson::dom::object object;
+    if (value.get_object().get(object) != simdjson::SUCCESS) {
+      return Fail(r, RejectReason::kWrongType, "is not an object", name);
+    }
+    if (!ingest_internal::HasUniqueKeys(object, &key_scratch)) {
+      return Fail(r, RejectReason::kBrokenJson, "has a duplicated key", name);
+    }
+    builder.clear();
+    builder.append(object);
+    out->assign(builder.str());
+    return true;
+  }
+
+  bool Extras(simdjson::dom::element root,
+              std::vector<std::optional<std::string>>* out, Rejection* r) {
+    out->resize(extras.size());
+    for (std::size_t i = 0; i < extras.size(); ++i) {
+      const std::string& name = mapping.extras[i];
+      std::optional<std::string>& slot = (*out)[i];
+      simdjson::dom::element value;
+      switch (ingest_internal::Resolve(root, extras[i], &value)) {
+        case Lookup::kFound:
+          break;
+        case Lookup::kAbsent:
+          slot.reset();
+          continue;
+        case Lookup::kDuplicate:
+          return Fail(r, RejectReason::kBrokenJson, "has a duplicated key", name);
+        case Lookup::kNotObject:
+          return Fail(r, RejectReason::kWrongType,
+                      "has a parent that is not an object", name);
+      }
+      if (value.is_null()) {
+        slot.reset();
+        continue;
+      }
+      if (!slot) slot.emplace();
+      if (!ScalarText(value, &*slot)) {
+        return Fail(r, RejectReason::kWrongType, "is an object or array", name);
+      }
+    }
+    return true;
+  }
+
+  FieldMapping mapping;
+  ValidationLimits limits;
+  JsonPath vin, trip, timestamp, event, payload;
+  std::vector<JsonPath> extras;
+
+  simdjson::dom::parser parser;
+  // simdjson reads up to SIMDJSON_PADDING bytes past the end of its input;
+  // copying into this buffer avoids a fresh padded allocation per message.
+  std::unique_ptr<char[]> input;
+  std::size_t input_capacity = 0;
+  std::vector<std::string_view> key_scratch;
+  simdjson::internal::string_builder<> builder;
+};
+
+EventParser::EventParser(FieldMapping mapping, ValidationLimits limits)
+    : rep_(std::make_unique<Rep>(std::move(mapping), limits)) {}
+
+EventParser::~EventParser() = default;
+
+const FieldMapping& EventParser::mapping() const { return rep_->mapping; }
+const ValidationLimits& EventParser::limits() const { return rep_->limits; }
+
+bool EventParser::Parse(std::string_view key, std::string_view value,
+                        std::int64_t now_ms, ParsedEvent* event,
+                        Rejection* rejection) {
+  Rep& rep = *rep_;
+  if (value.size() > rep.limits.max_message_bytes) {
+    return Reject(rejection, RejectReason::kTooLarge,
+                  "message is " + std::to_string(value.size()) +
+                      " bytes, limit is " +
+                      std::to_string(rep.limits.max_message_bytes));
+  }
+  if (!simdjson::validate_utf8(value.data(), value.size())) {
+    return Reject(rejection, RejectReason::kInvalidUtf8,
+                  "message is not valid UTF-8");
+  }
+
+  const std::size_t needed = value.size() + simdjson::SIMDJSON_PADDING;
+  if (needed > rep.input_capacity) {
+    rep.input_capacity = std::max(needed, 2 * rep.input_capacity);
+    rep.input = std::make_unique<char[]>(rep.input_capacity);
+  }
+  if (!value.empty()) std::memcpy(rep.input.get(), value.data(), value.size());
+  std::memset(rep.input.get() + value.size(), 0, simdjson::SIMDJSON_PADDING);
+
+  simdjson::dom::element root;
+  const simdjson::error_code error =
+      rep.parser.parse(rep.input.get(), value.size(), false).get(root);
+  switch (error) {
+    case simdjson::SUCCESS:
+      break;
+    case simdjson::DEPTH_ERROR:
+      return Reject(rejection, RejectReason::kTooDeep,
+                    "nesting is deeper than " +
+                        std::to_string(rep.limits.max_depth));
+    case simdjson::UTF8_ERROR:
+      return Reject(rejection, RejectReason::kInvalidUtf8,
+                    "message is not valid UTF-8");
+    case simdjson::CAPACITY:
+    case simdjson::MEMALLOC:
+      return Reject(rejection, RejectReason::kTooLarge,
+                    "message exceeds the parser capacity");
+    case simdjson::NUMBER_ERROR:
+      return Reject(rejection, RejectReason::kBrokenJson,
+                    "a number is malformed or outside the int64, uint64 and "
+                    "double ranges");
+    default:
+      // simdjson's messages describe the error class, never the input.
+      return Reject(rejection, RejectReason::kBrokenJson,
+                    std::string("not valid JSON: ") +
+                        simdjson::error_message(error));
+  }
+  if (!root.is_object()) {
+    return Reject(rejection, RejectReason::kWrongType,
+                  "message is not a JSON object");
+  }
+
+  if (!rep.String(root, rep.vin, rep.mapping.vin, true, &event->vin, rejection)) {
+    return false;
+  }
+  if (!IsValidVin(event->vin)) {
+    return rep.Fail(rejection, RejectReason::kInvalidVin,
+                    "is not 17 characters of 0-9, A-Z without I, O, Q",
+                    rep.mapping.vin);
+  }
+  if (!key.empty() && key != event->vin) {
+    return Reject(rejection, RejectReason::kInvalidVin,
+                  "key does not match body VIN");
+  }
+  return rep.String(root, rep.trip, rep.mapping.trip, false, &event->trip_id, rejection) &&
+         rep.Timestamp(root, now_ms, &event->ts_ms, rejection) &&
+         rep.String(root, rep.event, rep.mapping.event, false, &event->event, rejection) &&
+         rep.Payload(root, &event->payload_json, rejection) &&
+         rep.Extras(root, &event->extras, rejection);
+}
+
+}  // namespace vanon

@@ -1,0 +1,71 @@
+#include "json_path.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace vanon {
+namespace ingest_internal {
+
+JsonPath SplitJsonPath(std::string_view dotted) {
+  JsonPath path;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = dotted.find('.', start);
+    const std::string_view segment = dotted.substr(
+        start, dot == std::string_view::npos ? std::string_view::npos
+                                             : dot - start);
+    if (segment.empty()) {
+      throw std::invalid_argument("invalid field path '" +
+                                  std::string(dotted) + "'");
+    }
+    path.emplace_back(segment);
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return path;
+}
+
+Lookup Resolve(simdjson::dom::element root, const JsonPath& path,
+               simdjson::dom::element* out) {
+  simdjson::dom::element current = root;
+  for (const std::string& segment : path) {
+    simdjson::dom::object object;
+    if (current.get_object().get(object) != simdjson::SUCCESS) {
+      return Lookup::kNotObject;
+    }
+    int matches = 0;
+    for (simdjson::dom::key_value_pair field : object) {
+      if (field.key == segment) {
+        if (++matches > 1) return Lookup::kDuplicate;
+        current = field.value;
+      }
+    }
+    if (matches == 0) return Lookup::kAbsent;
+  }
+  *out = current;
+  return Lookup::kFound;
+}
+
+bool HasUniqueKeys(simdjson::dom::object object,
+                   std::vector<std::string_view>* scratch) {
+  scratch->clear();
+  for (simdjson::dom::key_value_pair field : object) {
+    scratch->push_back(field.key);
+  }
+  // Typical payloads have a handful of keys: compare pairwise. Sort only
+  // when quadratic work could be abused by a wide object.
+  const std::size_t n = scratch->size();
+  if (n <= 16) {
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = i + 1; j < n; ++j) {
+        if ((*scratch)[i] == (*scratch)[j]) return false;
+      }
+    }
+    return true;
+  }
+  std::sort(scratch->begin(), scratch->end());
+  return std::adjacent_find(scratch->begin(), scratch->end()) == scratch->end();
+}
+
+}  // namespace ingest_internal
+}  // namespace vanon

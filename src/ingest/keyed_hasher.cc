@@ -1,0 +1,66 @@
+#include "vanon/ingest/keyed_hasher.h"
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include <stdexcept>
+
+namespace vanon {
+
+std::string HmacTokenHex(const HmacToken& token) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex(2 * token.size(), '0');
+  for (std::size_t i = 0; i < token.size(); ++i) {
+    hex[2 * i] = kDigits[token[i] >> 4];
+    hex[2 * i + 1] = kDigits[token[i] & 0x0f];
+  }
+  return hex;
+}
+
+KeyedHasher::KeyedHasher(std::string_view key)
+    : key_(key), mac_(nullptr), mac_ctx_(nullptr) {
+  if (key.empty()) {
+    throw std::invalid_argument("KeyedHasher: the HMAC key must not be empty");
+  }
+  EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  EVP_MAC_CTX* ctx = mac ? EVP_MAC_CTX_new(mac) : nullptr;
+  char digest[] = "SHA256";
+  const OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+      OSSL_PARAM_construct_end()};
+  if (ctx == nullptr || EVP_MAC_CTX_set_params(ctx, params) != 1) {
+    EVP_MAC_CTX_free(ctx);
+    EVP_MAC_free(mac);
+    OPENSSL_cleanse(key_.data(), key_.size());
+    throw std::runtime_error("KeyedHasher: OpenSSL HMAC-SHA256 unavailable");
+  }
+  mac_ = mac;
+  mac_ctx_ = ctx;
+}
+
+KeyedHasher::~KeyedHasher() {
+  EVP_MAC_CTX_free(static_cast<EVP_MAC_CTX*>(mac_ctx_));
+  EVP_MAC_free(static_cast<EVP_MAC*>(mac_));
+  OPENSSL_cleanse(key_.data(), key_.size());
+}
+
+HmacToken KeyedHasher::Hash(std::string_view data) {
+  auto* ctx = static_cast<EVP_MAC_CTX*>(mac_ctx_);
+  HmacToken token;
+  std::size_t written = 0;
+  // Passing the key on every init restarts the MAC from a clean state; it
+  // costs two SHA-256 blocks, small next to the rest of an event's work.
+  if (EVP_MAC_init(ctx, reinterpret_cast<const unsigned char*>(key_.data()),
+                   key_.size(), nullptr) != 1 ||
+      EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(data.data()),
+                     data.size()) != 1 ||
+      EVP_MAC_final(ctx, token.data(), &written, token.size()) != 1 ||
+      written != token.size()) {
+    throw std::runtime_error("KeyedHasher: HMAC computation failed");
+  }
+  return token;
+}
+
+}  // namespace vanon
