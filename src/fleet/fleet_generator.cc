@@ -57,6 +57,7 @@ struct Candidate {
 
 // Simulation state of one vehicle; kept small, it is touched per message.
 struct VehicleState {
+  char vin[kVinLength];  // copy of the truth's VIN: one cache line per message
   uint64_t trip_id = 0;
   uint32_t trip_left = 0;
   uint32_t favourite = 0;
@@ -239,8 +240,9 @@ void FleetGenerator::Impl::BuildFleet(const FleetDistribution& dist, const VinDe
                                  "see the model_years of " + dist.source + ")");
       }
     }
-    t.vin = std::move(vin);
     VehicleState& s = state_[i];
+    vin.copy(s.vin, kVinLength);
+    t.vin = std::move(vin);
     s.favourite = artists.Draw(rng);
     t.favourite_artist = artists.names()[s.favourite];
     s.electrified = IsElectrified(t.decoded.attributes[1].second);
@@ -293,7 +295,7 @@ const FleetMessage& FleetGenerator::Impl::Next() {
     WriteMalformed(v, ts);
   } else {
     msg_.expected_reject.reset();
-    msg_.key.assign(truth[v].vin);
+    msg_.key.assign(state_[v].vin, kVinLength);
     WriteEvent(v, ts);
   }
   return msg_;
@@ -305,8 +307,8 @@ void FleetGenerator::Impl::WriteMalformed(uint32_t v, int64_t ts) {
   ++malformed_;
   const uint32_t other = static_cast<uint32_t>(rng_.Below(truth.size()));
   fleet_internal::MalformedInput in;
-  in.vin = truth[v].vin;
-  in.other_vin = truth[other].vin;
+  in.vin = std::string_view(state_[v].vin, kVinLength);
+  in.other_vin = std::string_view(state_[other].vin, kVinLength);
   in.trip_id = state_[v].in_trip ? state_[v].trip_id : rng_.Next();
   in.ts_ms = ts;
   fleet_internal::WriteMalformed(reason, variant, in, rng_, &msg_.key, &msg_.value);
@@ -316,7 +318,7 @@ void FleetGenerator::Impl::WriteMalformed(uint32_t v, int64_t ts) {
 void FleetGenerator::Impl::WriteEvent(uint32_t v, int64_t ts) {
   VehicleState& s = state_[v];
   std::string& out = msg_.value;
-  const std::string& vin = truth[v].vin;
+  const std::string_view vin(s.vin, kVinLength);
 
   if (!s.in_trip) {
     s.in_trip = true;

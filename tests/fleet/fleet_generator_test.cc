@@ -18,7 +18,7 @@ const VinDecoder& Table() {
   return table;
 }
 
-// FNV-1a over everything a message carries.
+// FNV-1a over what a message carries.
 uint64_t Digest(FleetGenerator& gen, int n) {
   uint64_t h = 1469598103934665603ull;
   auto mix = [&h](std::string_view bytes) {
@@ -27,7 +27,9 @@ uint64_t Digest(FleetGenerator& gen, int n) {
   for (int i = 0; i < n; ++i) {
     const FleetMessage& m = gen.Next();
     mix(m.key);
-    mix(m.value);
+    // A too_large body is 1 MiB of padding: its head and size suffice.
+    mix(std::string_view(m.value).substr(0, 4096));
+    mix(std::to_string(m.value.size()));
     mix(std::to_string(m.ts_ms) + "/" + std::to_string(m.vehicle_index));
     mix(m.expected_reject.value_or("-"));
   }
