@@ -71,7 +71,7 @@ struct InputConfig {
 
 enum class VehicleSource { kVinTable, kRegistry, kEventFields };
 
-struct VehicleRegistry {
+struct VehicleRegistryConfig {
   std::string file;  // absolute path of a CSV file
   std::string key_column = "vin";
 };
@@ -79,7 +79,7 @@ struct VehicleRegistry {
 struct VehicleConfig {
   VehicleSource source = VehicleSource::kVinTable;
   std::string vin_table;     // absolute path; set when source = kVinTable
-  VehicleRegistry registry;  // set when source = kRegistry
+  VehicleRegistryConfig registry;  // set when source = kRegistry
   // QI name -> dotted event path; one entry per QI when source = kEventFields.
   std::map<std::string, std::string> fields;
 };
