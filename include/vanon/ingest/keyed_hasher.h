@@ -22,22 +22,23 @@ std::string HmacTokenHex(const HmacToken& token);
 
 class KeyedHasher {
  public:
-  // Throws std::invalid_argument if `key` is empty. The key is copied; the
-  // copy is wiped with OPENSSL_cleanse on destruction.
+  // Throws std::invalid_argument if `key` is empty. No copy of the key is
+  // kept outside OpenSSL's MAC context, which holds it as the HMAC inner and
+  // outer pads and wipes them (OPENSSL_cleanse) when freed in the
+  // destructor. The caller should wipe its own copy once hashers are built.
   explicit KeyedHasher(std::string_view key);
   ~KeyedHasher();
 
   KeyedHasher(const KeyedHasher&) = delete;
   KeyedHasher& operator=(const KeyedHasher&) = delete;
 
-  // HMAC-SHA256(key, data). Reuses one OpenSSL MAC context, hence non-const:
-  // thread-compatible, use one instance per thread. Throws
+  // HMAC-SHA256(key, data). Restarts one pre-keyed OpenSSL MAC context per
+  // call, hence non-const: thread-compatible, use one instance per thread. Throws
   // std::runtime_error only if OpenSSL itself fails.
   HmacToken Hash(std::string_view data);
   std::string HashHex(std::string_view data) { return HmacTokenHex(Hash(data)); }
 
  private:
-  std::string key_;
   void* mac_;      // EVP_MAC*, kept opaque to keep OpenSSL out of this header
   void* mac_ctx_;  // EVP_MAC_CTX*
 };
