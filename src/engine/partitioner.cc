@@ -1,6 +1,7 @@
 #include "partitioner.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <utility>
 
@@ -123,6 +124,79 @@ class Partitioner {
       *mid_out = static_cast<size_t>(mid - b);
       return true;
     }
+    // No median cut is acceptable (typically: the sensitive values correlate
+    // with the QI, so one half gets too many of one value). Look for the most
+    // balanced acceptable cut anywhere along each attribute instead.
+    for (const auto& [neg_loss, a] : order) {
+      if (ScanSplit(b, e, a, parent_cf, mid_out)) return true;
+    }
+    return false;
+  }
+
+  // Sorts the range by attribute `a` and tries every cut between distinct
+  // codes, keeping running value counts of both sides: O(n log n + cuts * V).
+  bool ScanSplit(Iter b, Iter e, size_t a, uint64_t parent_cf, size_t* mid_out) {
+    std::sort(b, e, [&](uint32_t x, uint32_t y) {
+      const int32_t qx = work_.Qi(x, a), qy = work_.Qi(y, a);
+      return qx != qy ? qx < qy : x < y;
+    });
+    counter_.Clear();
+    for (Iter it = b; it != e; ++it) counter_.Add(work_.sensitive[*it]);
+    const std::vector<uint32_t> present = counter_.touched();
+    std::vector<uint32_t> right(present.size()), left(present.size(), 0);
+    std::vector<uint32_t> slot(work_.values.size(), 0);
+    for (size_t i = 0; i < present.size(); ++i) {
+      slot[present[i]] = static_cast<uint32_t>(i);
+      right[i] = counter_.count(present[i]);
+    }
+    const size_t n = static_cast<size_t>(e - b);
+    size_t best = 0;
+    double best_gap = 0;
+    for (size_t i = 0; i + 1 < n; ++i) {
+      const uint32_t s = slot[work_.sensitive[b[static_cast<ptrdiff_t>(i)]]];
+      ++left[s];
+      --right[s];
+      if (work_.Qi(b[static_cast<ptrdiff_t>(i)], a) == work_.Qi(b[static_cast<ptrdiff_t>(i + 1)], a)) continue;
+      const size_t nl = i + 1, nr = n - nl;
+      const double gap = std::abs(static_cast<double>(nl) - static_cast<double>(n) / 2);
+      if (best != 0 && gap >= best_gap) continue;
+      if (!Acceptable(present, left, nl, right, nr, parent_cf)) continue;
+      best = nl;
+      best_gap = gap;
+    }
+    if (best == 0) return false;
+    *mid_out = best;
+    return true;
+  }
+
+  bool Acceptable(const std::vector<uint32_t>& present, const std::vector<uint32_t>& left, size_t nl,
+                  const std::vector<uint32_t>& right, size_t nr, uint64_t parent_cf) const {
+    uint32_t max_l = 0, max_r = 0, distinct_l = 0, distinct_r = 0;
+    for (size_t i = 0; i < present.size(); ++i) {
+      max_l = std::max(max_l, left[i]);
+      max_r = std::max(max_r, right[i]);
+      distinct_l += left[i] > 0;
+      distinct_r += right[i] > 0;
+    }
+    switch (spec_.rule) {
+      case GroupingRule::kDistinct:
+        return nl >= spec_.m && nr >= spec_.m && static_cast<uint64_t>(max_l) * spec_.m <= nl &&
+               static_cast<uint64_t>(max_r) * spec_.m <= nr;
+      case GroupingRule::kSignatureSlots:
+        return static_cast<uint64_t>(max_l) * spec_.signature_size - nl +
+                   static_cast<uint64_t>(max_r) * spec_.signature_size - nr <= parent_cf;
+      case GroupingRule::kAnonymity: {
+        if (nl < spec_.k || nr < spec_.k || distinct_l < spec_.l || distinct_r < spec_.l) return false;
+        if (spec_.t <= 0) return true;
+        double sum_l = 1, sum_r = 1;
+        for (size_t i = 0; i < present.size(); ++i) {
+          const double q = spec_.global[present[i]];
+          if (left[i]) sum_l += std::abs(static_cast<double>(left[i]) / static_cast<double>(nl) - q) - q;
+          if (right[i]) sum_r += std::abs(static_cast<double>(right[i]) / static_cast<double>(nr) - q) - q;
+        }
+        return sum_l / 2 <= spec_.t + 1e-12 && sum_r / 2 <= spec_.t + 1e-12;
+      }
+    }
     return false;
   }
 
@@ -175,16 +249,24 @@ class Partitioner {
 
   void Cut(Iter b, Iter e) {
     std::vector<uint32_t> items(b, e);
-    // Sorted by value, then QI, so that dealing round-robin gives every group
-    // at most one tuple per value.
-    std::sort(items.begin(), items.end(), [&](uint32_t x, uint32_t y) {
-      if (work_.sensitive[x] != work_.sensitive[y]) return work_.sensitive[x] < work_.sensitive[y];
-      return x < y;
+    if (spec_.rule == GroupingRule::kAnonymity) {
+      groups_.push_back(ItemGroup{std::move(items)});
+      return;
+    }
+    if (spec_.rule == GroupingRule::kDistinct) {
+      SortByLocality(&items);
+      items = GreedyDistinct(std::move(items));
+      if (items.empty()) return;
+    }
+    // Sorted by value (stable, so locality order survives within a value) so
+    // that dealing round-robin gives every group at most one tuple per value.
+    std::stable_sort(items.begin(), items.end(), [&](uint32_t x, uint32_t y) {
+      return work_.sensitive[x] < work_.sensitive[y];
     });
     size_t groups = 1;
     if (spec_.rule == GroupingRule::kDistinct) {
       groups = items.size() / spec_.m;
-    } else if (spec_.rule == GroupingRule::kSignatureSlots) {
+    } else {
       uint64_t unused = 0;
       Groupable(b, e, &unused);
       groups = counter_.max();
@@ -202,6 +284,74 @@ class Partitioner {
     } else {
       for (size_t i = 0; i < items.size(); ++i) groups_[first + i % groups].items.push_back(items[i]);
     }
+  }
+
+  // Lexicographic QI order, most varied attribute first: neighbours in this
+  // order share as much of their generalization as possible.
+  void SortByLocality(std::vector<uint32_t>* items) const {
+    const size_t dims = work_.dims;
+    std::vector<int32_t> lo(dims, INT32_MAX), hi(dims, INT32_MIN);
+    for (uint32_t it : *items) {
+      for (size_t a = 0; a < dims; ++a) {
+        lo[a] = std::min(lo[a], work_.Qi(it, a));
+        hi[a] = std::max(hi[a], work_.Qi(it, a));
+      }
+    }
+    std::vector<std::pair<double, size_t>> order;
+    for (size_t a = 0; a < dims; ++a) order.push_back({-schema_.Loss(a, schema_.Generalize(a, lo[a], hi[a])), a});
+    std::sort(order.begin(), order.end());
+    std::sort(items->begin(), items->end(), [&](uint32_t x, uint32_t y) {
+      for (const auto& [unused, a] : order) {
+        const int32_t qx = work_.Qi(x, a), qy = work_.Qi(y, a);
+        if (qx != qy) return qx < qy;
+      }
+      return x < y;
+    });
+  }
+
+  // Forms groups of exactly m tuples walking the locality order: each group
+  // takes the earliest remaining tuple of each of the m most frequent
+  // remaining values, which keeps the rest groupable (max <= n/m) except
+  // possibly near the end. Returns the remainder, still groupable, for the
+  // round-robin cut.
+  std::vector<uint32_t> GreedyDistinct(std::vector<uint32_t> items) {
+    const size_t m = spec_.m;
+    std::vector<std::vector<uint32_t>> queue(work_.values.size());
+    std::vector<size_t> head(work_.values.size(), 0);
+    std::vector<uint32_t> present;
+    for (size_t i = 0; i < items.size(); ++i) {
+      const uint32_t v = work_.sensitive[items[i]];
+      if (queue[v].empty()) present.push_back(v);
+      queue[v].push_back(items[i]);
+    }
+    size_t n = items.size();
+    auto remaining = [&](uint32_t v) { return queue[v].size() - head[v]; };
+    std::vector<std::pair<size_t, uint32_t>> rank;
+    while (n >= m) {
+      rank.clear();
+      for (uint32_t v : present) {
+        if (remaining(v) > 0) rank.push_back({remaining(v), v});
+      }
+      if (rank.size() < m) break;
+      // Most remaining first; among equals the one whose next tuple comes
+      // earliest in locality order (item ids are not positions, so compare
+      // by the QI order through the queue heads).
+      std::partial_sort(rank.begin(), rank.begin() + static_cast<ptrdiff_t>(std::min(rank.size(), m + 1)),
+                        rank.end(), [](const auto& x, const auto& y) {
+                          return x.first != y.first ? x.first > y.first : x.second < y.second;
+                        });
+      const size_t next = rank.size() > m ? rank[m].first : 0;
+      if (n > m && std::max(rank[0].first - 1, next) > (n - m) / m) break;
+      ItemGroup g;
+      for (size_t i = 0; i < m; ++i) g.items.push_back(queue[rank[i].second][head[rank[i].second]++]);
+      groups_.push_back(std::move(g));
+      n -= m;
+    }
+    std::vector<uint32_t> rest;
+    for (uint32_t v : present) {
+      for (size_t i = head[v]; i < queue[v].size(); ++i) rest.push_back(queue[v][i]);
+    }
+    return rest;
   }
 
   const Schema& schema_;
