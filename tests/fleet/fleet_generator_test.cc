@@ -82,7 +82,7 @@ TEST(FleetGeneratorTest, ValidMessagesFollowTheDefaultInputFormat) {
                                         "charging_stopped", "trip_ended"};
   std::map<std::string, int> seen;
   simdjson::dom::parser parser;
-  for (int i = 0; i < 60000; ++i) {
+  for (int i = 0; i < 30000; ++i) {
     const FleetMessage& m = gen.Next();
     ASSERT_FALSE(m.expected_reject.has_value());
     ASSERT_EQ(test::FirstViolation(m.key, m.value), "") << m.value;
