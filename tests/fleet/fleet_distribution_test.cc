@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cctype>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "test_util.h"
@@ -156,6 +158,56 @@ TEST(FleetDistributionTest, RejectsBadOptions) {
   options = FleetOptions();
   options.events_per_second = 0;
   EXPECT_THROW(FleetGenerator(options, Table()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace vanon
+
+namespace vanon {
+namespace {
+
+TEST(FleetDistributionTest, Position7TablesGetTheRightCycle) {
+  const VinDecoder table = VinDecoder::Parse(R"(
+model_year: {rule: position7}
+manufacturers:
+  - wmi: 1FA
+    name: Ford
+    models:
+      - {vds: "P8***", engine: Gas, body: Sedan, seats: 4}
+)",
+                                             "inline");
+  const std::string dist = test::WriteTempFile("dist.yaml",
+                                               "model_years: {from: 2005, to: 2014}\n"
+                                               "unknown: {fraction: 0}\n"
+                                               "models:\n"
+                                               "  - {engine: Gas, body: Sedan, seats: 4, weight: 1}\n");
+  FleetOptions options;
+  options.vehicles = 2000;
+  options.distribution = dist;
+  FleetGenerator fleet(options, table);
+  std::set<std::string> years;
+  for (const FleetVehicle& v : fleet.Vehicles()) {
+    ASSERT_TRUE(v.decoded.known) << v.vin;
+    const int year = std::stoi(v.decoded.attributes[4].second);
+    ASSERT_GE(year, 2005) << v.vin;
+    ASSERT_LE(year, 2014) << v.vin;
+    // Position 7: digit before 2010, letter from 2010 on.
+    EXPECT_EQ(std::isdigit(static_cast<unsigned char>(v.vin[6])) != 0, year < 2010) << v.vin;
+    years.insert(v.decoded.attributes[4].second);
+  }
+  EXPECT_EQ(years.size(), 10u);
+}
+
+TEST(FleetDistributionTest, YearsOutsideTheTableWindowAreRefused) {
+  // The shipped table decodes 2001..2030; 1995 would come back as 2025.
+  const std::string dist = test::WriteTempFile("dist.yaml",
+                                               "model_years: {from: 1995, to: 1996}\n"
+                                               "models:\n"
+                                               "  - {engine: EV, body: Sedan, seats: 2, weight: 1}\n");
+  FleetOptions options;
+  options.distribution = dist;
+  const std::string error = test::ErrorOf([&] { FleetGenerator(options, Table()); });
+  EXPECT_NE(error.find("cannot encode"), std::string::npos) << error;
 }
 
 }  // namespace
