@@ -1,10 +1,22 @@
 #include "json_path.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace vanon {
 namespace ingest_internal {
+
+namespace {
+
+// Member names are short and mostly differ in length or first byte; testing
+// those inline skips most memcmp calls (a visible cost in bench_ingest).
+inline bool SameKey(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && (a.empty() || a[0] == b[0]) &&
+         std::memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace
 
 JsonPath SplitJsonPath(std::string_view dotted) {
   JsonPath path;
@@ -35,7 +47,7 @@ Lookup Resolve(simdjson::dom::element root, const JsonPath& path,
     }
     int matches = 0;
     for (simdjson::dom::key_value_pair field : object) {
-      if (field.key == segment) {
+      if (SameKey(field.key, segment)) {
         if (++matches > 1) return Lookup::kDuplicate;
         current = field.value;
       }
