@@ -11,6 +11,13 @@ bool ParseIndex(const std::string& s, size_t* index) {
   return ec == std::errc() && end == s.data() + s.size();
 }
 
+// librdkafka property names contain dots ("sasl.username"), so below these
+// maps the rest of an override key is one key, not a path.
+bool IsPropertyMap(const std::string& path) {
+  return path == "kafka.properties" || path == "kafka.consumer_properties" ||
+         path == "kafka.producer_properties";
+}
+
 // Walks `keys` from `node`, creating mappings on the way, and stores `value`
 // at the end. Nodes are passed by value: a yaml-cpp Node is a handle, and
 // re-assigning a handle would rebind it instead of writing through it.
@@ -39,6 +46,16 @@ bool SetAt(YAML::Node node, const std::vector<std::string>& keys, size_t i,
   *path = ChildPath(*path, key);
   if (last) {
     node[key] = value;
+    return true;
+  }
+  if (IsPropertyMap(*path) &&
+      (!node[key].IsDefined() || node[key].IsNull() || node[key].IsMap())) {
+    std::string rest = keys[i + 1];
+    for (size_t j = i + 2; j < keys.size(); ++j) rest += "." + keys[j];
+    if (!node[key].IsMap()) node[key] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node properties = node[key];
+    properties[rest] = value;
+    *path = ChildPath(*path, rest);
     return true;
   }
   if (!node[key].IsDefined() || node[key].IsNull()) {

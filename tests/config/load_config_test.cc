@@ -94,6 +94,24 @@ TEST_F(LoadConfigTest, OverridesApplyBeforeValidation) {
   EXPECT_EQ(c.logging.level, LogLevel::kDebug);
 }
 
+TEST_F(LoadConfigTest, OverrideKeepsDotsInKafkaPropertyNames) {
+  Config c = LoadConfig(WriteConfig(kBaseConfig),
+                        {"kafka.properties.sasl.username=vanon",
+                         "kafka.producer_properties.linger.ms=5"});
+  EXPECT_EQ(c.kafka.properties.at("sasl.username"), "vanon");
+  EXPECT_EQ(c.kafka.properties.at("security.protocol"), "PLAINTEXT");
+  EXPECT_EQ(c.kafka.producer_properties.at("linger.ms"), "5");
+  try {
+    LoadConfig(WriteConfig(kBaseConfig), {"kafka.properties.group.id=x"});
+    FAIL() << "group.id accepted in kafka.properties";
+  } catch (const ConfigError& e) {
+    ParsedError got = ParseFirstError(e.what());
+    EXPECT_EQ(got.file, "--set");
+    EXPECT_EQ(got.line, 1);
+    EXPECT_EQ(got.key, "kafka.properties.group.id");
+  }
+}
+
 TEST_F(LoadConfigTest, LaterOverrideWins) {
   Config c = LoadConfig(WriteConfig(kBaseConfig), {"privacy.m=7", "privacy.m=9"});
   EXPECT_EQ(c.privacy.m, 9);
