@@ -50,6 +50,36 @@ bool IsElectrified(const std::string& engine) {
   return engine == "EV" || engine == "Hybrid" || engine == "Plug-in Hybrid";
 }
 
+// Exact shares: each vehicle's share index (-1 = deliberate unknown),
+// counts by the largest-remainder method, order shuffled. With 15 vehicles
+// and seed 000's weights this reproduces Table 4.5 exactly.
+std::vector<int32_t> Apportion(const FleetDistribution& dist, uint64_t vehicles, Rng& rng) {
+  const uint64_t unknown = std::min<uint64_t>(
+      vehicles, static_cast<uint64_t>(std::llround(dist.unknown_fraction * static_cast<double>(vehicles))));
+  const uint64_t known = vehicles - unknown;
+  double total = 0;
+  for (const ModelShare& share : dist.models) total += share.weight;
+  std::vector<uint64_t> count(dist.models.size());
+  std::vector<std::pair<double, size_t>> remainders;
+  uint64_t given = 0;
+  for (size_t k = 0; k < dist.models.size(); ++k) {
+    const double exact = static_cast<double>(known) * dist.models[k].weight / total;
+    count[k] = static_cast<uint64_t>(std::floor(exact));
+    given += count[k];
+    remainders.emplace_back(exact - std::floor(exact), k);
+  }
+  std::stable_sort(remainders.begin(), remainders.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t r = 0; given < known; ++r, ++given) ++count[remainders[r % remainders.size()].second];
+
+  std::vector<int32_t> order;
+  order.reserve(vehicles);
+  order.insert(order.end(), unknown, -1);
+  for (size_t k = 0; k < count.size(); ++k) order.insert(order.end(), count[k], static_cast<int32_t>(k));
+  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);
+  return order;
+}
+
 struct Candidate {
   const Manufacturer* maker;
   const VehicleModel* model;
@@ -190,20 +220,26 @@ void FleetGenerator::Impl::BuildFleet(const FleetDistribution& dist, const VinDe
   const ModelYearPolicy& policy = table.model_year_policy();
   const uint64_t unknown_threshold = ChanceThreshold(dist.unknown_fraction);
   const uint32_t year_span = static_cast<uint32_t>(dist.year_to - dist.year_from + 1);
+  const std::vector<int32_t> quota =
+      options_.exact_shares ? Apportion(dist, options_.vehicles, rng) : std::vector<int32_t>();
   truth.resize(options_.vehicles);
   state_.resize(options_.vehicles);
   for (uint64_t i = 0; i < options_.vehicles; ++i) {
     const int year = dist.year_from + static_cast<int>(rng.Below(year_span));
-    const bool unknown = rng.Chance(unknown_threshold);
+    const bool unknown = quota.empty() ? rng.Chance(unknown_threshold) : quota[i] < 0;
     const Candidate* pick = nullptr;
     std::string vin;
     if (unknown) {
       vin = dist.unknown_wmis[rng.Below(dist.unknown_wmis.size())];
       for (int k = 0; k < 5; ++k) vin += kVinChars[rng.Below(kVinCharCount)];
     } else {
-      const uint64_t u = rng.Below(cumulative.back());
-      const size_t share =
-          std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin();
+      size_t share = 0;
+      if (quota.empty()) {
+        const uint64_t u = rng.Below(cumulative.back());
+        share = std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin();
+      } else {
+        share = static_cast<size_t>(quota[i]);
+      }
       const std::vector<Candidate>& options = candidates[share];
       pick = &options[rng.Below(options.size())];
       vin = pick->maker->wmi;

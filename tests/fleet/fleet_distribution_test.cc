@@ -212,3 +212,48 @@ TEST(FleetDistributionTest, YearsOutsideTheTableWindowAreRefused) {
 
 }  // namespace
 }  // namespace vanon
+
+namespace vanon {
+namespace {
+
+TEST(FleetDistributionTest, ExactSharesReproduceTable45) {
+  FleetOptions options;
+  options.vehicles = 15;
+  options.exact_shares = true;
+  options.distribution = test::SourcePath("config/vehicle/fleet-seed000.yaml");
+  // Seed 000 Table 4.5, vehicle counts.
+  const std::map<Combo, uint64_t> table45 = {
+      {{"EV", "Sedan", "2"}, 4},       {{"EV", "SUV", "4"}, 1},         {{"EV", "SUV", "5"}, 2},
+      {{"EV", "SUV", "7"}, 1},         {{"Gas", "Sedan", "2"}, 2},      {{"Gas", "Long Sedan", "2"}, 2},
+      {{"Gas", "Long Sedan", "4"}, 1}, {{"Gas", "Long Sedan", "5"}, 1}, {{"Hybrid", "Long Sedan", "5"}, 1}};
+  for (uint64_t seed : {1, 2, 3}) {
+    options.seed = seed;
+    FleetGenerator fleet(options, Table());
+    std::map<Combo, uint64_t> observed;
+    for (const FleetVehicle& v : fleet.Vehicles()) {
+      const auto& a = v.decoded.attributes;
+      ++observed[{a[1].second, a[2].second, a[3].second}];
+    }
+    EXPECT_EQ(observed, table45) << "seed " << seed;
+  }
+}
+
+TEST(FleetDistributionTest, ExactSharesScaleWithLargestRemainder) {
+  FleetOptions options;
+  options.vehicles = 1000;
+  options.exact_shares = true;  // built-in default: 0.5% unknown, then the weights
+  FleetGenerator fleet(options, Table());
+  uint64_t unknown = 0, ev_sedan_2 = 0;
+  for (const FleetVehicle& v : fleet.Vehicles()) {
+    const auto& a = v.decoded.attributes;
+    if (!v.decoded.known) ++unknown;
+    if (a[1].second == "EV" && a[2].second == "Sedan" && a[3].second == "2") ++ev_sedan_2;
+  }
+  EXPECT_EQ(unknown, 5u);
+  // 995 known x 25.6% = 254.72: 254 or 255 after the remainder step.
+  EXPECT_GE(ev_sedan_2, 254u);
+  EXPECT_LE(ev_sedan_2, 255u);
+}
+
+}  // namespace
+}  // namespace vanon

@@ -27,6 +27,11 @@ struct FleetOptions {
   double favourite_change = 0.01;
   // Path to a distribution YAML file; empty = FleetDistribution::Default().
   std::string distribution;
+  // false: every vehicle draws its model independently (counts vary like a
+  // real sample). true: counts follow the weights exactly (largest
+  // remainder), e.g. config/vehicle/fleet-seed000.yaml with 15 vehicles is
+  // seed 000 Table 4.5 itself.
+  bool exact_shares = false;
 };
 
 }  // namespace vanon
