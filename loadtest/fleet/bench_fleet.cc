@@ -36,8 +36,7 @@ void BM_FleetNext(benchmark::State& state) {
   state.counters["avg_bytes"] =
       benchmark::Counter(static_cast<double>(bytes) / static_cast<double>(state.iterations()));
 }
-BENCHMARK(BM_FleetNext)->Args({1000, 0})->Args({100000, 0})->Args({100000, 10})
-    ->Args({1000000, 0});
+BENCHMARK(BM_FleetNext)->Args({1000, 0})->Args({100000, 0})->Args({100000, 10})->Args({1000000, 0});
 
 // Building the fleet (VINs, decoding, favourites) is a one-off cost.
 void BM_FleetBuild(benchmark::State& state) {

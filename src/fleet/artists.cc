@@ -8,21 +8,20 @@ namespace {
 
 // A few names from seed 000 Table 4.6 and some with non-ASCII letters, so
 // consumers see real UTF-8; the long tail is made of word pairs.
-constexpr const char* kNamed[] = {
-    "Radio",         "Taylor Swift", "Kid Cudi",   "Paul Kalkbrenner", "BLACKPINK",
-    "Beyoncé",       "Sigur Rós",    "Björk",      "Rosalía",          "Mötley Crüe",
-    "Die Ärzte",     "Hélène Ségara"};
+constexpr const char* kNamed[] = {"Radio",     "Taylor Swift", "Kid Cudi",  "Paul Kalkbrenner",
+                                  "BLACKPINK", "Beyoncé",      "Sigur Rós", "Björk",
+                                  "Rosalía",   "Mötley Crüe",  "Die Ärzte", "Hélène Ségara"};
 
 constexpr const char* kFirst[] = {
-    "Velvet", "Electric", "Silent",  "Golden",  "Neon",   "Crimson", "Paper",  "Lunar",
-    "Iron",   "Glass",    "Wild",    "Hollow",  "Amber",  "Static",  "Midnight", "Copper",
-    "Frozen", "Wandering", "Burning", "Distant", "Rusty", "Cosmic",  "Violet", "Northern"};
+    "Velvet", "Electric",  "Silent",  "Golden",  "Neon",  "Crimson", "Paper",    "Lunar",
+    "Iron",   "Glass",     "Wild",    "Hollow",  "Amber", "Static",  "Midnight", "Copper",
+    "Frozen", "Wandering", "Burning", "Distant", "Rusty", "Cosmic",  "Violet",   "Northern"};
 
-constexpr const char* kSecond[] = {
-    "Foxes",   "Harbor",  "Echoes",  "Pilots",  "Rivers", "Machines", "Tigers", "Gardens",
-    "Signals", "Lanterns", "Saints", "Wolves",  "Arcade", "Orchard",  "Tides",  "Comets",
-    "Horizon", "Mirrors", "Parade",  "Ghosts",  "Canyon", "Satellites", "Dunes", "Atlas",
-    "Society"};
+constexpr const char* kSecond[] = {"Foxes",    "Harbor",     "Echoes",  "Pilots",  "Rivers",
+                                   "Machines", "Tigers",     "Gardens", "Signals", "Lanterns",
+                                   "Saints",   "Wolves",     "Arcade",  "Orchard", "Tides",
+                                   "Comets",   "Horizon",    "Mirrors", "Parade",  "Ghosts",
+                                   "Canyon",   "Satellites", "Dunes",   "Atlas",   "Society"};
 
 }  // namespace
 

@@ -17,7 +17,7 @@ enum Reason : size_t {
   kTooDeep,
 };
 
-constexpr int64_t kYear2000Ms = 946684800000;  // ingest's default minimum
+constexpr int64_t kYear2000Ms = 946684800000;   // ingest's default minimum
 constexpr int64_t kYear2100Ms = 4102444800000;  // beyond any "now + 1 day"
 
 void AppendSpeedEvent(std::string& out, std::string_view vin, uint64_t trip, int64_t ts) {
@@ -118,8 +118,8 @@ void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, R
     case kInvalidUtf8: {
       // Mis-encoded artist names as they come from broken head units.
       static constexpr std::string_view kBroken[] = {
-          "Bj\xF6rk",         // Latin-1 o-umlaut
-          "Beyonc\xC3",       // truncated two-byte sequence
+          "Bj\xF6rk",                // Latin-1 o-umlaut
+          "Beyonc\xC3",              // truncated two-byte sequence
           "Sigur R\xC3\xB3s \xFF"};  // 0xFF never occurs in UTF-8
       AppendEventHead(out, in.vin, in.trip_id, in.ts_ms, "media_track_changed");
       out.append("{\"artist\":\"");

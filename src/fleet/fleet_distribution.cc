@@ -56,7 +56,8 @@ FleetDistribution FleetDistribution::Parse(std::string_view text, const std::str
 
   if (const YAML::Node years = root["model_years"]) {
     if (!years.IsMap()) Fail(source, LineOf(years), "'model_years' must be a map");
-    const long long from = yaml_util::ToInt(yaml_util::Require(years, "from", source), "from", source);
+    const long long from =
+        yaml_util::ToInt(yaml_util::Require(years, "from", source), "from", source);
     const long long to = yaml_util::ToInt(yaml_util::Require(years, "to", source), "to", source);
     if (from < 1980 || to > 2100 || from > to) {
       Fail(source, LineOf(years), "'model_years' needs 1980 <= from <= to <= 2100");

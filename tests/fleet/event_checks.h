@@ -64,7 +64,8 @@ inline int Depth(simdjson::dom::element e) {
 inline bool IsVinText(std::string_view vin) {
   if (vin.size() != 17) return false;
   for (char c : vin) {
-    const bool ok = (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z' && c != 'I' && c != 'O' && c != 'Q');
+    const bool ok =
+        (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z' && c != 'I' && c != 'O' && c != 'Q');
     if (!ok) return false;
   }
   return true;

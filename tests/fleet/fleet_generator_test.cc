@@ -14,7 +14,8 @@ namespace vanon {
 namespace {
 
 const VinDecoder& Table() {
-  static const VinDecoder table = VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
+  static const VinDecoder table =
+      VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
   return table;
 }
 
@@ -77,9 +78,9 @@ TEST(FleetGeneratorTest, ValidMessagesFollowTheDefaultInputFormat) {
   options.vehicles = 300;
   options.invalid_fraction = 0;
   FleetGenerator gen(options, Table());
-  const std::set<std::string> events = {"trip_started",     "vehicle_speed",    "location",
-                                        "media_track_changed", "touchscreen_used", "charging_started",
-                                        "charging_stopped", "trip_ended"};
+  const std::set<std::string> events = {
+      "trip_started",     "vehicle_speed",    "location",         "media_track_changed",
+      "touchscreen_used", "charging_started", "charging_stopped", "trip_ended"};
   std::map<std::string, int> seen;
   simdjson::dom::parser parser;
   for (int i = 0; i < 30000; ++i) {

@@ -13,7 +13,8 @@ namespace vanon {
 namespace {
 
 const VinDecoder& Table() {
-  static const VinDecoder table = VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
+  static const VinDecoder table =
+      VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
   return table;
 }
 

@@ -13,7 +13,8 @@ using test::WriteTempFile;
 using Attrs = std::vector<std::pair<std::string, std::string>>;
 
 const VinDecoder& ShippedTable() {
-  static const VinDecoder table = VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
+  static const VinDecoder table =
+      VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
   return table;
 }
 
@@ -36,12 +37,12 @@ TEST(VinDecoderTest, DecodesShippedTableInFixedOrder) {
 }
 
 TEST(VinDecoderTest, UnknownVinsDecodeToTheRoot) {
-  const Attrs all_root = {{"manufacturer", "*"}, {"engine", "*"}, {"body", "*"},
-                          {"seats", "*"},        {"model_year", "*"}};
-  for (const char* vin : {"XTA21099012345678",    // WMI not in the table
-                          "WBAZZZZZ0LA123456",    // known WMI, unknown VDS
-                          "WBA7C5E100A123456",    // no year code at position 10
-                          "WBA7C5E10LA12345",     // not a VIN at all
+  const Attrs all_root = {
+      {"manufacturer", "*"}, {"engine", "*"}, {"body", "*"}, {"seats", "*"}, {"model_year", "*"}};
+  for (const char* vin : {"XTA21099012345678",  // WMI not in the table
+                          "WBAZZZZZ0LA123456",  // known WMI, unknown VDS
+                          "WBA7C5E100A123456",  // no year code at position 10
+                          "WBA7C5E10LA12345",   // not a VIN at all
                           ""}) {
     const DecodedVehicle d = ShippedTable().Decode(vin);
     EXPECT_FALSE(d.known) << vin;

@@ -29,13 +29,13 @@ class VinDecoder;
 
 // DLQ reason names, as the ingest layer spells them (docs/metrics.md).
 inline constexpr std::array<std::string_view, 8> kFleetRejectReasons = {
-    "broken_json", "missing_field", "wrong_type", "invalid_vin",
-    "timestamp_out_of_range", "too_large", "invalid_utf8", "too_deep"};
+    "broken_json", "missing_field", "wrong_type", "invalid_vin", "timestamp_out_of_range",
+    "too_large",   "invalid_utf8",  "too_deep"};
 
 struct FleetMessage {
-  std::string key;    // the VIN (Kafka message key)
-  std::string value;  // the JSON event, or a malformed body
-  int64_t ts_ms = 0;  // simulated event time of this message (non-decreasing)
+  std::string key;             // the VIN (Kafka message key)
+  std::string value;           // the JSON event, or a malformed body
+  int64_t ts_ms = 0;           // simulated event time of this message (non-decreasing)
   uint32_t vehicle_index = 0;  // into FleetGenerator::Vehicles()
   // Set for malformed messages: the reason the service must give, one of
   // kFleetRejectReasons (points at static storage). For

@@ -90,8 +90,9 @@ VehicleRegistry VehicleRegistry::LoadCsv(const std::string& path, const std::str
       continue;
     }
     if (fields.size() != columns) {
-      Fail(path, record_line, "expected " + std::to_string(columns) + " fields, found " +
-                                  std::to_string(fields.size()));
+      Fail(path, record_line,
+           "expected " + std::to_string(columns) + " fields, found " +
+               std::to_string(fields.size()));
     }
     std::string key = std::move(fields[key_index]);
     if (key.empty()) Fail(path, record_line, "empty key");

@@ -2,10 +2,10 @@
 // starts with "<source>:<line>: " so an operator can jump to the entry.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <stdexcept>
 #include <string>
-
-#include <yaml-cpp/yaml.h>
 
 namespace vanon::yaml_util {
 

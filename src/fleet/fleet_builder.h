@@ -1,0 +1,28 @@
+// Building the fleet: one vehicle per index, its VIN (valid, unique, from
+// the table so it decodes to the drawn model), its ground truth and its
+// initial simulation state.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "artists.h"
+#include "random.h"
+#include "vanon/fleet/fleet_distribution.h"
+#include "vanon/fleet/fleet_generator.h"
+#include "vanon/vehicle/vin_decoder.h"
+#include "vehicle_state.h"
+
+namespace vanon::fleet_internal {
+
+// Positions 11-17 number the vehicles: 33 plant codes x 10^6 serials.
+inline constexpr uint64_t kMaxFleetVehicles = 33ull * 1000000ull;
+
+// Throws std::runtime_error when the distribution asks for a model the
+// table lacks, lists a known WMI as unknown, or the table would decode a
+// generated VIN differently (wildcard order, model-year window).
+void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& dist,
+                const VinDecoder& table, const ArtistCatalog& artists, Rng& rng,
+                std::vector<FleetVehicle>* truth, std::vector<VehicleState>* state);
+
+}  // namespace vanon::fleet_internal

@@ -1,0 +1,35 @@
+// Per-vehicle simulation state of the generator, and the simulated area.
+#pragma once
+
+#include <cstdint>
+
+#include "vanon/vehicle/vin.h"
+
+namespace vanon::fleet_internal {
+
+// A city-sized area: 20 x 20 km around Munich's centre, in microdegrees.
+inline constexpr int32_t kCentreLat = 48137154;
+inline constexpr int32_t kCentreLon = 11576124;
+inline constexpr int32_t kHalfLat = 89900;   // 10 km
+inline constexpr int32_t kHalfLon = 134600;  // 10 km at 48 degrees north
+
+// Kept small and free of pointers: it is touched once per message, at
+// random, so it should cost one cache miss.
+struct VehicleState {
+  char vin[kVinLength];  // copy of the ground truth's VIN
+  uint64_t trip_id = 0;
+  uint32_t trip_left = 0;
+  uint32_t favourite = 0;  // index into the artist catalogue
+  uint32_t odometer_km = 0;
+  uint32_t trip_m = 0;
+  int32_t lat = kCentreLat;
+  int32_t lon = kCentreLon;
+  int16_t speed_dkmh = 0;  // tenths of km/h
+  uint8_t soc_pct = 50;
+  bool electrified = false;
+  bool in_trip = false;
+  bool charging = false;
+  bool present = true;
+};
+
+}  // namespace vanon::fleet_internal
