@@ -61,8 +61,8 @@ Pool MakePool(bool rfc3339) {
                        "\", \"ts\": " + ts_text + ", \"event\": \"" +
                        kEvents[rng() % 4] + "\", \"payload\": {\"artist\": \"" +
                        kArtists[rng() % 5] + "\", \"source\": \"" +
-                       kSources[rng() % 4] + "\", \"volume\": " +
-                       std::to_string(rng() % 40) + "}}";
+                       kSources[rng() % 4] +
+                       "\", \"volume\": " + std::to_string(rng() % 40) + "}}";
     pool.bytes += json.size();
     pool.keys.push_back(vin);
     pool.values.push_back(std::move(json));
@@ -79,8 +79,8 @@ void RunParse(benchmark::State& state, const FieldMapping& mapping,
   std::size_t i = 0;
   std::int64_t rejected = 0;
   for (auto _ : state) {
-    const bool ok = parser.Parse(pool.keys[i], pool.values[i], kNowMs, &event,
-                                 &rejection);
+    const bool ok =
+        parser.Parse(pool.keys[i], pool.values[i], kNowMs, &event, &rejection);
     rejected += !ok;
     benchmark::DoNotOptimize(event.ts_ms);
     if (++i == pool.values.size()) i = 0;

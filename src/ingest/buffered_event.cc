@@ -35,7 +35,8 @@ namespace {
 
 bool GetToken(std::string_view* in, HmacToken* token) {
   if (in->size() < token->size()) return false;
-  std::copy_n(in->data(), token->size(), reinterpret_cast<char*>(token->data()));
+  std::copy_n(in->data(), token->size(),
+              reinterpret_cast<char*>(token->data()));
   in->remove_prefix(token->size());
   return true;
 }
@@ -56,8 +57,7 @@ bool GetCount(std::string_view* in, std::uint64_t* n) {
 }  // namespace
 
 bool DecodeBufferedEvent(std::string_view in, BufferedEvent* event) {
-  if (in.empty() ||
-      static_cast<std::uint8_t>(in[0]) != kBufferedEventVersion) {
+  if (in.empty() || static_cast<std::uint8_t>(in[0]) != kBufferedEventVersion) {
     return false;
   }
   in.remove_prefix(1);

@@ -40,14 +40,17 @@ bool ScalarText(simdjson::dom::element value, std::string* out) {
       return true;
     }
     case simdjson::dom::element_type::INT64:
-      r = std::to_chars(buf, buf + sizeof(buf), value.get_int64().value_unsafe());
+      r = std::to_chars(buf, buf + sizeof(buf),
+                        value.get_int64().value_unsafe());
       break;
     case simdjson::dom::element_type::UINT64:
-      r = std::to_chars(buf, buf + sizeof(buf), value.get_uint64().value_unsafe());
+      r = std::to_chars(buf, buf + sizeof(buf),
+                        value.get_uint64().value_unsafe());
       break;
     case simdjson::dom::element_type::DOUBLE:
       // Shortest text that reads back as the same double.
-      r = std::to_chars(buf, buf + sizeof(buf), value.get_double().value_unsafe());
+      r = std::to_chars(buf, buf + sizeof(buf),
+                        value.get_double().value_unsafe());
       break;
     case simdjson::dom::element_type::BOOL:
       out->assign(value.get_bool().value_unsafe() ? "true" : "false");
@@ -101,14 +104,16 @@ struct EventParser::Rep {
                 Rejection* r) {
     switch (ingest_internal::Resolve(root, path, out)) {
       case Lookup::kFound:
-        if (out->is_null()) return Fail(r, RejectReason::kMissingField, "is null", name);
+        if (out->is_null())
+          return Fail(r, RejectReason::kMissingField, "is null", name);
         return true;
       case Lookup::kAbsent:
         return Fail(r, RejectReason::kMissingField, "is missing", name);
       case Lookup::kDuplicate:
         return Fail(r, RejectReason::kBrokenJson, "has a duplicated key", name);
       case Lookup::kNotObject:
-        return Fail(r, RejectReason::kWrongType, "has a parent that is not an object", name);
+        return Fail(r, RejectReason::kWrongType,
+                    "has a parent that is not an object", name);
     }
     return false;
   }
@@ -122,7 +127,8 @@ struct EventParser::Rep {
     if (value.get_string().get(s) != simdjson::SUCCESS) {
       return Fail(r, RejectReason::kWrongType, "is not a string", name);
     }
-    if (s.empty() && !allow_empty) return Fail(r, RejectReason::kMissingField, "is empty", name);
+    if (s.empty() && !allow_empty)
+      return Fail(r, RejectReason::kMissingField, "is empty", name);
     out->assign(s);
     return true;
   }
@@ -138,7 +144,8 @@ struct EventParser::Rep {
         break;
       case simdjson::dom::element_type::UINT64:
         // Only integers above INT64_MAX are stored as uint64.
-        return Fail(r, RejectReason::kTimestampOutOfRange, "is out of range", name);
+        return Fail(r, RejectReason::kTimestampOutOfRange, "is out of range",
+                    name);
       case simdjson::dom::element_type::STRING: {
         if (!ParseRfc3339Millis(value.get_string().value_unsafe(), ts)) {
           return Fail(r, RejectReason::kWrongType,
@@ -149,14 +156,16 @@ struct EventParser::Rep {
       default:
         // Includes non-integral numbers: ms timestamps are integers.
         return Fail(r, RejectReason::kWrongType,
-                    "is neither integer milliseconds nor an RFC 3339 string", name);
+                    "is neither integer milliseconds nor an RFC 3339 string",
+                    name);
     }
     const std::int64_t max_ts =
         now_ms > std::numeric_limits<std::int64_t>::max() - limits.max_future_ms
             ? std::numeric_limits<std::int64_t>::max()
             : now_ms + limits.max_future_ms;
     if (*ts < limits.min_timestamp_ms) {
-      return Fail(r, RejectReason::kTimestampOutOfRange, "is before the minimum", name);
+      return Fail(r, RejectReason::kTimestampOutOfRange,
+                  "is before the minimum", name);
     }
     if (*ts > max_ts) {
       return Fail(r, RejectReason::kTimestampOutOfRange,
@@ -170,7 +179,8 @@ struct EventParser::Rep {
     simdjson::dom::element value;
     const Lookup found = ingest_internal::Resolve(root, payload, &value);
     if (!mapping.payload_required &&
-        (found == Lookup::kAbsent || (found == Lookup::kFound && value.is_null()))) {
+        (found == Lookup::kAbsent ||
+         (found == Lookup::kFound && value.is_null()))) {
       out->assign("{}");
       return true;
     }
@@ -202,7 +212,8 @@ struct EventParser::Rep {
           slot.reset();
           continue;
         case Lookup::kDuplicate:
-          return Fail(r, RejectReason::kBrokenJson, "has a duplicated key", name);
+          return Fail(r, RejectReason::kBrokenJson, "has a duplicated key",
+                      name);
         case Lookup::kNotObject:
           return Fail(r, RejectReason::kWrongType,
                       "has a parent that is not an object", name);
@@ -271,9 +282,9 @@ bool EventParser::Parse(std::string_view key, std::string_view value,
     case simdjson::SUCCESS:
       break;
     case simdjson::DEPTH_ERROR:
-      return Reject(rejection, RejectReason::kTooDeep,
-                    "nesting is deeper than " +
-                        std::to_string(rep.limits.max_depth));
+      return Reject(
+          rejection, RejectReason::kTooDeep,
+          "nesting is deeper than " + std::to_string(rep.limits.max_depth));
     case simdjson::UTF8_ERROR:
       return Reject(rejection, RejectReason::kInvalidUtf8,
                     "message is not valid UTF-8");
@@ -287,16 +298,17 @@ bool EventParser::Parse(std::string_view key, std::string_view value,
                     "double ranges");
     default:
       // simdjson's messages describe the error class, never the input.
-      return Reject(rejection, RejectReason::kBrokenJson,
-                    std::string("not valid JSON: ") +
-                        simdjson::error_message(error));
+      return Reject(
+          rejection, RejectReason::kBrokenJson,
+          std::string("not valid JSON: ") + simdjson::error_message(error));
   }
   if (!root.is_object()) {
     return Reject(rejection, RejectReason::kWrongType,
                   "message is not a JSON object");
   }
 
-  if (!rep.String(root, rep.vin, rep.mapping.vin, true, &event->vin, rejection)) {
+  if (!rep.String(root, rep.vin, rep.mapping.vin, true, &event->vin,
+                  rejection)) {
     return false;
   }
   if (!IsValidVin(event->vin)) {
@@ -308,9 +320,11 @@ bool EventParser::Parse(std::string_view key, std::string_view value,
     return Reject(rejection, RejectReason::kInvalidVin,
                   "key does not match body VIN");
   }
-  return rep.String(root, rep.trip, rep.mapping.trip, false, &event->trip_id, rejection) &&
+  return rep.String(root, rep.trip, rep.mapping.trip, false, &event->trip_id,
+                    rejection) &&
          rep.Timestamp(root, now_ms, &event->ts_ms, rejection) &&
-         rep.String(root, rep.event, rep.mapping.event, false, &event->event, rejection) &&
+         rep.String(root, rep.event, rep.mapping.event, false, &event->event,
+                    rejection) &&
          rep.Payload(root, &event->payload_json, rejection) &&
          rep.Extras(root, &event->extras, rejection);
 }

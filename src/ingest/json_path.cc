@@ -24,11 +24,11 @@ JsonPath SplitJsonPath(std::string_view dotted) {
   while (true) {
     const std::size_t dot = dotted.find('.', start);
     const std::string_view segment = dotted.substr(
-        start, dot == std::string_view::npos ? std::string_view::npos
-                                             : dot - start);
+        start,
+        dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (segment.empty()) {
-      throw std::invalid_argument("invalid field path '" +
-                                  std::string(dotted) + "'");
+      throw std::invalid_argument("invalid field path '" + std::string(dotted) +
+                                  "'");
     }
     path.emplace_back(segment);
     if (dot == std::string_view::npos) break;

@@ -20,9 +20,9 @@ JsonPath SplitJsonPath(std::string_view dotted);
 
 enum class Lookup {
   kFound,
-  kAbsent,      // some segment is missing
-  kDuplicate,   // some segment occurs twice in its object
-  kNotObject,   // the root or an intermediate value is not an object
+  kAbsent,     // some segment is missing
+  kDuplicate,  // some segment occurs twice in its object
+  kNotObject,  // the root or an intermediate value is not an object
 };
 
 // Follows `path` from `root`. Each segment must occur at most once in its

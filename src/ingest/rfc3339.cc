@@ -81,8 +81,8 @@ bool ParseRfc3339Millis(std::string_view text, std::int64_t* ms) {
       std::chrono::sys_days{date}.time_since_epoch().count();
   // Local time minus the offset is UTC. Years 0000-9999 keep every term far
   // from int64 overflow.
-  const std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 +
-                               second - offset_minutes * 60;
+  const std::int64_t seconds =
+      days * 86400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
   *ms = seconds * 1000 + millis;
   return true;
 }

@@ -78,7 +78,8 @@ TEST(BufferedEventTest, RejectsEveryTruncation) {
   EncodeBufferedEvent(Sample(), &bytes);
   for (std::size_t n = 0; n < bytes.size(); ++n) {
     BufferedEvent out;
-    EXPECT_FALSE(DecodeBufferedEvent(std::string_view(bytes).substr(0, n), &out))
+    EXPECT_FALSE(
+        DecodeBufferedEvent(std::string_view(bytes).substr(0, n), &out))
         << "prefix of " << n << " bytes";
   }
 }

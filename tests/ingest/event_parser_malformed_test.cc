@@ -22,7 +22,8 @@ std::vector<std::string> ValidEvents() {
   EventFields rfc;
   rfc.ts = "\"2025-11-22T10:00:00.123+01:00\"";
   EventFields unicode;
-  unicode.payload = R"({"artist": "Sigur R\u00f3s Björk 東京 🚗", "n": [1, 2.5, {"x": null}]})";
+  unicode.payload =
+      R"({"artist": "Sigur R\u00f3s Björk 東京 🚗", "n": [1, 2.5, {"x": null}]})";
   return {EventJson(), EventJson(rfc), EventJson(unicode)};
 }
 
@@ -57,7 +58,8 @@ TEST(EventParserMalformedTest, TenMegabyteMessages) {
 
   EventParser default_limits(FieldMapping{}, ValidationLimits{});
   ExpectRejected(default_limits, big_event, RejectReason::kTooLarge);
-  ExpectRejected(default_limits, std::string(ten_mb, '['), RejectReason::kTooLarge);
+  ExpectRejected(default_limits, std::string(ten_mb, '['),
+                 RejectReason::kTooLarge);
 
   ValidationLimits roomy;
   roomy.max_message_bytes = 16 * 1024 * 1024;
@@ -69,7 +71,8 @@ TEST(EventParserMalformedTest, TenMegabyteMessages) {
   // Unterminated: not a JSON document at all, whatever its depth.
   ExpectRejected(parser, std::string(ten_mb, '['), RejectReason::kBrokenJson);
   ExpectRejected(parser, std::string(ten_mb, ' '), RejectReason::kBrokenJson);
-  ExpectRejected(parser, std::string(ten_mb, '\xff'), RejectReason::kInvalidUtf8);
+  ExpectRejected(parser, std::string(ten_mb, '\xff'),
+                 RejectReason::kInvalidUtf8);
   ExpectRejected(parser, "{\"a\": \"" + std::string(ten_mb, 'a'),
                  RejectReason::kBrokenJson);
 }
@@ -86,7 +89,8 @@ TEST(EventParserMalformedTest, InvalidUtf8Sequences) {
       "\xbf\xbf",          // continuations without a lead
       "\xe2\x82",          // truncated three-byte sequence
       "\xf4\x90\x80\x80",  // above U+10FFFF
-      "\xfe", "\xff",      // never valid in UTF-8
+      "\xfe",
+      "\xff",  // never valid in UTF-8
   };
   for (const std::string& seq : bad) {
     EventFields in_string;
@@ -118,7 +122,8 @@ TEST(EventParserMalformedTest, NestingDepthTenThousand) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
   const int depth = 10000;
   EventFields arrays;
-  arrays.payload = "{\"x\": " + std::string(depth, '[') + std::string(depth, ']') + "}";
+  arrays.payload =
+      "{\"x\": " + std::string(depth, '[') + std::string(depth, ']') + "}";
   ExpectRejected(parser, EventJson(arrays), RejectReason::kTooDeep);
 
   std::string objects;
@@ -132,6 +137,19 @@ TEST(EventParserMalformedTest, NestingDepthTenThousand) {
   ExpectRejected(parser, std::string(depth, '['), RejectReason::kBrokenJson);
 }
 
+TEST(EventParserMalformedTest, FirstOfSyntaxOrDepthProblemWins) {
+  ValidationLimits limits;
+  limits.max_depth = 4;
+  EventParser parser(FieldMapping{}, limits);
+  const std::string deep = "[[[[[1]]]]]";  // level 6 inside the payload
+  EventFields deep_first;
+  deep_first.payload = R"({"d": )" + deep + R"(, "e": tru})";
+  ExpectRejected(parser, EventJson(deep_first), RejectReason::kTooDeep);
+  EventFields syntax_first;
+  syntax_first.payload = R"({"e": tru, "d": )" + deep + "}";
+  ExpectRejected(parser, EventJson(syntax_first), RejectReason::kBrokenJson);
+}
+
 struct WrongTypeCase {
   const char* field;
   std::vector<std::string> values;
@@ -140,16 +158,25 @@ struct WrongTypeCase {
 TEST(EventParserMalformedTest, EveryFieldWithEveryWrongJsonType) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
   const std::vector<std::string> not_strings = {
-      "0", "-1", "1.5", "1e3", "true", "false", "{}", R"({"a":"b"})", "[]",
-      R"(["WDCGG8HB0AF462890"])"};
-  const std::vector<std::string> not_timestamps = {
-      "true", "false", "1763805600123.0", "1.7638056001e12", "1.5", "{}", "[]",
-      "[1763805600123]", R"("abc")", R"("")", R"("1763805600123")"};
+      "0",     "-1", "1.5",          "1e3", "true",
+      "false", "{}", R"({"a":"b"})", "[]",  R"(["WDCGG8HB0AF462890"])"};
+  const std::vector<std::string> not_timestamps = {"true",
+                                                   "false",
+                                                   "1763805600123.0",
+                                                   "1.7638056001e12",
+                                                   "1.5",
+                                                   "{}",
+                                                   "[]",
+                                                   "[1763805600123]",
+                                                   R"("abc")",
+                                                   R"("")",
+                                                   R"("1763805600123")"};
   const std::vector<std::string> not_objects = {
       "0", "1.5", "true", "false", R"("{}")", "[]", R"([{"a":1}])"};
   for (int field = 0; field < 5; ++field) {
-    const std::vector<std::string>& values =
-        field == 2 ? not_timestamps : field == 4 ? not_objects : not_strings;
+    const std::vector<std::string>& values = field == 2   ? not_timestamps
+                                             : field == 4 ? not_objects
+                                                          : not_strings;
     for (const std::string& v : values) {
       EventFields f;
       std::optional<std::string>* slots[] = {&f.vin, &f.trip, &f.ts, &f.event,
@@ -168,7 +195,8 @@ TEST(EventParserMalformedTest, EveryFieldWithEveryWrongJsonType) {
 
 TEST(EventParserMalformedTest, NanInfinityAndHugeNumbers) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
-  for (const char* s : {R"("NaN")", R"("Infinity")", R"("-Infinity")", R"("1e400")"}) {
+  for (const char* s :
+       {R"("NaN")", R"("Infinity")", R"("-Infinity")", R"("1e400")"}) {
     EventFields f;
     f.ts = s;
     ExpectRejected(parser, EventJson(f), RejectReason::kWrongType);
@@ -240,9 +268,15 @@ TEST(EventParserMalformedTest, RandomMutationsNeverBreakInvariants) {
     for (int e = 0; e < edits && !json.empty(); ++e) {
       const std::size_t at = rng() % json.size();
       switch (rng() % 3) {
-        case 0: json[at] = alphabet[rng() % alphabet.size()]; break;
-        case 1: json.erase(at, 1); break;
-        case 2: json.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+        case 0:
+          json[at] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          json.erase(at, 1);
+          break;
+        case 2:
+          json.insert(at, 1, alphabet[rng() % alphabet.size()]);
+          break;
       }
     }
     ParsedEvent event;
@@ -253,7 +287,8 @@ TEST(EventParserMalformedTest, RandomMutationsNeverBreakInvariants) {
       ASSERT_FALSE(event.trip_id.empty());
       ASSERT_FALSE(event.event.empty());
       ASSERT_EQ(event.extras.size(), 2u);
-      ASSERT_TRUE(event.payload_json.size() >= 2 && event.payload_json.front() == '{' &&
+      ASSERT_TRUE(event.payload_json.size() >= 2 &&
+                  event.payload_json.front() == '{' &&
                   event.payload_json.back() == '}');
     } else {
       ASSERT_NE(RejectReasonName(r.reason), "unknown");

@@ -39,9 +39,8 @@ TEST(EventParserTest, EmptyKeyIsAccepted) {
 
 TEST(EventParserTest, KeyMismatchIsInvalidVin) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
-  const Rejection r = ExpectRejected(parser, EventJson(),
-                                     RejectReason::kInvalidVin,
-                                     "WDCGG8HB0AF462891");
+  const Rejection r = ExpectRejected(
+      parser, EventJson(), RejectReason::kInvalidVin, "WDCGG8HB0AF462891");
   EXPECT_EQ(r.detail, "key does not match body VIN");
   EXPECT_EQ(r.detail.find("WDCGG8HB0AF462891"), std::string::npos);
 }
@@ -172,9 +171,10 @@ TEST(EventParserTest, DuplicatedMappedKeyIsBrokenJson) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
   const std::string json = EventJson();
   // A second "vin" must not be able to override (or hide behind) the first.
-  ExpectRejected(parser,
-                 json.substr(0, json.size() - 1) + R"(, "vin": "1M8GDM9AXKP042788"})",
-                 RejectReason::kBrokenJson);
+  ExpectRejected(
+      parser,
+      json.substr(0, json.size() - 1) + R"(, "vin": "1M8GDM9AXKP042788"})",
+      RejectReason::kBrokenJson);
   EventFields f;
   f.payload = R"({"artist": "A", "artist": "B"})";
   ExpectRejected(parser, EventJson(f), RejectReason::kBrokenJson);
@@ -183,8 +183,8 @@ TEST(EventParserTest, DuplicatedMappedKeyIsBrokenJson) {
 TEST(EventParserTest, DuplicatedUnmappedTopLevelKeyIsIgnored) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
   const std::string json = EventJson();
-  ExpectAccepted(parser, json.substr(0, json.size() - 1) +
-                             R"(, "note": 1, "note": 2})");
+  ExpectAccepted(
+      parser, json.substr(0, json.size() - 1) + R"(, "note": 1, "note": 2})");
 }
 
 TEST(EventParserTest, ExtrasAreRenderedAsText) {

@@ -23,9 +23,14 @@ TEST(RejectReasonTest, NamesMatchTheMetricsContract) {
 }
 
 TEST(RejectReasonTest, AllReasonsListsEachReasonOnce) {
-  const std::set<std::string> expected = {
-      "broken_json", "missing_field", "wrong_type",   "invalid_vin",
-      "timestamp_out_of_range", "too_large", "invalid_utf8", "too_deep"};
+  const std::set<std::string> expected = {"broken_json",
+                                          "missing_field",
+                                          "wrong_type",
+                                          "invalid_vin",
+                                          "timestamp_out_of_range",
+                                          "too_large",
+                                          "invalid_utf8",
+                                          "too_deep"};
   std::set<std::string> seen;
   for (RejectReason r : kAllRejectReasons) {
     seen.insert(std::string(RejectReasonName(r)));

@@ -33,10 +33,12 @@ class KeyedHasher {
   KeyedHasher& operator=(const KeyedHasher&) = delete;
 
   // HMAC-SHA256(key, data). Restarts one pre-keyed OpenSSL MAC context per
-  // call, hence non-const: thread-compatible, use one instance per thread. Throws
-  // std::runtime_error only if OpenSSL itself fails.
+  // call, hence non-const: thread-compatible, use one instance per thread.
+  // Throws std::runtime_error only if OpenSSL itself fails.
   HmacToken Hash(std::string_view data);
-  std::string HashHex(std::string_view data) { return HmacTokenHex(Hash(data)); }
+  std::string HashHex(std::string_view data) {
+    return HmacTokenHex(Hash(data));
+  }
 
  private:
   void* mac_;      // EVP_MAC*, kept opaque to keep OpenSSL out of this header

@@ -13,10 +13,10 @@
 namespace vanon {
 
 struct ParsedEvent {
-  std::string vin;       // valid ISO 3779 VIN, upper case
-  std::string trip_id;   // non-empty
+  std::string vin;         // valid ISO 3779 VIN, upper case
+  std::string trip_id;     // non-empty
   std::int64_t ts_ms = 0;  // milliseconds since the Unix epoch, UTC
-  std::string event;     // non-empty
+  std::string event;       // non-empty
   // The payload object re-serialized minified by simdjson. Keys keep their
   // order; numbers are re-rendered, so "1.50" becomes "1.5".
   std::string payload_json;

@@ -24,10 +24,10 @@ enum class RejectReason {
 
 // Every reason, so that metrics can pre-create one series per reason.
 inline constexpr std::array<RejectReason, 8> kAllRejectReasons = {
-    RejectReason::kBrokenJson,   RejectReason::kMissingField,
-    RejectReason::kWrongType,    RejectReason::kInvalidVin,
+    RejectReason::kBrokenJson,          RejectReason::kMissingField,
+    RejectReason::kWrongType,           RejectReason::kInvalidVin,
     RejectReason::kTimestampOutOfRange, RejectReason::kTooLarge,
-    RejectReason::kInvalidUtf8,  RejectReason::kTooDeep,
+    RejectReason::kInvalidUtf8,         RejectReason::kTooDeep,
 };
 
 // "broken_json", "missing_field", ... (snake_case, stable).
