@@ -6,7 +6,7 @@
 //   kBaseYear:  the year in [base_year, base_year + 29] with that code.
 //               Works for any market; the table must be revised once the
 //               fleet holds cars older than base_year.
-//   kPosition7: the North American rule (49 CFR 565.15) for passenger
+//   kPosition7: the North American rule (49 CFR 565) for passenger
 //               cars and light trucks: a digit at position 7 means the
 //               1980-2009 cycle, a letter the 2010-2039 cycle. Only valid
 //               for VINs built to that rule.

@@ -4,11 +4,15 @@ namespace vanon {
 
 namespace {
 
-// 49 CFR 565.15: letters map to 1-9 in runs that skip I, O and Q.
+// 49 CFR 565: letters map to 1-9 in runs that skip I, O and Q.
 int Transliterate(char c) {
   if (c >= '0' && c <= '9') return c - '0';
-  static constexpr int kLetters[26] = {1, 2,       3, 4,       5, 6, 7, 8, 0 /*I*/, 1, 2, 3, 4,
-                                       5, 0 /*O*/, 7, 0 /*Q*/, 9, 2, 3, 4, 5,       6, 7, 8, 9};
+  // clang-format off
+  static constexpr int kLetters[26] = {
+      1, 2, 3, 4, 5, 6, 7, 8, 0,  // A-I (I never occurs)
+      1, 2, 3, 4, 5, 0, 7, 0, 9,  // J-R (O and Q never occur)
+      2, 3, 4, 5, 6, 7, 8, 9};    // S-Z
+  // clang-format on
   return kLetters[c - 'A'];
 }
 
