@@ -17,13 +17,15 @@ inline constexpr int kVinLength = 17;
 bool IsVinChar(char c);
 
 // Exactly 17 VIN characters. Lower case is not accepted here.
-bool IsValidVin(std::string_view vin);
+// The same rule as the ingest layer's IsValidVin (vanon/ingest/vin.h); a
+// distinct name so the two libraries can be linked into one binary.
+bool IsWellFormedVin(std::string_view vin);
 
 // The check digit ('0'-'9' or 'X') the 49 CFR 565 algorithm gives for
-// `vin` (position 9 itself is ignored). Requires IsValidVin(vin).
+// `vin` (position 9 itself is ignored). Requires IsWellFormedVin(vin).
 char VinCheckDigit(std::string_view vin);
 
-// IsValidVin(vin) and position 9 equals VinCheckDigit(vin).
+// IsWellFormedVin(vin) and position 9 equals VinCheckDigit(vin).
 bool HasValidCheckDigit(std::string_view vin);
 
 }  // namespace vanon

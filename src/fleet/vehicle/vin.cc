@@ -26,7 +26,7 @@ bool IsVinChar(char c) {
   return c != 'I' && c != 'O' && c != 'Q';
 }
 
-bool IsValidVin(std::string_view vin) {
+bool IsWellFormedVin(std::string_view vin) {
   if (vin.size() != static_cast<size_t>(kVinLength)) return false;
   for (char c : vin) {
     if (!IsVinChar(c)) return false;
@@ -42,7 +42,7 @@ char VinCheckDigit(std::string_view vin) {
 }
 
 bool HasValidCheckDigit(std::string_view vin) {
-  return IsValidVin(vin) && vin[8] == VinCheckDigit(vin);
+  return IsWellFormedVin(vin) && vin[8] == VinCheckDigit(vin);
 }
 
 }  // namespace vanon
