@@ -5,6 +5,7 @@
 #include <prometheus/text_serializer.h>
 
 #include <charconv>
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 
@@ -37,6 +38,12 @@ HttpServer::HttpServer(const std::string& listen, std::shared_ptr<prometheus::Re
   int port = 0;
   if (!SplitHostPort(listen, &rep_->host, &port)) throw std::runtime_error("http.listen: bad address " + listen);
 
+  // httplib's default also sets SO_REUSEPORT, which would let a second
+  // instance bind the same port silently and split the scrapes between them.
+  rep_->server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof yes);
+  });
   rep_->server.Get("/metrics", [registry](const httplib::Request&, httplib::Response& res) {
     prometheus::TextSerializer ser;
     res.set_content(ser.Serialize(registry->Collect()), "text/plain; version=0.0.4; charset=utf-8");
@@ -60,6 +67,9 @@ HttpServer::HttpServer(const std::string& listen, std::shared_ptr<prometheus::Re
     rep_->port = port;
   }
   rep_->thread = std::thread([this] { rep_->server.listen_after_bind(); });
+  // stop() before the loop starts is a no-op in httplib, and the loop would
+  // then never end: wait until it runs so the destructor can always stop it.
+  while (!rep_->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 HttpServer::~HttpServer() {

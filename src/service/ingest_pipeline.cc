@@ -20,6 +20,13 @@ FieldMapping MappingFrom(const Config& c) {
   return m;
 }
 
+// A message too large for the input is usually too large for the DLQ topic
+// as well; its head is kept for diagnosis and the source offset points at
+// the whole message, still in the input topic for its retention time.
+std::string_view DlqValue(std::string_view v) {
+  return v.size() <= kDlqMaxValueBytes ? v : v.substr(0, kDlqTruncatedBytes);
+}
+
 ValidationLimits LimitsFrom(const Config& c) {
   ValidationLimits l;
   l.max_message_bytes = static_cast<size_t>(c.input.max_message_bytes);
@@ -102,12 +109,14 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
         // The DLQ keeps the original bytes so nothing is lost; it is an
         // input-classified topic. Its key is the HMAC, never the raw key.
         std::string key = m.key.empty() ? std::string() : hasher_->HashHex(m.key);
-        dlq_->Produce(config_.kafka.topics.dlq, -1, key, m.value,
-                      {{"vanon.reason", reason},
-                       {"vanon.detail", rejection.detail},
-                       {"vanon.source.topic", config_.kafka.topics.input},
-                       {"vanon.source.partition", std::to_string(m.partition)},
-                       {"vanon.source.offset", std::to_string(m.offset)}});
+        KafkaHeaders headers = {{"vanon.reason", reason},
+                                {"vanon.detail", rejection.detail},
+                                {"vanon.source.topic", config_.kafka.topics.input},
+                                {"vanon.source.partition", std::to_string(m.partition)},
+                                {"vanon.source.offset", std::to_string(m.offset)}};
+        std::string_view value = DlqValue(m.value);
+        if (value.size() < m.value.size()) headers.emplace_back("vanon.truncated_from", std::to_string(m.value.size()));
+        dlq_->Produce(config_.kafka.topics.dlq, -1, key, value, headers);
       }
       continue;
     }

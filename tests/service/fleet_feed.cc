@@ -6,6 +6,7 @@
 
 #include "vanon/fleet/fleet_generator.h"
 #include "vanon/kafka/producer.h"
+#include "vanon/service/ingest_pipeline.h"
 #include "vanon/vehicle/vin_decoder.h"
 
 namespace vanon::testing {
@@ -32,7 +33,9 @@ FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic,
       std::string reason(*m.expected_reject);
       s.invalid++;
       s.invalid_by_reason[reason]++;
-      s.rejected_values.emplace(m.value, reason);
+      // The service keeps only the head of oversized messages in the DLQ.
+      s.rejected_values.emplace(
+          m.value.size() <= kDlqMaxValueBytes ? m.value : m.value.substr(0, kDlqTruncatedBytes), reason);
     }
     if (m.key.size() == 17) s.vins.insert(m.key);
     if (o.wall_rate > 0) {

@@ -24,6 +24,11 @@ class IngestMetrics;
 class Producer;
 class StateStore;
 
+// DLQ values above this size are cut to their first kDlqTruncatedBytes, with
+// a vanon.truncated_from header giving the original size.
+inline constexpr size_t kDlqMaxValueBytes = 512 * 1024;
+inline constexpr size_t kDlqTruncatedBytes = 64 * 1024;
+
 // Where the optional per-event values sit in BufferedEvent::extras.
 struct BufferLayout {
   int sensitive = -1;  // index of the sensitive attribute's raw value, -1 if none
