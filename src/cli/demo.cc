@@ -59,6 +59,7 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
   lg.duration = 0;
   lg.invalid_fraction = args.invalid_fraction;
   lg.churn = 0.1;
+  lg.max_message_bytes = static_cast<size_t>(config.input.max_message_bytes);
   LoadgenProgress progress;
   std::atomic<bool> loadgen_stop{false};
   std::string loadgen_error;

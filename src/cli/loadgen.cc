@@ -27,6 +27,7 @@ uint64_t RunLoadgen(const LoadgenArgs& args, const std::atomic<bool>& stop, Load
   o.invalid_fraction = args.invalid_fraction;
   o.events_per_second = args.rate;
   o.churn = args.churn;
+  o.max_message_bytes = args.max_message_bytes;
   o.start_ms = args.start_ms != 0
                    ? args.start_ms
                    : std::chrono::duration_cast<std::chrono::milliseconds>(

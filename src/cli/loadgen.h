@@ -18,6 +18,7 @@ struct LoadgenArgs {
   uint64_t seed = 1;
   double invalid_fraction = 0;
   double churn = 0;
+  size_t max_message_bytes = 1u << 20;  // too_large messages exceed this
   std::string vin_table;    // VIN decoding table the VINs are drawn from
   int64_t start_ms = 0;     // 0 = wall clock at start
 };

@@ -101,6 +101,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1.0));
   loadgen->add_option("--churn", lg.churn, "share of vehicles leaving at each churn epoch")
       ->check(CLI::Range(0.0, 0.99));
+  loadgen->add_option("--max-message-bytes", lg.max_message_bytes,
+                      "size limit the malformed too_large messages exceed (match input.max_message_bytes)");
   loadgen->add_option("--vin-table", lg.vin_table, "VIN decoding table (default: config/vehicle/vin-table.yaml)");
   loadgen->add_option("--start-ms", lg.start_ms, "event time of the first message (default: now)");
 

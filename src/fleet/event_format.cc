@@ -111,7 +111,7 @@ void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, R
     case kTooLarge: {
       AppendEventHead(out, in.vin, in.trip_id, in.ts_ms, "diagnostic_dump");
       out.append("{\"blob\":\"");
-      out.append(kTooLargeBytes, 'A');
+      out.append(in.max_message_bytes + 4096, 'A');
       out.append("\"}}");
       break;
     }

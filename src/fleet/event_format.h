@@ -22,6 +22,7 @@ struct MalformedInput {
   std::string_view other_vin;  // a different valid VIN, for a key mismatch
   uint64_t trip_id = 0;
   int64_t ts_ms = 0;
+  size_t max_message_bytes = 1u << 20;  // the limit a too_large body must exceed
 };
 
 // Fills key and value with a message the ingest layer must reject with
@@ -32,8 +33,6 @@ struct MalformedInput {
 void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, Rng& rng,
                     std::string* key, std::string* value);
 
-// Body size of a too_large message: over the default 1 MiB limit.
-inline constexpr size_t kTooLargeBytes = (1u << 20) + 4096;
 // Payload nesting of a too_deep message: over the default limit of 16.
 inline constexpr int kTooDeepLevels = 24;
 

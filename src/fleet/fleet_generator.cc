@@ -66,6 +66,7 @@ class FleetGenerator::Impl {
   Rng rng_;
   double ms_per_event_;
   uint64_t invalid_threshold_;
+  size_t max_message_bytes_ = 1u << 20;
   uint64_t churn_threshold_;
   uint64_t favourite_threshold_;
   int64_t epoch_ = 0;
@@ -98,6 +99,7 @@ FleetGenerator::Impl::Impl(const FleetOptions& options, const VinDecoder& table)
   }
   ms_per_event_ = 1000.0 / options.events_per_second;
   invalid_threshold_ = ChanceThreshold(options.invalid_fraction);
+  max_message_bytes_ = options.max_message_bytes;
   churn_threshold_ = ChanceThreshold(options.churn);
   favourite_threshold_ = ChanceThreshold(options.favourite_change);
 
@@ -177,6 +179,7 @@ void FleetGenerator::Impl::WriteMalformed(uint32_t v, int64_t ts) {
   in.other_vin = std::string_view(state_[other].vin, kVinLength);
   in.trip_id = state_[v].in_trip ? state_[v].trip_id : rng_.Next();
   in.ts_ms = ts;
+  in.max_message_bytes = max_message_bytes_;
   fleet_internal::WriteMalformed(reason, variant, in, rng_, &msg_.key, &msg_.value);
   msg_.expected_reject = kFleetRejectReasons[reason];
 }

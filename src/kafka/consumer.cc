@@ -47,7 +47,7 @@ class Consumer::Rebalancer : public RdKafka::RebalanceCb {
 };
 
 Consumer::Consumer(const std::string& bootstrap, const std::string& group_id,
-                   const std::string& topic, const KafkaProperties& user,
+                   const std::string& topic, size_t max_message_bytes, const KafkaProperties& user,
                    const KafkaProperties& user_specific, ResumeFn resume, RevokeFn revoke)
     : topic_(topic), rebalancer_(std::make_unique<Rebalancer>(std::move(resume), std::move(revoke))) {
   // Offsets live in RocksDB with the state they produced; Kafka-side commits
@@ -57,7 +57,12 @@ Consumer::Consumer(const std::string& bootstrap, const std::string& group_id,
                               {"enable.auto.offset.store", "false"},
                               {"auto.offset.reset", "earliest"},
                               {"enable.partition.eof", "false"},
-                              {"isolation.level", "read_committed"}};
+                              {"isolation.level", "read_committed"},
+                              // Oversized input must reach the validator (and the DLQ)
+                              // instead of stalling the partition: some brokers, the
+                              // mock among them, will not return a message larger
+                              // than the fetch size.
+                              {"fetch.message.max.bytes", std::to_string(2 * max_message_bytes + 65536)}};
   auto conf = MakeKafkaConf(bootstrap, defaults, user, user_specific);
   std::string err;
   if (conf->set("rebalance_cb", static_cast<RdKafka::RebalanceCb*>(rebalancer_.get()), err) !=

@@ -107,7 +107,8 @@ int Service::Run(const std::atomic<bool>& stop) {
   Producer dlq(c.kafka.bootstrap, c.kafka.properties, c.kafka.producer_properties);
   IngestPipeline pipeline(c, r.hmac_key, store.get(), &dlq, &r.metrics);
   Consumer consumer(
-      c.kafka.bootstrap, c.kafka.group_id, c.kafka.topics.input, c.kafka.properties,
+      c.kafka.bootstrap, c.kafka.group_id, c.kafka.topics.input,
+      static_cast<size_t>(c.input.max_message_bytes), c.kafka.properties,
       c.kafka.consumer_properties,
       [&](int32_t p) {
         auto at = pipeline.ResumeOffset(p);

@@ -1,5 +1,7 @@
 #include "fleet_feed.h"
 
+#include <librdkafka/rdkafkacpp.h>
+
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -11,6 +13,22 @@
 
 namespace vanon::testing {
 
+int64_t SumLowWatermarks(const std::string& bootstrap, const std::string& topic, int partitions) {
+  std::string err;
+  std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
+  conf->set("bootstrap.servers", bootstrap, err);
+  std::unique_ptr<RdKafka::Producer> p(RdKafka::Producer::create(conf.get(), err));
+  int64_t sum = 0;
+  for (int i = 0; i < partitions; ++i) {
+    int64_t lo = -1, hi = -1;
+    if (p->query_watermark_offsets(topic, i, &lo, &hi, 10000) != RdKafka::ERR_NO_ERROR) {
+      throw std::runtime_error("cannot read watermarks of " + topic);
+    }
+    sum += lo;
+  }
+  return sum;
+}
+
 FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic, const FeedOptions& o) {
   VinDecoder table = VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
   FleetOptions fo;
@@ -18,6 +36,7 @@ FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic,
   fo.seed = o.seed;
   fo.invalid_fraction = o.invalid_fraction;
   fo.events_per_second = o.rate;
+  fo.max_message_bytes = o.max_message_bytes;
   fo.start_ms = o.start_ms != 0 ? o.start_ms
                                 : std::chrono::duration_cast<std::chrono::milliseconds>(
                                       std::chrono::system_clock::now().time_since_epoch()).count();

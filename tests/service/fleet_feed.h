@@ -27,7 +27,13 @@ struct FeedOptions {
   double rate = 5000;          // simulated events/s (event-time spacing)
   double wall_rate = 0;        // >0: pace production at this many msgs/s of wall time
   int64_t start_ms = 0;        // 0: now
+  size_t max_message_bytes = 16384;  // keep equal to the service's input.max_message_bytes
 };
+
+// The mock cluster drops old messages past about 5 MB a partition; a test
+// whose input was truncated would report that as loss. Returns the sum of the
+// low watermarks of partitions [0, partitions): 0 means nothing was dropped.
+int64_t SumLowWatermarks(const std::string& bootstrap, const std::string& topic, int partitions);
 
 FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic, const FeedOptions& o);
 

@@ -62,8 +62,8 @@ TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
   MockCluster cluster(1);
   testing::TempDir state;
   Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                             {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state.path(),
-                              "http.listen=127.0.0.1:0"});
+                             {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state.path(), "input.max_message_bytes=16384",
+                              "http.listen=127.0.0.1:" + std::to_string(testing::FreePort())});
   cluster.CreateTopic(config.kafka.topics.input, 3);
   cluster.CreateTopic(config.kafka.topics.dlq, 1);
 
@@ -85,6 +85,8 @@ TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
   ASSERT_TRUE(all) << "consumed only " << service.Status().consumed;
   EXPECT_EQ(rc, 0);
 
+  ASSERT_EQ(testing::SumLowWatermarks(cluster.Bootstrap(), config.kafka.topics.input, 3), 0)
+      << "the mock cluster truncated the input; the counts below would be meaningless";
   ServiceStatus s = service.Status();
   EXPECT_EQ(s.consumed, feed.total);
   EXPECT_EQ(s.rejected, feed.invalid);

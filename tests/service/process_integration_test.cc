@@ -29,7 +29,7 @@ std::unique_ptr<Subprocess> StartKafka(std::string* bootstrap) {
 std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int http_port) {
   return std::make_unique<Subprocess>(
       std::vector<std::string>{VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                               "--set", "kafka.bootstrap=" + bootstrap, "--set", "state.dir=" + state, "--set",
+                               "--set", "kafka.bootstrap=" + bootstrap, "--set", "input.max_message_bytes=16384", "--set", "state.dir=" + state, "--set",
                                "http.listen=127.0.0.1:" + std::to_string(http_port)},
       kKeyEnv);
 }
@@ -87,6 +87,8 @@ TEST(ProcessIntegration, SigtermMidStreamThenRestartBuffersEachAcceptedEventOnce
   second->Signal(SIGTERM);
   EXPECT_EQ(second->Wait(60), 0);
 
+  ASSERT_EQ(testing::SumLowWatermarks(bootstrap, "vehicle.events.raw", 2), 0)
+      << "the mock cluster truncated the input; the counts below would be meaningless";
   auto store = StateStore::Open(state.path());
   uint64_t consumed = 0, accepted = 0, rejected = 0;
   for (int p = 0; p < 2; ++p) {
@@ -115,7 +117,7 @@ TEST(ProcessIntegration, PrometheusScrapesVanonAndPromtoolAcceptsTheExposition) 
   testing::FeedSummary feed = testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo);
   ASSERT_TRUE(testing::WaitFor(60, [&] {
     return MetricValue(Get(port, "/metrics"), "vanon_events_consumed_total") == static_cast<double>(feed.total);
-  }));
+  })) << "consumed " << MetricValue(Get(port, "/metrics"), "vanon_events_consumed_total") << " of " << feed.total;
 
   std::string exposition = Get(port, "/metrics");
   testing::WriteFile(prom_dir.path() + "/scrape.txt", exposition);

@@ -12,6 +12,10 @@ struct FleetOptions {
   // Share of messages that are malformed; they cycle through the eight
   // DLQ reasons (fleet_generator.h).
   double invalid_fraction = 0.0;
+  // too_large messages are just over this size: match the service's
+  // input.max_message_bytes. Tests keep it small because the mock cluster
+  // retains only about 5 MB per partition.
+  size_t max_message_bytes = 1u << 20;
   // Event time of the first message, ms since the Unix epoch
   // (default 2025-11-22T10:00:00Z). Never the wall clock: output must
   // depend on the options only.

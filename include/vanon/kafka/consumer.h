@@ -35,8 +35,9 @@ class Consumer {
   // Called before partitions are taken away (after the current batch is done).
   using RevokeFn = std::function<void(const std::vector<int32_t>& partitions)>;
 
+  // max_message_bytes: the largest message the caller wants to see whole.
   Consumer(const std::string& bootstrap, const std::string& group_id, const std::string& topic,
-           const KafkaProperties& user, const KafkaProperties& user_specific, ResumeFn resume,
+           size_t max_message_bytes, const KafkaProperties& user, const KafkaProperties& user_specific, ResumeFn resume,
            RevokeFn revoke);
   ~Consumer();
   Consumer(const Consumer&) = delete;
