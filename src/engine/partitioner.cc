@@ -5,6 +5,8 @@
 #include <cmath>
 #include <utility>
 
+#include "distinct_cut.h"
+
 namespace vanon {
 
 namespace {
@@ -254,104 +256,26 @@ class Partitioner {
       return;
     }
     if (spec_.rule == GroupingRule::kDistinct) {
-      SortByLocality(&items);
-      items = GreedyDistinct(std::move(items));
-      if (items.empty()) return;
+      for (auto& g : CutDistinct(schema_, work_, std::move(items), spec_.m)) {
+        groups_.push_back(ItemGroup{std::move(g)});
+      }
+      return;
     }
-    // Sorted by value (stable, so locality order survives within a value) so
-    // that dealing round-robin gives every group at most one tuple per value.
+    // kSignatureSlots: the i-th tuple of each value goes to group i, so every
+    // group holds at most one tuple per value and the counterfeits collect in
+    // the last groups, where the fewest real tuples are.
     std::stable_sort(items.begin(), items.end(), [&](uint32_t x, uint32_t y) {
       return work_.sensitive[x] < work_.sensitive[y];
     });
-    size_t groups = 1;
-    if (spec_.rule == GroupingRule::kDistinct) {
-      groups = items.size() / spec_.m;
-    } else {
-      uint64_t unused = 0;
-      Groupable(b, e, &unused);
-      groups = counter_.max();
-    }
+    uint64_t unused = 0;
+    Groupable(b, e, &unused);
     const size_t first = groups_.size();
-    groups_.resize(first + groups);
-    if (spec_.rule == GroupingRule::kSignatureSlots) {
-      // The i-th tuple of each value goes to group i: counterfeits collect in
-      // the last groups, where the fewest real tuples are.
-      size_t run = 0;
-      for (size_t i = 0; i < items.size(); ++i) {
-        if (i > 0 && work_.sensitive[items[i]] != work_.sensitive[items[i - 1]]) run = 0;
-        groups_[first + run++].items.push_back(items[i]);
-      }
-    } else {
-      for (size_t i = 0; i < items.size(); ++i) groups_[first + i % groups].items.push_back(items[i]);
-    }
-  }
-
-  // Lexicographic QI order, most varied attribute first: neighbours in this
-  // order share as much of their generalization as possible.
-  void SortByLocality(std::vector<uint32_t>* items) const {
-    const size_t dims = work_.dims;
-    std::vector<int32_t> lo(dims, INT32_MAX), hi(dims, INT32_MIN);
-    for (uint32_t it : *items) {
-      for (size_t a = 0; a < dims; ++a) {
-        lo[a] = std::min(lo[a], work_.Qi(it, a));
-        hi[a] = std::max(hi[a], work_.Qi(it, a));
-      }
-    }
-    std::vector<std::pair<double, size_t>> order;
-    for (size_t a = 0; a < dims; ++a) order.push_back({-schema_.Loss(a, schema_.Generalize(a, lo[a], hi[a])), a});
-    std::sort(order.begin(), order.end());
-    std::sort(items->begin(), items->end(), [&](uint32_t x, uint32_t y) {
-      for (const auto& [unused, a] : order) {
-        const int32_t qx = work_.Qi(x, a), qy = work_.Qi(y, a);
-        if (qx != qy) return qx < qy;
-      }
-      return x < y;
-    });
-  }
-
-  // Forms groups of exactly m tuples walking the locality order: each group
-  // takes the earliest remaining tuple of each of the m most frequent
-  // remaining values, which keeps the rest groupable (max <= n/m) except
-  // possibly near the end. Returns the remainder, still groupable, for the
-  // round-robin cut.
-  std::vector<uint32_t> GreedyDistinct(std::vector<uint32_t> items) {
-    const size_t m = spec_.m;
-    std::vector<std::vector<uint32_t>> queue(work_.values.size());
-    std::vector<size_t> head(work_.values.size(), 0);
-    std::vector<uint32_t> present;
+    groups_.resize(first + counter_.max());
+    size_t run = 0;
     for (size_t i = 0; i < items.size(); ++i) {
-      const uint32_t v = work_.sensitive[items[i]];
-      if (queue[v].empty()) present.push_back(v);
-      queue[v].push_back(items[i]);
+      if (i > 0 && work_.sensitive[items[i]] != work_.sensitive[items[i - 1]]) run = 0;
+      groups_[first + run++].items.push_back(items[i]);
     }
-    size_t n = items.size();
-    auto remaining = [&](uint32_t v) { return queue[v].size() - head[v]; };
-    std::vector<std::pair<size_t, uint32_t>> rank;
-    while (n >= m) {
-      rank.clear();
-      for (uint32_t v : present) {
-        if (remaining(v) > 0) rank.push_back({remaining(v), v});
-      }
-      if (rank.size() < m) break;
-      // Most remaining first; among equals the one whose next tuple comes
-      // earliest in locality order (item ids are not positions, so compare
-      // by the QI order through the queue heads).
-      std::partial_sort(rank.begin(), rank.begin() + static_cast<ptrdiff_t>(std::min(rank.size(), m + 1)),
-                        rank.end(), [](const auto& x, const auto& y) {
-                          return x.first != y.first ? x.first > y.first : x.second < y.second;
-                        });
-      const size_t next = rank.size() > m ? rank[m].first : 0;
-      if (n > m && std::max(rank[0].first - 1, next) > (n - m) / m) break;
-      ItemGroup g;
-      for (size_t i = 0; i < m; ++i) g.items.push_back(queue[rank[i].second][head[rank[i].second]++]);
-      groups_.push_back(std::move(g));
-      n -= m;
-    }
-    std::vector<uint32_t> rest;
-    for (uint32_t v : present) {
-      for (size_t i = head[v]; i < queue[v].size(); ++i) rest.push_back(queue[v][i]);
-    }
-    return rest;
   }
 
   const Schema& schema_;

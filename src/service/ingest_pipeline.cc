@@ -35,6 +35,8 @@ ValidationLimits LimitsFrom(const Config& c) {
   l.max_future_ms = c.input.timestamp.max_future_seconds * 1000;
   return l;
 }
+// 2^18 vehicles of cache: about 40 MB; beyond it the cache starts over.
+constexpr size_t kMaxCachedVehicles = 1u << 18;
 }  // namespace
 
 IngestPipeline::IngestPipeline(const Config& config, std::string_view hmac_key, StateStore* store,
@@ -51,6 +53,20 @@ IngestPipeline::IngestPipeline(const Config& config, std::string_view hmac_key, 
 }
 
 IngestPipeline::~IngestPipeline() = default;
+
+IngestPipeline::VehicleInfo& IngestPipeline::Lookup(const ParsedEvent& e) {
+  auto it = vehicles_.find(e.vin);
+  bool fresh = it == vehicles_.end();
+  if (fresh) {
+    if (vehicles_.size() >= kMaxCachedVehicles) vehicles_.clear();
+    it = vehicles_.emplace(e.vin, VehicleInfo{}).first;
+    it->second.key = hasher_->Hash(e.vin);
+  }
+  VehicleInfo& v = it->second;
+  // Event-field QIs can differ per event; table and registry QIs cannot.
+  if (fresh || !resolver_->DependsOnVinOnly()) v.known = resolver_->Resolve(e, &v.qi);
+  return v;
+}
 
 PartitionProgress& IngestPipeline::Progress(int32_t partition) {
   auto it = progress_.find(partition);
@@ -86,13 +102,12 @@ PartitionProgress IngestPipeline::Totals() const {
 
 void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now_ms) {
   if (batch.empty()) return;
-  IngestWrite write;
+  IngestWrite write(*store_);
   // Work on copies: if the DLQ fails, the in-memory progress must not move.
   std::map<int32_t, PartitionProgress> next;
   uint64_t rejected = 0, accepted = 0, unknown = 0;
   std::map<std::string, uint64_t> rejected_by;
   Rejection rejection;
-  std::vector<std::string> qi;
   for (const InputMessage& m : batch) {
     auto it = next.find(m.partition);
     if (it == next.end()) it = next.emplace(m.partition, Progress(m.partition)).first;
@@ -120,16 +135,20 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
       }
       continue;
     }
-    bool known = resolver_->Resolve(parsed_, &qi);
-    if (!known) {
+    VehicleInfo& v = Lookup(parsed_);
+    if (!v.known) {
       pr.unknown_vin++;
       unknown++;
     }
-    buffered_.vehicle_key = hasher_->Hash(parsed_.vin);
-    buffered_.trip_key = hasher_->Hash(parsed_.trip_id);
+    if (v.last_trip != parsed_.trip_id) {
+      v.last_trip = parsed_.trip_id;
+      v.last_trip_key = hasher_->Hash(parsed_.trip_id);
+    }
+    buffered_.vehicle_key = v.key;
+    buffered_.trip_key = v.last_trip_key;
     buffered_.ts_ms = parsed_.ts_ms;
     buffered_.event = parsed_.event;
-    buffered_.qi_values = qi;
+    buffered_.qi_values = v.qi;
     buffered_.extras = parsed_.extras;
     buffered_.payload_json = parsed_.payload_json;
     encoded_.clear();

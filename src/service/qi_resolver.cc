@@ -87,6 +87,7 @@ class EventFieldResolver : public QiResolver {
     }
     return known;
   }
+  bool DependsOnVinOnly() const override { return false; }
 
  private:
   std::vector<size_t> idx_;

@@ -26,30 +26,37 @@ std::string ProgressKey(int32_t partition) {
 }
 }  // namespace
 
-struct IngestWrite::Rep {
-  rocksdb::WriteBatch batch;
-  std::vector<std::pair<std::string, std::string>> events;  // key, value
-  std::vector<std::pair<std::string, std::string>> meta;
-};
-
-IngestWrite::IngestWrite() : rep_(std::make_unique<Rep>()) {}
-IngestWrite::~IngestWrite() = default;
-
-void IngestWrite::PutEvent(int32_t partition, int64_t ts_ms, int64_t offset, std::string_view encoded) {
-  rep_->events.emplace_back(EventKey(partition, ts_ms, offset), std::string(encoded));
-  events_++;
-}
-
-void IngestWrite::SetProgress(int32_t partition, const PartitionProgress& p) {
-  rep_->meta.emplace_back(ProgressKey(partition), p.Encode());
-}
-
 struct StateStore::Rep {
   std::unique_ptr<rocksdb::DB> db;
   rocksdb::ColumnFamilyHandle* events = nullptr;
   rocksdb::ColumnFamilyHandle* meta = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
 };
+
+struct IngestWrite::Rep {
+  rocksdb::WriteBatch batch;
+  rocksdb::ColumnFamilyHandle* events;
+  rocksdb::ColumnFamilyHandle* meta;
+  std::string key;
+};
+
+IngestWrite::IngestWrite(const StateStore& store) : rep_(std::make_unique<Rep>()) {
+  rep_->events = store.rep_->events;
+  rep_->meta = store.rep_->meta;
+}
+IngestWrite::~IngestWrite() = default;
+
+void IngestWrite::PutEvent(int32_t partition, int64_t ts_ms, int64_t offset, std::string_view encoded) {
+  rep_->key = EventKey(partition, ts_ms, offset);
+  Check(rep_->batch.Put(rep_->events, rep_->key, rocksdb::Slice(encoded.data(), encoded.size())), "batch put");
+  events_++;
+}
+
+void IngestWrite::SetProgress(int32_t partition, const PartitionProgress& p) {
+  Check(rep_->batch.Put(rep_->meta, ProgressKey(partition), p.Encode()), "batch put");
+}
+
+
 
 StateStore::StateStore() : rep_(std::make_unique<Rep>()) {}
 
@@ -91,11 +98,7 @@ PartitionProgress StateStore::LoadProgress(int32_t partition) const {
 
 void StateStore::Commit(IngestWrite& w) {
   rocksdb::WriteBatch& b = w.rep_->batch;
-  for (auto& [k, v] : w.rep_->events) Check(b.Put(rep_->events, k, v), "batch put");
-  for (auto& [k, v] : w.rep_->meta) Check(b.Put(rep_->meta, k, v), "batch put");
   Check(rep_->db->Write(rocksdb::WriteOptions(), &b), "write batch");
-  w.rep_->events.clear();
-  w.rep_->meta.clear();
   b.Clear();
   w.events_ = 0;
 }

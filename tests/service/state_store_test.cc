@@ -36,7 +36,7 @@ TEST(StateStore, CommitIsAtomicPerBatchAndSurvivesReopen) {
   {
     auto s = StateStore::Open(dir.path());
     EXPECT_EQ(s->LoadProgress(0).next_offset, -1);
-    IngestWrite w;
+    IngestWrite w(*s);
     w.PutEvent(0, 2000, 10, "b");
     w.PutEvent(0, 1000, 11, "a");
     w.PutEvent(1, 1500, 3, "c");
@@ -67,7 +67,7 @@ TEST(StateStore, ReplayingAnOffsetDoesNotDuplicate) {
   testing::TempDir dir;
   auto s = StateStore::Open(dir.path());
   for (int round = 0; round < 2; ++round) {
-    IngestWrite w;
+    IngestWrite w(*s);
     w.PutEvent(0, 1000, 7, "x");
     s->Commit(w);
   }

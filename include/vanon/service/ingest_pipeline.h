@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "vanon/config.h"
@@ -57,6 +58,17 @@ class IngestPipeline {
  private:
   PartitionProgress& Progress(int32_t partition);
 
+  // What ingestion derives from a VIN, cached because a fleet's vehicles send
+  // many events each. Memory only (raw VINs never leave the process); bounded.
+  struct VehicleInfo {
+    HmacToken key;
+    std::vector<std::string> qi;
+    bool known = false;
+    std::string last_trip;
+    HmacToken last_trip_key;
+  };
+  VehicleInfo& Lookup(const ParsedEvent& e);
+
   const Config& config_;
   StateStore* store_;
   Producer* dlq_;
@@ -66,6 +78,7 @@ class IngestPipeline {
   std::unique_ptr<EventParser> parser_;
   std::unique_ptr<KeyedHasher> hasher_;
   std::map<int32_t, PartitionProgress> progress_;
+  std::unordered_map<std::string, VehicleInfo> vehicles_;
   ParsedEvent parsed_;
   BufferedEvent buffered_;
   std::string encoded_;

@@ -25,6 +25,10 @@ class QiResolver {
   // Fills one value per configured QI, in config order. Returns false when
   // the source does not know the vehicle (values are then the root "*").
   virtual bool Resolve(const ParsedEvent& event, std::vector<std::string>* qi) const = 0;
+
+  // True when the values depend on the VIN alone (table, registry), so a
+  // caller may cache them per vehicle.
+  virtual bool DependsOnVinOnly() const { return true; }
 };
 
 }  // namespace vanon

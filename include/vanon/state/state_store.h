@@ -22,10 +22,15 @@ namespace vanon {
 
 // One atomic unit of ingestion: the events of a poll batch and the progress
 // (offsets, counters) they lead to.
+// Writes go straight into a RocksDB WriteBatch: no intermediate copies on
+// the ingestion hot path.
+class StateStore;
 class IngestWrite {
  public:
-  IngestWrite();
+  explicit IngestWrite(const StateStore& store);
   ~IngestWrite();
+  IngestWrite(const IngestWrite&) = delete;
+  IngestWrite& operator=(const IngestWrite&) = delete;
   void PutEvent(int32_t partition, int64_t ts_ms, int64_t offset, std::string_view encoded);
   void SetProgress(int32_t partition, const PartitionProgress& p);
   size_t events() const { return events_; }
@@ -36,6 +41,7 @@ class IngestWrite {
   std::unique_ptr<Rep> rep_;
   size_t events_ = 0;
 };
+
 
 class StateStore {
  public:
@@ -59,6 +65,7 @@ class StateStore {
   void Flush();
 
  private:
+  friend class IngestWrite;
   StateStore();
   struct Rep;
   std::unique_ptr<Rep> rep_;

@@ -1,0 +1,70 @@
+// TupleBuilder turns the buffered events of one partition and epoch into the
+// engine's input: one tuple per vehicle.
+//
+// Per vehicle, events are taken in (ts_ms, position) order:
+// - QIs come from its latest event (they are equal for all its events unless
+//   the registry or decoding table changed mid-epoch); numeric values are
+//   clamped to the configured range and rounded to an integer;
+// - the sensitive value is aggregated over the events that carry the field:
+//   `first`, `last`, or `mode` (ties go to the value whose first occurrence
+//   is earliest); `registry` is a static value and is read like `last`.
+//   With no such event the vehicle gets SensitiveConfig::missing_value, or is
+//   ineligible when none is configured.
+// An ineligible vehicle (missing sensitive value, or a QI outside the domain,
+// e.g. "*" for a VIN the decoding table does not know) keeps its tuple with
+// kIneligibleCode as first QI code, so that ComputeRelease suppresses and
+// counts it ("ineligible") with every other suppression.
+#ifndef VANON_RELEASE_TUPLE_BUILDER_H_
+#define VANON_RELEASE_TUPLE_BUILDER_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vanon/config.h"
+#include "vanon/engine/release.h"
+#include "vanon/engine/schema.h"
+#include "vanon/ingest/buffered_event.h"
+#include "vanon/release/sensitive_dictionary.h"
+
+namespace vanon {
+
+enum class TupleProblem { kNone, kUnknownQi, kMissingSensitive };
+
+struct BuiltTuples {
+  // Sorted by vehicle key; Tuple::vehicle is the 32 raw bytes of the HMAC.
+  std::vector<Tuple> tuples;
+  // Per tuple, positions of its events in the input range, in (ts, position)
+  // order: the events to publish when the tuple is published.
+  std::vector<std::vector<uint32_t>> events;
+  // Per tuple, why it is ineligible (kNone when it is not).
+  std::vector<TupleProblem> problems;
+};
+
+class TupleBuilder {
+ public:
+  // `sensitive_extra` is BufferLayout::sensitive (-1: no sensitive attribute;
+  // every tuple then gets the value "" so that only k-anonymity is useful).
+  // Schema and dictionary must outlive the builder.
+  TupleBuilder(const Config& config, const Schema& schema, int sensitive_extra,
+               SensitiveDictionary* dictionary);
+
+  // Events with a wrong number of QI values make their vehicle ineligible.
+  BuiltTuples Build(std::span<const BufferedEvent> events) const;
+
+ private:
+  std::vector<int32_t> EncodeQi(const BufferedEvent& e) const;
+  std::optional<std::string> Aggregate(std::span<const BufferedEvent> events,
+                                       const std::vector<uint32_t>& order) const;
+
+  const Schema& schema_;
+  std::vector<QuasiIdentifier> qis_;
+  std::optional<SensitiveConfig> sensitive_;
+  int sensitive_extra_;
+  SensitiveDictionary* dictionary_;
+};
+
+}  // namespace vanon
+
+#endif  // VANON_RELEASE_TUPLE_BUILDER_H_

@@ -1,0 +1,156 @@
+#include "vanon/release/payload_transformer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include <simdjson.h>
+
+#include "json_out.h"
+
+namespace vanon {
+
+namespace {
+
+// Mean Earth radius (IUGG), so a degree of latitude is ~111.2 km.
+constexpr double kMetersPerDegree = 6371008.8 * std::numbers::pi / 180.0;
+
+std::optional<double> Number(simdjson::dom::element v) {
+  double d = 0;
+  switch (v.type()) {
+    case simdjson::dom::element_type::INT64:
+      d = static_cast<double>(v.get_int64().value_unsafe());
+      break;
+    case simdjson::dom::element_type::UINT64:
+      d = static_cast<double>(v.get_uint64().value_unsafe());
+      break;
+    case simdjson::dom::element_type::DOUBLE:
+      d = v.get_double().value_unsafe();
+      break;
+    default:
+      return std::nullopt;
+  }
+  if (!std::isfinite(d)) return std::nullopt;
+  return d;
+}
+
+size_t Index(double x, double width, double count) {
+  return static_cast<size_t>(std::clamp(std::floor(x / width), 0.0, count - 1));
+}
+
+}  // namespace
+
+GridPoint GridCellCentre(double lat, double lon, double cell_meters) {
+  const double rows = std::max(1.0, std::round(180.0 * kMetersPerDegree / cell_meters));
+  const double dlat = 180.0 / rows;
+  const double row = static_cast<double>(Index(lat + 90.0, dlat, rows));
+  const double centre_lat = -90.0 + (row + 0.5) * dlat;
+  const double row_meters = 360.0 * kMetersPerDegree * std::cos(centre_lat * std::numbers::pi / 180.0);
+  const double cols = std::max(1.0, std::round(row_meters / cell_meters));
+  const double dlon = 360.0 / cols;
+  const double col = static_cast<double>(Index(lon + 180.0, dlon, cols));
+  return {centre_lat, -180.0 + (col + 0.5) * dlon};
+}
+
+struct PayloadTransformer::Impl {
+  simdjson::dom::parser parser;
+
+  // Appends `"key":value` pairs of `obj` (under `prefix`) to *out; returns
+  // how many were written.
+  size_t Object(PayloadTransformer& t, simdjson::dom::object obj, const std::string& prefix,
+                std::string* out) {
+    size_t written = 0;
+    for (auto field : obj) {
+      std::string path = prefix.empty() ? std::string(field.key) : prefix + "." + std::string(field.key);
+      const size_t mark = out->size();
+      if (written > 0) out->push_back(',');
+      AppendJsonString(out, field.key);
+      out->push_back(':');
+      bool ok = false;
+      auto rule = t.rules_.find(path);
+      if (rule != t.rules_.end()) {
+        ok = Apply(t, rule->second, field.value, out);
+      } else if (field.value.is_object() && t.parents_.count(path) > 0) {
+        out->push_back('{');
+        const size_t inner = Object(t, field.value.get_object().value_unsafe(), path, out);
+        out->push_back('}');
+        ok = inner > 0 || t.keep_unlisted_;
+      } else if (t.keep_unlisted_) {
+        out->append(simdjson::minify(field.value));
+        ok = true;
+      }
+      if (ok) {
+        ++written;
+      } else {
+        out->resize(mark);
+      }
+    }
+    return written;
+  }
+
+  bool Apply(PayloadTransformer& t, const PayloadField& rule, simdjson::dom::element value,
+             std::string* out) {
+    switch (rule.transform) {
+      case PayloadTransform::kDrop:
+        return false;
+      case PayloadTransform::kKeep:
+        out->append(simdjson::minify(value));
+        return true;
+      case PayloadTransform::kBin: {
+        const std::optional<double> v = Number(value);
+        const double lo = v ? std::floor(*v / rule.width) * rule.width : 0;
+        if (!v || !std::isfinite(lo)) break;
+        // 15 digits hide the binary noise of floor(v/w)*w (0.30000000000000004).
+        fmt::format_to(std::back_inserter(*out), "{:.15g}", lo == 0 ? 0.0 : lo);
+        return true;
+      }
+      case PayloadTransform::kGpsGrid: {
+        simdjson::dom::object obj;
+        simdjson::dom::element lat_e, lon_e;
+        if (value.get(obj) || obj["lat"].get(lat_e) || obj["lon"].get(lon_e)) break;
+        const std::optional<double> lat = Number(lat_e);
+        const std::optional<double> lon = Number(lon_e);
+        if (!lat || !lon || *lat < -90 || *lat > 90 || *lon < -180 || *lon > 180) break;
+        const GridPoint p = GridCellCentre(*lat, *lon, rule.cell_meters);
+        fmt::format_to(std::back_inserter(*out), "{{\"lat\":{:.6f},\"lon\":{:.6f}}}", p.lat, p.lon);
+        return true;
+      }
+    }
+    ++t.stats_.malformed_fields;
+    return false;
+  }
+};
+
+PayloadTransformer::PayloadTransformer(const PayloadConfig& config)
+    : keep_unlisted_(config.default_action == PayloadDefault::kKeep),
+      bucket_ms_(std::max<int64_t>(1, config.time_bucket_seconds) * 1000),
+      impl_(std::make_unique<Impl>()) {
+  for (const PayloadField& f : config.fields) {
+    rules_[f.path] = f;
+    for (size_t dot = f.path.find('.'); dot != std::string::npos; dot = f.path.find('.', dot + 1)) {
+      parents_.insert(f.path.substr(0, dot));
+    }
+  }
+}
+
+PayloadTransformer::~PayloadTransformer() = default;
+
+std::string PayloadTransformer::Transform(std::string_view payload_json) {
+  simdjson::dom::element root;
+  if (impl_->parser.parse(payload_json.data(), payload_json.size()).get(root) || !root.is_object()) {
+    ++stats_.malformed_payloads;
+    return "{}";
+  }
+  std::string out = "{";
+  impl_->Object(*this, root.get_object().value_unsafe(), "", &out);
+  out.push_back('}');
+  return out;
+}
+
+int64_t PayloadTransformer::PublishedTime(int64_t ts_ms) const {
+  int64_t q = ts_ms / bucket_ms_;
+  if (ts_ms % bucket_ms_ < 0) --q;
+  return q * bucket_ms_;
+}
+
+}  // namespace vanon

@@ -1,0 +1,213 @@
+#include "vanon/release/release_writer.h"
+
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "json_out.h"
+
+namespace vanon {
+
+namespace {
+
+// Fresh 64-bit random ids, unique within one release.
+class IdDrawer {
+ public:
+  explicit IdDrawer(dp::RandomSource* random) : random_(random) {}
+  std::string Next(char prefix) {
+    uint64_t v = random_->NextU64();
+    while (!used_.insert(v).second) v = random_->NextU64();
+    return fmt::format("{}-{:016x}", prefix, v);
+  }
+
+ private:
+  dp::RandomSource* random_;
+  std::set<uint64_t> used_;
+};
+
+template <typename T>
+void Shuffle(std::vector<T>* v, dp::RandomSource* random) {
+  for (size_t i = v->size(); i > 1; --i) {
+    const size_t j = static_cast<size_t>(random->UniformBelow(i));
+    std::swap((*v)[i - 1], (*v)[j]);
+  }
+}
+
+// A slot of a group: a real tuple (ref) or a counterfeit (its value).
+struct Slot {
+  bool counterfeit = false;
+  TupleRef ref = 0;
+  SensitiveId value = 0;
+  std::string token;
+};
+
+std::string QiObject(const Schema& schema, const Group& group) {
+  const std::vector<std::string> labels = GroupLabels(schema, group);
+  std::string out = "{";
+  for (size_t a = 0; a < schema.size(); ++a) {
+    if (a > 0) out.push_back(',');
+    AppendJsonString(&out, schema.attribute(a).name);
+    out.push_back(':');
+    AppendJsonString(&out, labels[a]);
+  }
+  out.push_back('}');
+  return out;
+}
+
+void AppendMetrics(std::string* out, const ReleaseMetrics& m) {
+  auto num = [&](const char* name, double v, bool comma = true) {
+    if (comma) out->push_back(',');
+    AppendJsonString(out, name);
+    out->push_back(':');
+    AppendJsonDouble(out, v);
+  };
+  out->append("{");
+  num("suppression_ratio", m.suppression_ratio, false);
+  out->append(",\"suppression_ratio_by_reason\":{");
+  for (int r = 0; r < kSuppressReasonCount; ++r) {
+    num(ToString(static_cast<SuppressReason>(r)), m.suppression_ratio_by_reason[static_cast<size_t>(r)], r > 0);
+  }
+  out->push_back('}');
+  num("discernibility", m.discernibility);
+  num("discernibility_normalized", m.discernibility_normalized);
+  num("emd_max", m.emd_max_equal);
+  if (m.emd_max_ordered) num("emd_max_ordered", *m.emd_max_ordered);
+  if (m.emd_max_hierarchical) num("emd_max_hierarchical", *m.emd_max_hierarchical);
+  num("ncp", m.ncp);
+  out->append(",\"min_group_size\":");
+  AppendJsonInt(out, m.min_group_size);
+  out->append(",\"min_distinct\":");
+  AppendJsonInt(out, m.min_distinct);
+  num("avg_group_size", m.avg_group_size);
+  num("counterfeit_ratio", m.counterfeit_ratio);
+  num("g_balance", m.g_balance);
+  num("h_affiliation", m.h_affiliation);
+  num("knowledge_gain", m.knowledge_gain);
+  out->push_back('}');
+}
+
+}  // namespace
+
+TupleEvents EventsOfBuiltTuples(const BuiltTuples& built, std::span<const BufferedEvent> events,
+                                size_t waiting) {
+  TupleEvents out(built.events.size() + waiting);
+  for (size_t t = 0; t < built.events.size(); ++t) {
+    for (uint32_t i : built.events[t]) out[t].push_back(&events[i]);
+  }
+  return out;
+}
+
+ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext& context,
+                            const ReleaseInput& input, const ReleaseOutput& output,
+                            const TupleEvents& events, dp::RandomSource* random) {
+  if (deps.schema == nullptr || deps.payload == nullptr || random == nullptr) {
+    throw std::invalid_argument("WriteRelease: schema, payload transformer and random source are required");
+  }
+  if (events.size() != input.tuples.size() + input.waiting.size()) {
+    throw std::invalid_argument("WriteRelease: one TupleEvents entry per input tuple and waiting tuple");
+  }
+  const Schema& schema = *deps.schema;
+  ReleaseRecords records;
+  IdDrawer ids(random);
+
+  std::vector<size_t> group_order(output.groups.size());
+  for (size_t g = 0; g < group_order.size(); ++g) group_order[g] = g;
+  Shuffle(&group_order, random);
+
+  uint64_t real = 0;
+  uint64_t counterfeits = 0;
+  for (size_t g : group_order) {
+    const Group& group = output.groups[g];
+    const std::string group_id = ids.Next('g');
+    const std::string qi = QiObject(schema, group);
+
+    std::vector<Slot> slots;
+    for (TupleRef ref : group.members) slots.push_back({false, ref, ResolveTuple(input, ref).sensitive, {}});
+    for (SensitiveId v : group.counterfeits) slots.push_back({true, 0, v, {}});
+    Shuffle(&slots, random);
+    for (Slot& s : slots) s.token = ids.Next('t');
+    real += group.members.size();
+    counterfeits += group.counterfeits.size();
+
+    std::string rec = "{\"type\":\"group\",\"release\":";
+    AppendJsonInt(&rec, input.release_id);
+    rec.append(",\"partition\":");
+    AppendJsonInt(&rec, context.partition);
+    rec.append(",\"group\":");
+    AppendJsonString(&rec, group_id);
+    rec.append(",\"qi\":").append(qi).append(",\"tuples\":[");
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (i > 0) rec.push_back(',');
+      rec.append("{\"tuple\":");
+      AppendJsonString(&rec, slots[i].token);
+      if (deps.dictionary != nullptr) {
+        rec.append(",\"sensitive\":");
+        AppendJsonString(&rec, deps.dictionary->Value(slots[i].value));
+      }
+      rec.push_back('}');
+    }
+    rec.append("],\"counterfeits\":");
+    AppendJsonInt(&rec, group.counterfeits.size());
+    rec.push_back('}');
+    records.groups.push_back(std::move(rec));
+
+    for (const Slot& s : slots) {
+      if (s.counterfeit) continue;
+      for (const BufferedEvent* e : events[s.ref]) {
+        std::string ev = "{\"release\":";
+        AppendJsonInt(&ev, input.release_id);
+        ev.append(",\"group\":");
+        AppendJsonString(&ev, group_id);
+        ev.append(",\"tuple\":");
+        AppendJsonString(&ev, s.token);
+        ev.append(",\"qi\":").append(qi).append(",\"ts\":");
+        AppendJsonInt(&ev, deps.payload->PublishedTime(e->ts_ms));
+        ev.append(",\"event\":");
+        AppendJsonString(&ev, e->event);
+        ev.append(",\"payload\":").append(deps.payload->Transform(e->payload_json));
+        ev.push_back('}');
+        records.events.push_back(std::move(ev));
+      }
+    }
+  }
+
+  const ReleaseMetrics& m = output.metrics;
+  std::string& s = records.summary;
+  s = "{\"type\":\"summary\",\"release\":";
+  AppendJsonInt(&s, input.release_id);
+  s.append(",\"partition\":");
+  AppendJsonInt(&s, context.partition);
+  s.append(",\"partitions\":");
+  AppendJsonInt(&s, context.partitions);
+  s.append(",\"epoch_start\":");
+  AppendJsonInt(&s, context.epoch_start_ms);
+  s.append(",\"epoch_end\":");
+  AppendJsonInt(&s, context.epoch_end_ms);
+  s.append(",\"groups\":");
+  AppendJsonInt(&s, output.groups.size());
+  s.append(",\"tuples\":");
+  AppendJsonInt(&s, real + counterfeits);
+  s.append(",\"published\":");
+  AppendJsonInt(&s, real);
+  s.append(",\"counterfeits\":");
+  AppendJsonInt(&s, counterfeits);
+  s.append(",\"events\":");
+  AppendJsonInt(&s, records.events.size());
+  s.append(",\"waiting\":");
+  AppendJsonInt(&s, output.waiting.size());
+  s.append(",\"suppressed\":{");
+  std::array<uint64_t, kSuppressReasonCount> by_reason{};
+  for (const Suppressed& x : output.suppressed) by_reason[static_cast<size_t>(x.reason)]++;
+  for (int r = 0; r < kSuppressReasonCount; ++r) {
+    if (r > 0) s.push_back(',');
+    AppendJsonString(&s, ToString(static_cast<SuppressReason>(r)));
+    s.push_back(':');
+    AppendJsonInt(&s, by_reason[static_cast<size_t>(r)]);
+  }
+  s.append("},\"metrics\":");
+  AppendMetrics(&s, m);
+  s.push_back('}');
+  return records;
+}
+
+}  // namespace vanon

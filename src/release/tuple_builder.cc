@@ -1,0 +1,142 @@
+#include "vanon/release/tuple_builder.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+#include "vanon/release/schema_from_config.h"
+
+namespace vanon {
+
+namespace {
+
+std::optional<double> ParseNumber(const std::string& s) {
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+TupleBuilder::TupleBuilder(const Config& config, const Schema& schema, int sensitive_extra,
+                           SensitiveDictionary* dictionary)
+    : schema_(schema),
+      qis_(config.quasi_identifiers),
+      sensitive_(config.sensitive),
+      sensitive_extra_(sensitive_extra),
+      dictionary_(dictionary) {}
+
+std::vector<int32_t> TupleBuilder::EncodeQi(const BufferedEvent& e) const {
+  std::vector<int32_t> codes(schema_.size(), kIneligibleCode);
+  if (e.qi_values.size() != schema_.size()) return codes;
+  for (size_t a = 0; a < schema_.size(); ++a) {
+    const QiAttribute& attr = schema_.attribute(a);
+    if (attr.IsCategorical()) {
+      codes[a] = attr.hierarchy->LeafId(e.qi_values[a]).value_or(kIneligibleCode);
+      continue;
+    }
+    const std::optional<double> v = ParseNumber(e.qi_values[a]);
+    if (!v) continue;
+    const double lo = a < qis_.size() ? qis_[a].range_min : attr.numeric.min;
+    const double hi = a < qis_.size() ? qis_[a].range_max : attr.numeric.max;
+    const double clamped = std::clamp(std::round(std::clamp(*v, lo, hi)),
+                                      static_cast<double>(attr.numeric.min),
+                                      static_cast<double>(attr.numeric.max));
+    codes[a] = static_cast<int32_t>(clamped);
+  }
+  if (std::find(codes.begin(), codes.end(), kIneligibleCode) != codes.end()) {
+    std::fill(codes.begin(), codes.end(), kIneligibleCode);
+  }
+  return codes;
+}
+
+std::optional<std::string> TupleBuilder::Aggregate(std::span<const BufferedEvent> events,
+                                                   const std::vector<uint32_t>& order) const {
+  const size_t idx = static_cast<size_t>(sensitive_extra_);
+  auto value = [&](uint32_t i) -> const std::optional<std::string>& {
+    static const std::optional<std::string> kNone;
+    const BufferedEvent& e = events[i];
+    return idx < e.extras.size() ? e.extras[idx] : kNone;
+  };
+  const SensitiveAggregator agg = sensitive_->aggregator;
+  if (agg == SensitiveAggregator::kFirst) {
+    for (uint32_t i : order) {
+      if (value(i)) return value(i);
+    }
+  } else if (agg == SensitiveAggregator::kLast || agg == SensitiveAggregator::kRegistry) {
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      if (value(*it)) return value(*it);
+    }
+  } else {
+    // value -> (count, rank of first occurrence)
+    std::map<std::string_view, std::pair<uint64_t, size_t>> counts;
+    for (size_t rank = 0; rank < order.size(); ++rank) {
+      const auto& v = value(order[rank]);
+      if (!v) continue;
+      auto [it, inserted] = counts.try_emplace(*v, 0, rank);
+      it->second.first++;
+    }
+    const std::string_view* best = nullptr;
+    std::pair<uint64_t, size_t> best_score{0, 0};
+    for (const auto& [v, score] : counts) {
+      if (best == nullptr || score.first > best_score.first ||
+          (score.first == best_score.first && score.second < best_score.second)) {
+        best = &v;
+        best_score = score;
+      }
+    }
+    if (best != nullptr) return std::string(*best);
+  }
+  return sensitive_->missing_value;
+}
+
+BuiltTuples TupleBuilder::Build(std::span<const BufferedEvent> events) const {
+  std::vector<uint32_t> order(events.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    const BufferedEvent& a = events[x];
+    const BufferedEvent& b = events[y];
+    if (a.vehicle_key != b.vehicle_key) return a.vehicle_key < b.vehicle_key;
+    if (a.ts_ms != b.ts_ms) return a.ts_ms < b.ts_ms;
+    return x < y;
+  });
+
+  BuiltTuples out;
+  for (size_t begin = 0; begin < order.size();) {
+    size_t end = begin + 1;
+    while (end < order.size() && events[order[end]].vehicle_key == events[order[begin]].vehicle_key) ++end;
+    std::vector<uint32_t> mine(order.begin() + static_cast<ptrdiff_t>(begin),
+                               order.begin() + static_cast<ptrdiff_t>(end));
+    const BufferedEvent& latest = events[mine.back()];
+
+    Tuple t;
+    t.vehicle.assign(reinterpret_cast<const char*>(latest.vehicle_key.data()), latest.vehicle_key.size());
+    t.qi = EncodeQi(latest);
+    t.events = static_cast<uint32_t>(std::min<size_t>(mine.size(), UINT32_MAX));
+    TupleProblem problem = TupleProblem::kNone;
+    if (!t.qi.empty() && t.qi[0] == kIneligibleCode) problem = TupleProblem::kUnknownQi;
+
+    std::optional<std::string> value;
+    if (sensitive_extra_ < 0 || !sensitive_) {
+      value = std::string();
+    } else {
+      value = Aggregate(events, mine);
+    }
+    if (value) {
+      t.sensitive = dictionary_->Intern(*value);
+    } else {
+      if (!t.qi.empty()) t.qi[0] = kIneligibleCode;
+      if (problem == TupleProblem::kNone) problem = TupleProblem::kMissingSensitive;
+    }
+
+    out.tuples.push_back(std::move(t));
+    out.events.push_back(std::move(mine));
+    out.problems.push_back(problem);
+    begin = end;
+  }
+  return out;
+}
+
+}  // namespace vanon
