@@ -9,7 +9,7 @@ namespace {
 
 // Tuples within this many live positions of a group's seed are its
 // candidates; beyond that the nearest tuple of each missing value is used.
-constexpr size_t kWindow = 48;
+constexpr size_t kWindow = 256;
 // Tuples of a forced value compared when it joins a group.
 constexpr size_t kForcedCandidates = 16;
 

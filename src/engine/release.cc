@@ -271,7 +271,13 @@ class ReleaseBuilder {
   // every value is at most 1/m of the rest (the partition condition); which
   // ones is decided by a seeded hash of the vehicle key.
   void PlaceNew() {
-    const uint32_t m = std::max<uint32_t>(params_.m, 1);
+    const uint32_t full = std::max<uint32_t>(params_.m, 1);
+    // Real tuples each new group needs; counterfeits fill the other slots.
+    // Counterfeit values must differ from the real ones, so they need a domain
+    // of at least m values.
+    const uint32_t m = work_.values.size() < full
+                           ? full
+                           : full - std::min(params_.new_group_counterfeits, full - 1);
     std::vector<std::vector<uint32_t>> by_value(work_.values.size());
     for (uint32_t item : fresh_) by_value[work_.sensitive[item]].push_back(item);
     // Keeping min(count, C) of every value is groupable iff m * C <= kept
@@ -313,10 +319,26 @@ class ReleaseBuilder {
       for (uint32_t item : kept) WaitOrSuppress(work_.ref[item]);
       return;
     }
+    // Counterfeits take the values most frequent among the kept tuples, so
+    // that new signatures repeat (larger buckets in later releases) and later
+    // new vehicles are likely to fill the slots.
+    std::vector<uint32_t> by_frequency;
+    if (m < full) {
+      for (uint32_t v = 0; v < keep.size(); ++v) by_frequency.push_back(v);
+      std::stable_sort(by_frequency.begin(), by_frequency.end(),
+                       [&](uint32_t x, uint32_t y) { return keep[x] > keep[y]; });
+    }
     for (ItemGroup& g : PartitionIntoGroups(schema_, work_, kept, spec)) {
       Building b;
       for (uint32_t item : g.items) b.signature.push_back(work_.sensitive[item]);
       std::sort(b.signature.begin(), b.signature.end());
+      for (size_t i = 0; i < by_frequency.size() && b.signature.size() + b.counterfeits.size() < full; ++i) {
+        const uint32_t v = by_frequency[i];
+        if (!std::binary_search(b.signature.begin(), b.signature.end(), v)) b.counterfeits.push_back(v);
+      }
+      b.signature.insert(b.signature.end(), b.counterfeits.begin(), b.counterfeits.end());
+      std::sort(b.signature.begin(), b.signature.end());
+      std::sort(b.counterfeits.begin(), b.counterfeits.end());
       b.items = std::move(g.items);
       groups_.push_back(std::move(b));
     }

@@ -43,6 +43,12 @@ struct ReleaseParams {
   uint32_t l = 0;          // k-anonymity: distinct sensitive values per group, 0 = off
   double t = 0;            // k-anonymity: equal-distance EMD cap, 0 = off
   uint32_t max_delay = 0;  // releases a tuple may wait before it is suppressed
+  // m-invariance: counterfeit slots allowed in a group that forms a new
+  // signature, so each such group still holds >= m - this many real
+  // vehicles (at least 1). 0 keeps new signatures all real: when the values
+  // are too skewed for groups of m distinct real values, the surplus waits
+  // and is suppressed instead. See docs/engine.md for the trade.
+  uint32_t new_group_counterfeits = 0;
   uint64_t seed = 0;
 };
 
