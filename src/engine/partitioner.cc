@@ -94,6 +94,9 @@ class Partitioner {
   bool TrySplit(Iter b, Iter e, size_t* mid_out) {
     const size_t n = static_cast<size_t>(e - b);
     if (n < 2) return false;
+    // Both halves must hold a group: no need to look for a cut otherwise.
+    if (spec_.rule == GroupingRule::kDistinct && n < 2 * static_cast<size_t>(spec_.m)) return false;
+    if (spec_.rule == GroupingRule::kAnonymity && n < 2 * static_cast<size_t>(spec_.k)) return false;
     const size_t dims = work_.dims;
     std::vector<int32_t> lo(dims), hi(dims);
     for (size_t a = 0; a < dims; ++a) lo[a] = hi[a] = work_.Qi(*b, a);

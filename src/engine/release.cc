@@ -50,6 +50,16 @@ uint64_t KeyHash(uint64_t seed, const std::string& key) {
   return h ^ (h >> 31);
 }
 
+// The first 8 bytes of a key, big-endian and zero-padded: ordering by it
+// agrees with std::string's ordering whenever the prefixes differ.
+uint64_t KeyPrefix(const std::string& key) {
+  uint64_t p = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    p = (p << 8) | (i < key.size() ? static_cast<unsigned char>(key[i]) : 0u);
+  }
+  return p;
+}
+
 // A group while it is being built: items plus counterfeit slots (dense ids).
 struct Building {
   std::vector<uint32_t> items;
@@ -408,7 +418,15 @@ class ReleaseBuilder {
     size_t grouped = 0;
     for (const Building& b : groups_) grouped += b.items.size();
     table.records.reserve(grouped + out_.suppressed.size());
-    if (params_.model == Model::kMInvariance) out_.new_signatures.reserve(grouped - known_placed_);
+    // New signatures by key: sorted as (8-byte key prefix, ref, group)
+    // triples so the sort compares integers, not strings, in the common case.
+    struct FreshKey {
+      uint64_t prefix;
+      TupleRef ref;
+      uint32_t group;
+    };
+    std::vector<FreshKey> fresh_keys;
+    if (params_.model == Model::kMInvariance) fresh_keys.reserve(grouped - known_placed_);
     for (Building& b : groups_) {
       Group g;
       Bounds(b.items, &lo, &hi);
@@ -430,7 +448,10 @@ class ReleaseBuilder {
       table.counterfeits += g.counterfeits.size();
       if (params_.model == Model::kMInvariance) {
         for (uint32_t item : b.items) {
-          if (!known_[item]) out_.new_signatures.push_back({ResolveTuple(in_, work_.ref[item]).vehicle, g.signature});
+          if (!known_[item]) {
+            fresh_keys.push_back({KeyPrefix(ResolveTuple(in_, work_.ref[item]).vehicle), work_.ref[item],
+                                  static_cast<uint32_t>(out_.groups.size())});
+          }
         }
       }
       out_.groups.push_back(std::move(g));
@@ -443,11 +464,19 @@ class ReleaseBuilder {
     std::vector<TupleRef>().swap(survivors_);
     std::vector<uint32_t>().swap(fresh_);
     std::vector<bool>().swap(known_);
+    std::sort(fresh_keys.begin(), fresh_keys.end(), [&](const FreshKey& x, const FreshKey& y) {
+      if (x.prefix != y.prefix) return x.prefix < y.prefix;
+      return ResolveTuple(in_, x.ref).vehicle < ResolveTuple(in_, y.ref).vehicle;
+    });
+    out_.new_signatures.reserve(fresh_keys.size());
+    for (const FreshKey& k : fresh_keys) {
+      out_.new_signatures.push_back({ResolveTuple(in_, k.ref).vehicle, out_.groups[k.group].signature});
+    }
+    std::vector<FreshKey>().swap(fresh_keys);
     std::sort(out_.suppressed.begin(), out_.suppressed.end(),
               [](const Suppressed& x, const Suppressed& y) { return x.ref < y.ref; });
     std::sort(out_.waiting.begin(), out_.waiting.end(),
               [](const StillWaiting& x, const StillWaiting& y) { return x.ref < y.ref; });
-    std::sort(out_.new_signatures.begin(), out_.new_signatures.end());
 
     // Metrics use dense sensitive ids; suppressed tuples may carry values
     // outside the dense set, which only matters for their own (unused) value.
