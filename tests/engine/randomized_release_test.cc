@@ -55,6 +55,8 @@ void RunSequence(uint64_t seed, Model model, Totals* totals) {
   in.params.l = rng.Below(3);
   in.params.max_delay = rng.Below(3);
   in.params.seed = seed;
+  // Half the sequences allow counterfeit slots in new signatures.
+  in.params.new_group_counterfeits = rng.Chance(50) ? rng.Below(m) : 0;
   for (uint32_t r = 1; r <= releases; ++r) {
     in.release_id = 100 + r;
     in.tuples.clear();

@@ -42,6 +42,55 @@ TEST(ReleaseTest, FirstReleaseFormsMUniqueGroupsByQi) {
   EXPECT_EQ(out.metrics.min_distinct, 3u);
 }
 
+// Value 1 is held by half of 24 vehicles: groups of 4 distinct real values
+// can keep only 4 * 4 = 16 of them (at most one value-1 tuple per group and
+// 12 value-1 tuples means >= 12 groups, i.e. >= 48 slots for 24 tuples).
+ReleaseInput SkewedRelease(uint32_t new_group_counterfeits) {
+  ReleaseInput in;
+  in.release_id = 1;
+  in.params.m = 4;
+  in.params.seed = 3;
+  in.params.new_group_counterfeits = new_group_counterfeits;
+  for (int i = 0; i < 24; ++i) {
+    const SensitiveId value = i % 2 == 0 ? 1 : static_cast<SensitiveId>(2 + (i / 2) % 4);
+    in.tuples.push_back(Car("s" + std::to_string(i), i % 8, 2000 + i, 1 + i % 9, value));
+  }
+  return in;
+}
+
+TEST(ReleaseTest, SkewedNewVehiclesWaitWithoutCounterfeits) {
+  const Schema schema = TestSchema();
+  const ReleaseInput in = SkewedRelease(0);
+  const ReleaseOutput out = ComputeRelease(schema, in);
+  ReleaseChecker checker(schema);
+  ExpectClean(checker, in, out);
+  EXPECT_EQ(out.metrics.counterfeits, 0u);
+  EXPECT_EQ(out.metrics.published, 16u);
+  EXPECT_EQ(out.waiting.size() + out.suppressed.size(), 8u);
+}
+
+TEST(ReleaseTest, CounterfeitSlotsInNewSignaturesPublishSkewedVehicles) {
+  const Schema schema = TestSchema();
+  const ReleaseInput in = SkewedRelease(2);
+  const ReleaseOutput out = ComputeRelease(schema, in);
+  ReleaseChecker checker(schema);
+  ExpectClean(checker, in, out);
+  EXPECT_EQ(out.metrics.published, 24u);
+  EXPECT_TRUE(out.waiting.empty());
+  EXPECT_TRUE(out.suppressed.empty());
+  uint64_t counterfeits = 0;
+  for (const Group& g : out.groups) {
+    EXPECT_GE(g.members.size(), 2u);  // m - new_group_counterfeits real vehicles
+    EXPECT_LE(g.counterfeits.size(), 2u);
+    EXPECT_EQ(g.signature.size(), 4u);
+    counterfeits += g.counterfeits.size();
+  }
+  // 12 groups (one per value-1 tuple) of 4 slots hold 24 real tuples.
+  EXPECT_EQ(out.groups.size(), 12u);
+  EXPECT_EQ(counterfeits, 24u);
+  EXPECT_EQ(out.metrics.counterfeits, counterfeits);
+}
+
 TEST(ReleaseTest, KnownVehicleKeepsSignatureWithCounterfeitsOrIsSuppressed) {
   const Schema schema = TestSchema();
   ReleaseInput in;
