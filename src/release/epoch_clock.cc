@@ -46,9 +46,10 @@ int64_t EpochClock::EpochOf(int64_t ts_ms) const {
 
 Arrival EpochClock::Observe(int64_t ts_ms, int64_t wall_ms) {
   const int64_t epoch = EpochOf(ts_ms);
-  // Once an epoch has closed, every earlier epoch has an end <= watermark, so
-  // the second test alone would do; the first keeps the rule obvious.
-  if ((next_open_ && epoch < *next_open_) || EpochEnd(epoch) <= watermark_) return Arrival::kLate;
+  // This also covers closed epochs: an epoch closes only once the watermark
+  // has reached its end, and so has reached the end of every earlier one.
+  if (EpochEnd(epoch) <= watermark_) return Arrival::kLate;
+  // Before the first close, an out-of-order event may open an earlier epoch.
   if (!next_open_ || epoch < *next_open_) next_open_ = epoch;
   if (!seen_event_ || ts_ms > max_ts_) max_ts_ = ts_ms;
   seen_event_ = true;

@@ -1,0 +1,118 @@
+#include "vanon/release/epoch_clock.h"
+
+#include <gtest/gtest.h>
+
+namespace vanon {
+namespace {
+
+EpochConfig Cfg() {
+  EpochConfig c;
+  c.length_seconds = 60;
+  c.allowed_lateness_seconds = 10;
+  c.idle_timeout_seconds = 30;
+  return c;
+}
+
+TEST(EpochClockTest, EpochOfFloorsIncludingNegativeTimes) {
+  EpochClock c(Cfg());
+  EXPECT_EQ(c.EpochOf(0), 0);
+  EXPECT_EQ(c.EpochOf(59999), 0);
+  EXPECT_EQ(c.EpochOf(60000), 1);
+  EXPECT_EQ(c.EpochOf(-1), -1);
+  EXPECT_EQ(c.EpochStart(3), 180000);
+  EXPECT_EQ(c.EpochEnd(3), 240000);
+}
+
+TEST(EpochClockTest, EpochClosesWhenWatermarkPassesEndPlusLateness) {
+  EpochClock c(Cfg());
+  EXPECT_FALSE(c.NextClosable());
+  EXPECT_EQ(c.Observe(65000, 0), Arrival::kOnTime);  // epoch 1
+  EXPECT_EQ(c.watermark_ms(), 55000);
+  EXPECT_EQ(c.Observe(129999, 0), Arrival::kOnTime);  // watermark 119999 < end 120000
+  EXPECT_FALSE(c.NextClosable());
+  EXPECT_EQ(c.Observe(130000, 0), Arrival::kOnTime);
+  ASSERT_EQ(c.NextClosable(), 1);
+  c.Close(1);
+  EXPECT_FALSE(c.NextClosable());
+  EXPECT_THROW(c.Close(2), std::logic_error);
+}
+
+TEST(EpochClockTest, EventInClosedEpochIsLateAndChangesNothing) {
+  EpochClock c(Cfg());
+  c.Observe(65000, 0);
+  c.Observe(130000, 0);
+  c.Close(1);
+  const std::string before = c.EncodeState();
+  EXPECT_EQ(c.Observe(119000, 5), Arrival::kLate);
+  EXPECT_EQ(c.Observe(1000, 5), Arrival::kLate);
+  EXPECT_EQ(c.EncodeState(), before);
+  EXPECT_EQ(c.Observe(125000, 5), Arrival::kOnTime);  // epoch 2, still open
+}
+
+TEST(EpochClockTest, OutOfOrderEventBeforeFirstEpochIsOnTimeWhileWithinLateness) {
+  EpochClock c(Cfg());
+  c.Observe(61000, 0);                               // epoch 1, watermark 51000
+  EXPECT_EQ(c.Observe(59000, 0), Arrival::kOnTime);  // epoch 0 not yet past
+  EXPECT_EQ(c.first_open_epoch(), 0);
+  c.Observe(75000, 0);                             // watermark 65000 >= 60000
+  EXPECT_EQ(c.Observe(1000, 0), Arrival::kLate);   // epoch 0 passed, not closed yet
+  EXPECT_EQ(c.NextClosable(), 0);
+}
+
+TEST(EpochClockTest, EmptyEpochsCloseInOrder) {
+  EpochClock c(Cfg());
+  c.Observe(10000, 0);
+  c.Observe(250000, 0);  // watermark 240000: epochs 0..3 closable
+  for (int64_t e = 0; e < 4; ++e) {
+    ASSERT_EQ(c.NextClosable(), e);
+    c.Close(e);
+  }
+  EXPECT_FALSE(c.NextClosable());
+}
+
+TEST(EpochClockTest, IdlePartitionAdvancesByWallTime) {
+  EpochClock c(Cfg());
+  c.Observe(65000, 1000000);  // watermark 55000
+  c.AdvanceIdle(1000000 + 29999);
+  EXPECT_EQ(c.watermark_ms(), 55000);  // not idle yet
+  c.AdvanceIdle(1000000 + 30000);
+  EXPECT_EQ(c.watermark_ms(), 85000);
+  EXPECT_FALSE(c.NextClosable());  // epoch 1 ends at 120000
+  c.AdvanceIdle(1000000 + 65000);
+  EXPECT_EQ(c.NextClosable(), 1);
+  c.AdvanceIdle(0);  // wall clock jumped back: watermark never decreases
+  EXPECT_EQ(c.watermark_ms(), 120000);
+}
+
+TEST(EpochClockTest, IdleWithoutAnyEventDoesNothing) {
+  EpochClock c(Cfg());
+  c.AdvanceIdle(1'000'000'000);
+  EXPECT_FALSE(c.NextClosable());
+  EXPECT_FALSE(c.first_open_epoch());
+}
+
+TEST(EpochClockTest, StateRoundTripsAndRejectsGarbage) {
+  EpochClock a(Cfg());
+  a.Observe(65000, 7);
+  a.Observe(200000, 9);
+  a.Close(1);
+  EpochClock b(Cfg());
+  ASSERT_TRUE(b.DecodeState(a.EncodeState()));
+  EXPECT_EQ(b.EncodeState(), a.EncodeState());
+  EXPECT_EQ(b.NextClosable(), 2);
+  EXPECT_EQ(b.Observe(110000, 10), Arrival::kLate);
+
+  EpochClock fresh(Cfg());
+  const std::string empty = fresh.EncodeState();
+  EXPECT_FALSE(b.DecodeState(""));
+  EXPECT_FALSE(b.DecodeState(a.EncodeState().substr(1)));
+  std::string bad = a.EncodeState();
+  bad[0] = 9;
+  EXPECT_FALSE(b.DecodeState(bad));
+  EXPECT_EQ(b.NextClosable(), 2);  // unchanged by failures
+  ASSERT_TRUE(b.DecodeState(empty));
+  EXPECT_FALSE(b.first_open_epoch());
+}
+
+}  // namespace
+}  // namespace vanon

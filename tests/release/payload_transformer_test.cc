@@ -1,0 +1,118 @@
+#include "vanon/release/payload_transformer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+namespace vanon {
+namespace {
+
+PayloadField Field(std::string path, PayloadTransform t, double width = 0, double cell = 0) {
+  PayloadField f;
+  f.path = std::move(path);
+  f.transform = t;
+  f.width = width;
+  f.cell_meters = cell;
+  return f;
+}
+
+PayloadConfig Cfg(PayloadDefault d, std::vector<PayloadField> fields) {
+  PayloadConfig c;
+  c.default_action = d;
+  c.fields = std::move(fields);
+  c.time_bucket_seconds = 60;
+  return c;
+}
+
+TEST(PayloadTransformerTest, DefaultDropPublishesOnlyListedFields) {
+  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {Field("source", PayloadTransform::kKeep),
+                                                   Field("artist", PayloadTransform::kDrop)}));
+  EXPECT_EQ(t.Transform(R"({"artist":"Kid Cudi","source":"bluetooth","vol":3})"),
+            R"({"source":"bluetooth"})");
+  EXPECT_EQ(t.Transform(R"({"x":1})"), "{}");
+}
+
+TEST(PayloadTransformerTest, DefaultKeepDropsListedAndKeepsTheRest) {
+  PayloadTransformer t(Cfg(PayloadDefault::kKeep, {Field("artist", PayloadTransform::kDrop),
+                                                   Field("pos.raw", PayloadTransform::kDrop)}));
+  EXPECT_EQ(t.Transform(R"({"artist":"A","vol":3,"l":[1,{"a":"\"q\""}],"pos":{"raw":1,"ok":true}})"),
+            R"({"vol":3,"l":[1,{"a":"\"q\""}],"pos":{"ok":true}})");
+}
+
+TEST(PayloadTransformerTest, NestedListedPathKeepsStructureUnderDefaultDrop) {
+  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {Field("car.speed", PayloadTransform::kBin, 10)}));
+  EXPECT_EQ(t.Transform(R"({"car":{"speed":57.5,"vin":"X"},"other":1})"), R"({"car":{"speed":50}})");
+  EXPECT_EQ(t.Transform(R"({"car":{"vin":"X"}})"), "{}");
+}
+
+TEST(PayloadTransformerTest, BinGivesLowerBoundAsNumber) {
+  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {Field("v", PayloadTransform::kBin, 0.1)}));
+  EXPECT_EQ(t.Transform(R"({"v":0.35})"), R"({"v":0.3})");
+  EXPECT_EQ(t.Transform(R"({"v":-0.01})"), R"({"v":-0.1})");
+  EXPECT_EQ(t.Transform(R"({"v":0})"), R"({"v":0})");
+  PayloadTransformer u(Cfg(PayloadDefault::kDrop, {Field("v", PayloadTransform::kBin, 25)}));
+  EXPECT_EQ(u.Transform(R"({"v":18446744073709551615})"), R"({"v":1.84467440737096e+19})");
+  EXPECT_EQ(u.Transform(R"({"v":-7})"), R"({"v":-25})");
+  EXPECT_EQ(u.stats().malformed_fields, 0u);
+}
+
+TEST(PayloadTransformerTest, MalformedValuesAreDroppedAndCounted) {
+  PayloadTransformer t(Cfg(PayloadDefault::kKeep, {Field("v", PayloadTransform::kBin, 10),
+                                                   Field("g", PayloadTransform::kGpsGrid, 0, 100)}));
+  const char* bad[] = {R"({"v":"12","g":{"lat":1}})",           R"({"v":null,"g":[1,2]})",
+                       R"({"v":{"x":1},"g":{"lat":91,"lon":0}})", R"({"v":true,"g":{"lat":"1","lon":2}})",
+                       R"({"v":1e308,"g":{"lat":0,"lon":-180.5}})"};
+  uint64_t expected = 0;
+  for (const char* p : bad) {
+    const std::string out = t.Transform(p);
+    expected += out.find("\"v\"") == std::string::npos ? 1 : 0;
+    expected += 1;
+    EXPECT_EQ(out.find("\"g\""), std::string::npos) << p;
+  }
+  // 1e308 / 10 floors to a finite lower bound: published.
+  EXPECT_EQ(t.Transform(R"({"v":1e308})"), R"({"v":1e+308})");
+  EXPECT_EQ(t.stats().malformed_fields, expected);
+  EXPECT_EQ(expected, 9u);
+  for (const char* p : {"", "[1]", "{\"a\":", "nul", "\"s\""}) EXPECT_EQ(t.Transform(p), "{}") << p;
+  EXPECT_EQ(t.stats().malformed_payloads, 5u);
+}
+
+TEST(PayloadTransformerTest, GpsSnapsToCellCentreWithCellSizedCells) {
+  const double cell = 1000;
+  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {Field("gps", PayloadTransform::kGpsGrid, 0, cell)}));
+  EXPECT_EQ(t.Transform(R"({"gps":{"lat":48.137,"lon":11.575,"alt":520}})").find("alt"), std::string::npos);
+
+  // Points in one cell map to the same centre; the centre is within half a
+  // cell diagonal of the point, and a point 1.5 cells north is elsewhere.
+  const double m_per_deg = 6371008.8 * std::numbers::pi / 180;
+  for (double lat : {-89.99, -45.0, 0.0, 48.137, 70.0, 90.0}) {
+    for (double lon : {-180.0, -0.001, 11.575, 179.999, 180.0}) {
+      const GridPoint p = GridCellCentre(lat, lon, cell);
+      const GridPoint q = GridCellCentre(p.lat, p.lon, cell);
+      EXPECT_DOUBLE_EQ(p.lat, q.lat);
+      EXPECT_DOUBLE_EQ(p.lon, q.lon);
+      const double dy = (p.lat - lat) * m_per_deg;
+      double dlon = std::abs(p.lon - lon);
+      dlon = std::min(dlon, 360 - dlon);
+      const double dx = dlon * m_per_deg * std::cos(p.lat * std::numbers::pi / 180);
+      EXPECT_LE(std::abs(dy), cell / 2 + 1) << lat << "," << lon;
+      if (std::abs(lat) < 80) {
+        EXPECT_LE(dx, cell / 2 * 1.02 + 1) << lat << "," << lon;
+      }
+      if (lat < 80) {
+        EXPECT_NE(GridCellCentre(lat + 1.5 * cell / m_per_deg, lon, cell).lat, p.lat);
+      }
+    }
+  }
+}
+
+TEST(PayloadTransformerTest, PublishedTimeFloorsToBucket) {
+  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {}));
+  EXPECT_EQ(t.PublishedTime(1763805659999), 1763805600000);
+  EXPECT_EQ(t.PublishedTime(1763805600000), 1763805600000);
+  EXPECT_EQ(t.PublishedTime(-1), -60000);
+}
+
+}  // namespace
+}  // namespace vanon

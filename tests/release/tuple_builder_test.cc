@@ -1,0 +1,155 @@
+#include "vanon/release/tuple_builder.h"
+
+#include <gtest/gtest.h>
+
+#include "release_fixture.h"
+#include "vanon/release/schema_from_config.h"
+
+namespace vanon {
+namespace {
+
+using release_test::Event;
+using release_test::Key;
+
+class TupleBuilderTest : public ::testing::Test {
+ protected:
+  TupleBuilderTest()
+      : config_(release_test::TestConfig(release_test::WriteEngineHierarchy())),
+        schema_(SchemaFromConfig(config_)) {}
+
+  BuiltTuples Build(const std::vector<BufferedEvent>& events) {
+    TupleBuilder b(config_, schema_, 0, &dict_);
+    return b.Build(events);
+  }
+  std::string Sensitive(const Tuple& t) { return dict_.Value(t.sensitive); }
+
+  Config config_;
+  Schema schema_;
+  SensitiveDictionary dict_;
+};
+
+TEST_F(TupleBuilderTest, SchemaFromConfigLoadsHierarchyAndIntegerBins) {
+  ASSERT_EQ(schema_.size(), 2u);
+  EXPECT_TRUE(schema_.attribute(0).IsCategorical());
+  EXPECT_EQ(schema_.attribute(0).hierarchy->LeafCount(), 4);
+  EXPECT_EQ(schema_.attribute(1).numeric.min, 2);
+  EXPECT_EQ(schema_.attribute(1).numeric.max, 9);
+  EXPECT_EQ(schema_.attribute(1).numeric.bin_width, 2);
+
+  Config c = config_;
+  c.quasi_identifiers[1].range_min = 1.5;
+  c.quasi_identifiers[1].range_max = 7.2;
+  c.quasi_identifiers[1].bin_width = 0.4;
+  Schema s = SchemaFromConfig(c);
+  EXPECT_EQ(s.attribute(1).numeric.min, 1);
+  EXPECT_EQ(s.attribute(1).numeric.max, 8);
+  EXPECT_EQ(s.attribute(1).numeric.bin_width, 1);
+  c.quasi_identifiers[1].split = NumericSplit::kOnDemand;
+  EXPECT_EQ(SchemaFromConfig(c).attribute(1).numeric.bin_width, 0);
+  c.quasi_identifiers[1].range_min = -3e9;
+  EXPECT_THROW(SchemaFromConfig(c), std::invalid_argument);
+  c.quasi_identifiers[0].hierarchy = "/nonexistent/h.csv";
+  EXPECT_THROW(SchemaFromConfig(c), std::runtime_error);
+}
+
+TEST_F(TupleBuilderTest, OneTuplePerVehicleWithItsEventsInTimeOrder) {
+  std::vector<BufferedEvent> events = {
+      Event(1, 300, "BEV", "5", "a"), Event(2, 100, "Diesel", "4", "b"),
+      Event(1, 100, "BEV", "5", "a"), Event(1, 200, "BEV", "5", "a")};
+  BuiltTuples b = Build(events);
+  ASSERT_EQ(b.tuples.size(), 2u);
+  const HmacToken one = Key(1);
+  for (size_t t = 0; t < 2; ++t) {
+    const bool is_one = b.tuples[t].vehicle == std::string(one.begin(), one.end());
+    if (is_one) {
+      EXPECT_EQ(b.events[t], (std::vector<uint32_t>{2, 3, 0}));
+      EXPECT_EQ(b.tuples[t].events, 3u);
+      EXPECT_EQ(b.tuples[t].qi, (std::vector<int32_t>{*schema_.Encode(0, "BEV"), 5}));
+    } else {
+      EXPECT_EQ(b.events[t], (std::vector<uint32_t>{1}));
+    }
+    EXPECT_EQ(b.problems[t], TupleProblem::kNone);
+  }
+  EXPECT_LT(b.tuples[0].vehicle, b.tuples[1].vehicle);
+}
+
+TEST_F(TupleBuilderTest, QiFromLatestEventNumericClampedAndRounded) {
+  BuiltTuples b = Build({Event(1, 200, "PHEV", "4.6", "a"), Event(1, 100, "BEV", "5", "a")});
+  ASSERT_EQ(b.tuples.size(), 1u);
+  EXPECT_EQ(b.tuples[0].qi, (std::vector<int32_t>{*schema_.Encode(0, "PHEV"), 5}));
+  EXPECT_EQ(Build({Event(1, 1, "BEV", "42", "a")}).tuples[0].qi[1], 9);
+  EXPECT_EQ(Build({Event(1, 1, "BEV", "-1e300", "a")}).tuples[0].qi[1], 2);
+}
+
+TEST_F(TupleBuilderTest, UnknownQiMakesTheTupleIneligible) {
+  for (const char* engine : {"*", "Hydrogen"}) {
+    BuiltTuples b = Build({Event(1, 1, engine, "5", "a")});
+    EXPECT_EQ(b.problems[0], TupleProblem::kUnknownQi) << engine;
+    EXPECT_EQ(b.tuples[0].qi[0], kIneligibleCode);
+  }
+  for (const char* seats : {"*", "five", "nan", ""}) {
+    BuiltTuples b = Build({Event(1, 1, "BEV", seats, "a")});
+    EXPECT_EQ(b.problems[0], TupleProblem::kUnknownQi) << seats;
+  }
+}
+
+TEST_F(TupleBuilderTest, Aggregators) {
+  // times 10..50: x, y, (none), y, x -> first x, last x, mode: x and y tie
+  // at 2, x occurred first.
+  std::vector<BufferedEvent> ev = {Event(1, 50, "BEV", "5", "x"), Event(1, 10, "BEV", "5", "x"),
+                                   Event(1, 40, "BEV", "5", "y"), Event(1, 20, "BEV", "5", "y"),
+                                   Event(1, 30, "BEV", "5", std::nullopt)};
+  EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "x");
+  ev[1].extras[0] = "z";  // times: z y - y x -> mode y (2)
+  EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "y");
+  config_.sensitive->aggregator = SensitiveAggregator::kFirst;
+  EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "z");
+  config_.sensitive->aggregator = SensitiveAggregator::kLast;
+  EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "x");
+  ev[0].extras[0] = std::nullopt;  // last carrying the field: y at 40
+  EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "y");
+}
+
+TEST_F(TupleBuilderTest, ModeTieGoesToEarliestFirstOccurrenceWhateverTheInputOrder) {
+  std::vector<BufferedEvent> ev = {Event(1, 30, "BEV", "5", "b"), Event(1, 20, "BEV", "5", "a"),
+                                   Event(1, 10, "BEV", "5", "b"), Event(1, 40, "BEV", "5", "a")};
+  EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "b");
+  std::reverse(ev.begin(), ev.end());
+  EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "b");
+}
+
+TEST_F(TupleBuilderTest, MissingSensitiveUsesMissingValueOrIsIneligible) {
+  std::vector<BufferedEvent> ev = {Event(1, 1, "BEV", "5", std::nullopt)};
+  BuiltTuples b = Build(ev);
+  EXPECT_EQ(b.problems[0], TupleProblem::kMissingSensitive);
+  EXPECT_EQ(b.tuples[0].qi[0], kIneligibleCode);
+  config_.sensitive->missing_value = "(none)";
+  b = Build(ev);
+  EXPECT_EQ(b.problems[0], TupleProblem::kNone);
+  EXPECT_EQ(Sensitive(b.tuples[0]), "(none)");
+}
+
+TEST(SensitiveDictionaryTest, IdsStableAcrossEncodeDecodeAndHierarchyLeavesFirst) {
+  SensitiveDictionary d;
+  EXPECT_EQ(d.Intern("b"), 0u);
+  EXPECT_EQ(d.Intern("a"), 1u);
+  EXPECT_EQ(d.Intern("b"), 0u);
+  SensitiveDictionary e;
+  ASSERT_TRUE(e.DecodeState(d.EncodeState()));
+  EXPECT_EQ(e.Find("a"), 1u);
+  EXPECT_EQ(e.Intern("c"), 2u);
+  EXPECT_FALSE(e.DecodeState("x"));
+  std::string dup = d.EncodeState();
+  dup.replace(dup.size() - 1, 1, "b");  // "b","b"
+  EXPECT_FALSE(e.DecodeState(dup));
+  EXPECT_EQ(e.size(), 3u);
+
+  const CategoricalHierarchy h =
+      CategoricalHierarchy::LoadArxCsv(release_test::WriteEngineHierarchy());
+  SensitiveDictionary f(&h);
+  EXPECT_EQ(f.Find("BEV"), static_cast<SensitiveId>(*h.LeafId("BEV")));
+  EXPECT_EQ(f.Intern("Hydrogen"), 4u);
+}
+
+}  // namespace
+}  // namespace vanon
