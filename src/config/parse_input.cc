@@ -1,5 +1,5 @@
 #include "parse.h"
-#include "rfc3339.h"
+#include "vanon/ingest/rfc3339.h"
 
 namespace vanon::config_internal {
 
