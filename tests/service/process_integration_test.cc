@@ -4,6 +4,8 @@
 #include <httplib.h>
 #include <signal.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <regex>
 #include <thread>
 
@@ -51,6 +53,30 @@ TEST(ProcessIntegration, MissingHmacKeyIsAStartupError) {
   Subprocess p({VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", "--set",
                 "security.hmac_key_env=VANON_TEST_UNSET_KEY_VARIABLE"});
   EXPECT_EQ(p.Wait(20), 2);
+}
+
+TEST(ProcessIntegration, ValidateConfigNamesFileLineAndKeyAndExitsTwo) {
+  TempDir dir;
+  std::string good = testing::ReadFile(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml");
+  size_t at = good.find("  m: 5");
+  ASSERT_NE(at, std::string::npos);
+  std::string bad = good.substr(0, at) + "  m: 1" + good.substr(at + 6);
+  int line = 1 + static_cast<int>(std::count(bad.begin(), bad.begin() + static_cast<long>(at), '\n'));
+  // Relative paths in the config resolve against its directory: copy what it names.
+  for (const char* sub : {"vehicle", "hierarchies"}) {
+    std::filesystem::copy(std::string(VANON_SOURCE_DIR) + "/config/" + sub, dir.path() + "/" + sub,
+                          std::filesystem::copy_options::recursive);
+  }
+  std::string path = dir.path() + "/invalid-demo.yaml";
+  testing::WriteFile(path, bad);
+  Subprocess p({VANON_BIN, "validate-config", path}, {}, true);
+  int rc = p.Wait(20);
+  std::string out = p.Output();
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(out.find(path + ":" + std::to_string(line) + ": privacy.m:"), std::string::npos) << out;
+
+  Subprocess ok({VANON_BIN, "validate-config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml"});
+  EXPECT_EQ(ok.Wait(20), 0);
 }
 
 TEST(ProcessIntegration, SigtermMidStreamThenRestartBuffersEachAcceptedEventOnce) {

@@ -32,7 +32,8 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-Subprocess::Subprocess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+Subprocess::Subprocess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                       bool capture_stderr) {
   char tmpl[] = "/tmp/vanon-child-XXXXXX";
   int fd = mkstemp(tmpl);
   if (fd < 0) throw std::runtime_error("mkstemp");
@@ -40,6 +41,7 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::vector<s
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, fd, 1);
+  if (capture_stderr) posix_spawn_file_actions_adddup2(&fa, fd, 2);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

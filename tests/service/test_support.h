@@ -24,7 +24,9 @@ class TempDir {
 // destruction if still running.
 class Subprocess {
  public:
-  Subprocess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
+  // capture_stderr: stderr goes to the same file as stdout.
+  Subprocess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {},
+             bool capture_stderr = false);
   ~Subprocess();
   // Waits up to timeout_s for the first stdout line; "" on timeout.
   std::string FirstLine(double timeout_s);
