@@ -31,39 +31,27 @@ void Pick(const DecodedVehicle& d, const std::vector<size_t>& idx, std::vector<s
   for (size_t i : idx) qi->push_back(d.attributes[i].second);
 }
 
-class VinTableResolver : public QiResolver {
+// The VIN table and the registry differ only in how they are loaded and
+// which method answers a lookup; both give a DecodedVehicle keyed by VIN.
+template <typename Source, DecodedVehicle (Source::*kLookup)(std::string_view) const>
+class LookupResolver : public QiResolver {
  public:
-  VinTableResolver(const Config& c) : decoder_(VinDecoder::Load(c.vehicle.vin_table)) {
-    std::vector<std::string> names(VinDecoder::kAttributeNames.begin(), VinDecoder::kAttributeNames.end());
-    idx_ = MapNames(c, names, "the VIN table " + c.vehicle.vin_table);
-  }
+  LookupResolver(const Config& c, Source source, const std::vector<std::string>& names,
+                 const std::string& what)
+      : source_(std::move(source)), idx_(MapNames(c, names, what)) {}
   bool Resolve(const ParsedEvent& e, std::vector<std::string>* qi) const override {
-    DecodedVehicle d = decoder_.Decode(e.vin);
+    DecodedVehicle d = (source_.*kLookup)(e.vin);
     Pick(d, idx_, qi);
     return d.known;
   }
 
  private:
-  VinDecoder decoder_;
+  Source source_;
   std::vector<size_t> idx_;
 };
 
-class RegistryResolver : public QiResolver {
- public:
-  RegistryResolver(const Config& c)
-      : registry_(VehicleRegistry::LoadCsv(c.vehicle.registry.file, c.vehicle.registry.key_column)) {
-    idx_ = MapNames(c, registry_.attribute_names(), "the registry " + c.vehicle.registry.file);
-  }
-  bool Resolve(const ParsedEvent& e, std::vector<std::string>* qi) const override {
-    DecodedVehicle d = registry_.Lookup(e.vin);
-    Pick(d, idx_, qi);
-    return d.known;
-  }
-
- private:
-  VehicleRegistry registry_;
-  std::vector<size_t> idx_;
-};
+using VinTableResolver = LookupResolver<VinDecoder, &VinDecoder::Decode>;
+using RegistryResolver = LookupResolver<VehicleRegistry, &VehicleRegistry::Lookup>;
 
 class EventFieldResolver : public QiResolver {
  public:
@@ -97,10 +85,19 @@ class EventFieldResolver : public QiResolver {
 
 std::unique_ptr<QiResolver> QiResolver::Create(const Config& config, std::vector<std::string>* extras) {
   switch (config.vehicle.source) {
-    case VehicleSource::kVinTable:
-      return std::make_unique<VinTableResolver>(config);
-    case VehicleSource::kRegistry:
-      return std::make_unique<RegistryResolver>(config);
+    case VehicleSource::kVinTable: {
+      VinDecoder table = VinDecoder::Load(config.vehicle.vin_table);
+      std::vector<std::string> names(VinDecoder::kAttributeNames.begin(), VinDecoder::kAttributeNames.end());
+      return std::make_unique<VinTableResolver>(config, std::move(table), names,
+                                                "the VIN table " + config.vehicle.vin_table);
+    }
+    case VehicleSource::kRegistry: {
+      VehicleRegistry registry =
+          VehicleRegistry::LoadCsv(config.vehicle.registry.file, config.vehicle.registry.key_column);
+      std::vector<std::string> names = registry.attribute_names();
+      return std::make_unique<RegistryResolver>(config, std::move(registry), names,
+                                                "the registry " + config.vehicle.registry.file);
+    }
     case VehicleSource::kEventFields:
       return std::make_unique<EventFieldResolver>(config, extras);
   }
