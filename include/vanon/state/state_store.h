@@ -5,7 +5,11 @@
 //   events : [partition u32 BE][event ts ms u64 BE][offset u64 BE] -> BufferedEvent
 //            Keyed by offset, so replaying a message rewrites the same key:
 //            buffering is idempotent even if progress were ever lost.
-//   meta   : "progress/" [partition u32 BE] -> PartitionProgress
+//   meta   : [name] "/" [partition u32 BE] -> small per-partition records
+//            ("progress" -> PartitionProgress, "clock", "dictionary", ...)
+//   signatures : [partition u32 BE][vehicle 32 B] -> StoredSignature
+//   waiting    : [partition u32 BE][vehicle 32 B] -> WaitingTuple (EncodeWaitingTuple)
+//   releases   : [partition u32 BE][release u64 BE, sign bit flipped] -> ReleaseLogEntry
 // No raw identifier is ever a key or value here: events carry HMACs only.
 #pragma once
 
@@ -15,8 +19,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "vanon/state/partition_progress.h"
+#include "vanon/state/release_state.h"
 
 namespace vanon {
 
@@ -33,6 +40,8 @@ class IngestWrite {
   IngestWrite& operator=(const IngestWrite&) = delete;
   void PutEvent(int32_t partition, int64_t ts_ms, int64_t offset, std::string_view encoded);
   void SetProgress(int32_t partition, const PartitionProgress& p);
+  // meta record `name` of the partition (e.g. the epoch clock's state).
+  void PutMeta(int32_t partition, std::string_view name, std::string_view value);
   size_t events() const { return events_; }
 
  private:
@@ -42,6 +51,31 @@ class IngestWrite {
   size_t events_ = 0;
 };
 
+// One atomic unit of the release loop: a prepared or committed release, the
+// signatures, waiting tuples and meta records it changes, and the buffered
+// events it consumed (deleted).
+class ReleaseWrite {
+ public:
+  explicit ReleaseWrite(const StateStore& store);
+  ~ReleaseWrite();
+  ReleaseWrite(const ReleaseWrite&) = delete;
+  ReleaseWrite& operator=(const ReleaseWrite&) = delete;
+
+  void DeleteEvent(int32_t partition, int64_t ts_ms, int64_t offset);
+  void PutSignature(int32_t partition, std::string_view vehicle, const StoredSignature& s);
+  void DeleteSignature(int32_t partition, std::string_view vehicle);
+  void PutWaiting(int32_t partition, const WaitingTuple& w);  // key: w.tuple.vehicle
+  void DeleteWaiting(int32_t partition, std::string_view vehicle);
+  void PutRelease(int32_t partition, int64_t release, const ReleaseLogEntry& e);
+  void DeleteRelease(int32_t partition, int64_t release);
+  void PutMeta(int32_t partition, std::string_view name, std::string_view value);
+  void SetProgress(int32_t partition, const PartitionProgress& p);
+
+ private:
+  friend class StateStore;
+  struct Rep;
+  std::unique_ptr<Rep> rep_;
+};
 
 class StateStore {
  public:
@@ -58,6 +92,22 @@ class StateStore {
   void ScanEvents(int32_t partition,
                   const std::function<bool(int64_t ts_ms, int64_t offset, std::string_view value)>& fn) const;
   uint64_t CountEvents(int32_t partition) const;
+
+  void Commit(ReleaseWrite& w);
+  std::optional<std::string> GetMeta(int32_t partition, std::string_view name) const;
+  // One lookup per vehicle key (RocksDB MultiGet), result in the same order.
+  std::vector<std::optional<StoredSignature>> GetSignatures(
+      int32_t partition, const std::vector<std::string>& vehicles) const;
+  // Visits the partition's signatures in key order; fn returns false to stop.
+  // A record that does not decode throws std::runtime_error (corrupt state).
+  void ScanSignatures(int32_t partition,
+                      const std::function<bool(std::string_view vehicle, const StoredSignature&)>& fn) const;
+  // All waiting tuples of the partition, sorted by vehicle key.
+  std::vector<WaitingTuple> LoadWaiting(int32_t partition) const;
+  std::optional<ReleaseLogEntry> GetRelease(int32_t partition, int64_t release) const;
+  // Visits the release log of a partition from the newest release backwards.
+  void ScanReleasesNewestFirst(int32_t partition,
+                               const std::function<bool(int64_t release, const ReleaseLogEntry&)>& fn) const;
   uint64_t CountAllEvents() const;
 
   // Live bytes: SST files plus memtables, over all column families.

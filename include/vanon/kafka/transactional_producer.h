@@ -1,0 +1,69 @@
+// The release producer: every record of one partition's share of a release
+// goes out in one Kafka transaction, so a read_committed consumer sees the
+// whole release or nothing.
+//
+// transactional.id = "<prefix>-<instance>": stable across restarts of the
+// same instance, so InitTransactions() fences a previous incarnation and
+// aborts whatever transaction it left open.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "vanon/kafka/client_config.h"
+#include "vanon/kafka/producer.h"  // KafkaHeaders
+
+namespace RdKafka {
+class Producer;
+}
+
+namespace vanon {
+
+// Thrown when the current transaction failed but may be retried after
+// AbortTransaction() (librdkafka's txn_requires_abort).
+struct AbortableKafkaError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// Thrown when the producer can no longer be used (fenced, fatal error).
+struct FatalKafkaError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class TransactionalProducer {
+ public:
+  // Creates the producer and calls init_transactions (retrying retriable
+  // errors up to timeout_ms). Throws FatalKafkaError on failure.
+  TransactionalProducer(const std::string& bootstrap, const std::string& transactional_id,
+                        const KafkaProperties& user, const KafkaProperties& user_specific,
+                        int timeout_ms = 60000);
+  ~TransactionalProducer();
+  TransactionalProducer(const TransactionalProducer&) = delete;
+  TransactionalProducer& operator=(const TransactionalProducer&) = delete;
+
+  void BeginTransaction();
+  // Queues one record of the open transaction to an explicit partition
+  // (>= 0). Blocks while the local queue is full.
+  void Produce(const std::string& topic, int32_t partition, std::string_view key,
+               std::string_view value, const KafkaHeaders& headers = {});
+  // Sends every queued record to the broker without committing (used by
+  // tests and fault injection to make "records on the broker, transaction
+  // open" a reachable state). False on timeout.
+  bool Flush(int timeout_ms);
+  // Flushes and commits. Throws AbortableKafkaError or FatalKafkaError.
+  void CommitTransaction(int timeout_ms = 60000);
+  void AbortTransaction(int timeout_ms = 60000);
+
+  // Partition count of a topic from broker metadata. Throws if the topic
+  // does not exist.
+  int32_t PartitionCount(const std::string& topic, int timeout_ms = 10000);
+  // High watermark from the broker (a round trip). Throws on error.
+  int64_t HighWatermark(const std::string& topic, int32_t partition, int timeout_ms = 10000);
+
+ private:
+  std::unique_ptr<RdKafka::Producer> producer_;
+};
+
+}  // namespace vanon
