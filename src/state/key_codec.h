@@ -37,4 +37,49 @@ inline bool DecodeEventKey(std::string_view k, int32_t* partition, int64_t* ts_m
   return true;
 }
 
+inline std::string PartitionPrefix(int32_t partition) {
+  std::string k;
+  AppendU32(&k, static_cast<uint32_t>(partition));
+  return k;
+}
+
+// Name first, partition last: the "progress/" records written before the
+// release loop existed already have this shape.
+inline std::string MetaKey(int32_t partition, std::string_view name) {
+  std::string k;
+  k.reserve(name.size() + 5);
+  k.append(name);
+  k.push_back('/');
+  AppendU32(&k, static_cast<uint32_t>(partition));
+  return k;
+}
+
+// Signatures and waiting tuples: the vehicle is an HMAC, used as raw bytes.
+inline std::string VehicleKey(int32_t partition, std::string_view vehicle) {
+  std::string k;
+  k.reserve(4 + vehicle.size());
+  AppendU32(&k, static_cast<uint32_t>(partition));
+  k.append(vehicle);
+  return k;
+}
+
+// Release ids are signed (epochs before 1970 are negative). Flipping the sign
+// bit of the two's complement maps INT64_MIN..INT64_MAX onto 0..UINT64_MAX in
+// order, so byte order of the key is numeric order of the release.
+constexpr uint64_t kReleaseSignBit = uint64_t{1} << 63;
+
+inline std::string ReleaseKey(int32_t partition, int64_t release) {
+  std::string k;
+  k.reserve(12);
+  AppendU32(&k, static_cast<uint32_t>(partition));
+  AppendU64(&k, static_cast<uint64_t>(release) ^ kReleaseSignBit);
+  return k;
+}
+
+inline bool DecodeReleaseKey(std::string_view k, int64_t* release) {
+  if (k.size() != 12) return false;
+  *release = static_cast<int64_t>(ReadBE(k, 4, 8) ^ kReleaseSignBit);
+  return true;
+}
+
 }  // namespace vanon

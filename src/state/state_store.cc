@@ -8,30 +8,19 @@
 #include <vector>
 
 #include "key_codec.h"
+#include "state_store_rep.h"
 
 namespace vanon {
 
 namespace {
 constexpr const char* kEventsCf = "events";
 constexpr const char* kMetaCf = "meta";
+constexpr const char* kSignaturesCf = "signatures";
+constexpr const char* kWaitingCf = "waiting";
+constexpr const char* kReleasesCf = "releases";
 
-void Check(const rocksdb::Status& s, const std::string& what) {
-  if (!s.ok()) throw std::runtime_error("state: " + what + ": " + s.ToString());
-}
-
-std::string ProgressKey(int32_t partition) {
-  std::string k = "progress/";
-  AppendU32(&k, static_cast<uint32_t>(partition));
-  return k;
-}
+std::string ProgressKey(int32_t partition) { return MetaKey(partition, "progress"); }
 }  // namespace
-
-struct StateStore::Rep {
-  std::unique_ptr<rocksdb::DB> db;
-  rocksdb::ColumnFamilyHandle* events = nullptr;
-  rocksdb::ColumnFamilyHandle* meta = nullptr;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-};
 
 struct IngestWrite::Rep {
   rocksdb::WriteBatch batch;
@@ -48,15 +37,18 @@ IngestWrite::~IngestWrite() = default;
 
 void IngestWrite::PutEvent(int32_t partition, int64_t ts_ms, int64_t offset, std::string_view encoded) {
   rep_->key = EventKey(partition, ts_ms, offset);
-  Check(rep_->batch.Put(rep_->events, rep_->key, rocksdb::Slice(encoded.data(), encoded.size())), "batch put");
+  CheckStatus(rep_->batch.Put(rep_->events, rep_->key, rocksdb::Slice(encoded.data(), encoded.size())), "batch put");
   events_++;
 }
 
 void IngestWrite::SetProgress(int32_t partition, const PartitionProgress& p) {
-  Check(rep_->batch.Put(rep_->meta, ProgressKey(partition), p.Encode()), "batch put");
+  CheckStatus(rep_->batch.Put(rep_->meta, ProgressKey(partition), p.Encode()), "batch put");
 }
 
-
+void IngestWrite::PutMeta(int32_t partition, std::string_view name, std::string_view value) {
+  CheckStatus(rep_->batch.Put(rep_->meta, MetaKey(partition, name), rocksdb::Slice(value.data(), value.size())),
+              "batch put");
+}
 
 StateStore::StateStore() : rep_(std::make_unique<Rep>()) {}
 
@@ -75,14 +67,20 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir) {
   opts.keep_log_file_num = 5;
   rocksdb::ColumnFamilyOptions cf;
   cf.write_buffer_size = 32 << 20;
+  // create_missing_column_families upgrades a store written before the
+  // release loop existed (default, events, meta only) in place.
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
-      {rocksdb::kDefaultColumnFamilyName, cf}, {kEventsCf, cf}, {kMetaCf, cf}};
+      {rocksdb::kDefaultColumnFamilyName, cf}, {kEventsCf, cf},  {kMetaCf, cf},
+      {kSignaturesCf, cf},                     {kWaitingCf, cf}, {kReleasesCf, cf}};
   std::unique_ptr<StateStore> s(new StateStore());
   rocksdb::DB* db = nullptr;
-  Check(rocksdb::DB::Open(opts, dir, cfs, &s->rep_->handles, &db), "open " + dir);
+  CheckStatus(rocksdb::DB::Open(opts, dir, cfs, &s->rep_->handles, &db), "open " + dir);
   s->rep_->db.reset(db);
   s->rep_->events = s->rep_->handles[1];
   s->rep_->meta = s->rep_->handles[2];
+  s->rep_->signatures = s->rep_->handles[3];
+  s->rep_->waiting = s->rep_->handles[4];
+  s->rep_->releases = s->rep_->handles[5];
   return s;
 }
 
@@ -90,7 +88,7 @@ PartitionProgress StateStore::LoadProgress(int32_t partition) const {
   std::string v;
   rocksdb::Status st = rep_->db->Get(rocksdb::ReadOptions(), rep_->meta, ProgressKey(partition), &v);
   if (st.IsNotFound()) return PartitionProgress{};
-  Check(st, "read progress");
+  CheckStatus(st, "read progress");
   auto p = PartitionProgress::Decode(v);
   if (!p) throw std::runtime_error("state: corrupt progress record for partition " + std::to_string(partition));
   return *p;
@@ -98,9 +96,17 @@ PartitionProgress StateStore::LoadProgress(int32_t partition) const {
 
 void StateStore::Commit(IngestWrite& w) {
   rocksdb::WriteBatch& b = w.rep_->batch;
-  Check(rep_->db->Write(rocksdb::WriteOptions(), &b), "write batch");
+  CheckStatus(rep_->db->Write(rocksdb::WriteOptions(), &b), "write batch");
   b.Clear();
   w.events_ = 0;
+}
+
+std::optional<std::string> StateStore::GetMeta(int32_t partition, std::string_view name) const {
+  std::string v;
+  rocksdb::Status st = rep_->db->Get(rocksdb::ReadOptions(), rep_->meta, MetaKey(partition, name), &v);
+  if (st.IsNotFound()) return std::nullopt;
+  CheckStatus(st, "read meta record for partition " + std::to_string(partition));
+  return v;
 }
 
 void StateStore::ScanEvents(
@@ -115,7 +121,7 @@ void StateStore::ScanEvents(
     if (!DecodeEventKey(it->key().ToStringView(), &p, &ts, &off)) continue;
     if (!fn(ts, off, it->value().ToStringView())) break;
   }
-  Check(it->status(), "scan events");
+  CheckStatus(it->status(), "scan events");
 }
 
 uint64_t StateStore::CountEvents(int32_t partition) const {

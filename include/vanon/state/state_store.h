@@ -116,6 +116,7 @@ class StateStore {
 
  private:
   friend class IngestWrite;
+  friend class ReleaseWrite;
   StateStore();
   struct Rep;
   std::unique_ptr<Rep> rep_;

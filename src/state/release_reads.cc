@@ -1,0 +1,110 @@
+// StateStore's reads of the release loop's column families. A record that
+// does not decode is corrupt state: it throws rather than being skipped, so a
+// vehicle never silently loses its fixed signature. Messages carry the
+// partition (and release id) only, never a vehicle key.
+#include <rocksdb/db.h>
+
+#include <string>
+#include <utility>
+
+#include "key_codec.h"
+#include "state_store_rep.h"
+
+namespace vanon {
+
+namespace {
+[[noreturn]] void ThrowCorrupt(const char* what, int32_t partition) {
+  throw std::runtime_error(std::string("state: corrupt ") + what + " in partition " + std::to_string(partition));
+}
+
+// Visits the keys of one partition in key order. The upper bound stops
+// RocksDB at the next partition instead of walking into its data (or its
+// deletion tombstones).
+template <typename Fn>
+void ScanPartition(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, int32_t partition, const char* what,
+                   Fn&& fn) {
+  const std::string prefix = PartitionPrefix(partition);
+  const uint32_t next = static_cast<uint32_t>(partition) + 1;  // 0 after the last partition: no bound
+  const std::string upper = PartitionPrefix(static_cast<int32_t>(next));
+  const rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions ro;
+  if (next != 0) ro.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro, cf));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    std::string_view key = it->key().ToStringView();
+    if (!fn(key.substr(prefix.size()), it->value().ToStringView())) break;
+  }
+  CheckStatus(it->status(), std::string("scan ") + what + " of partition " + std::to_string(partition));
+}
+}  // namespace
+
+std::vector<std::optional<StoredSignature>> StateStore::GetSignatures(
+    int32_t partition, const std::vector<std::string>& vehicles) const {
+  std::vector<std::optional<StoredSignature>> out(vehicles.size());
+  if (vehicles.empty()) return out;
+  std::vector<std::string> keys;
+  keys.reserve(vehicles.size());
+  for (const std::string& v : vehicles) keys.push_back(VehicleKey(partition, v));
+  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<rocksdb::PinnableSlice> values(keys.size());
+  std::vector<rocksdb::Status> statuses(keys.size());
+  rep_->db->MultiGet(rocksdb::ReadOptions(), rep_->signatures, slices.size(), slices.data(), values.data(),
+                     statuses.data());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (statuses[i].IsNotFound()) continue;
+    CheckStatus(statuses[i], "read signatures of partition " + std::to_string(partition));
+    out[i] = StoredSignature::Decode(values[i].ToStringView());
+    if (!out[i]) ThrowCorrupt("signature", partition);
+  }
+  return out;
+}
+
+void StateStore::ScanSignatures(
+    int32_t partition, const std::function<bool(std::string_view, const StoredSignature&)>& fn) const {
+  ScanPartition(rep_->db.get(), rep_->signatures, partition, "signatures",
+                [&](std::string_view vehicle, std::string_view value) {
+                  auto s = StoredSignature::Decode(value);
+                  if (!s) ThrowCorrupt("signature", partition);
+                  return fn(vehicle, *s);
+                });
+}
+
+std::vector<WaitingTuple> StateStore::LoadWaiting(int32_t partition) const {
+  std::vector<WaitingTuple> out;
+  ScanPartition(rep_->db.get(), rep_->waiting, partition, "waiting tuples",
+                [&](std::string_view vehicle, std::string_view value) {
+                  auto w = DecodeWaitingTuple(vehicle, value);
+                  if (!w) ThrowCorrupt("waiting tuple", partition);
+                  out.push_back(std::move(*w));
+                  return true;
+                });
+  return out;
+}
+
+std::optional<ReleaseLogEntry> StateStore::GetRelease(int32_t partition, int64_t release) const {
+  std::string v;
+  rocksdb::Status st = rep_->db->Get(rocksdb::ReadOptions(), rep_->releases, ReleaseKey(partition, release), &v);
+  if (st.IsNotFound()) return std::nullopt;
+  CheckStatus(st, "read release log of partition " + std::to_string(partition));
+  auto e = ReleaseLogEntry::Decode(v);
+  if (!e) ThrowCorrupt(("release log entry " + std::to_string(release)).c_str(), partition);
+  return e;
+}
+
+void StateStore::ScanReleasesNewestFirst(
+    int32_t partition, const std::function<bool(int64_t, const ReleaseLogEntry&)>& fn) const {
+  const std::string prefix = PartitionPrefix(partition);
+  std::unique_ptr<rocksdb::Iterator> it(rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->releases));
+  // The largest possible key of the partition: release INT64_MAX.
+  for (it->SeekForPrev(ReleaseKey(partition, INT64_MAX)); it->Valid() && it->key().starts_with(prefix);
+       it->Prev()) {
+    int64_t release;
+    if (!DecodeReleaseKey(it->key().ToStringView(), &release)) ThrowCorrupt("release log key", partition);
+    auto e = ReleaseLogEntry::Decode(it->value().ToStringView());
+    if (!e) ThrowCorrupt(("release log entry " + std::to_string(release)).c_str(), partition);
+    if (!fn(release, *e)) break;
+  }
+  CheckStatus(it->status(), "scan release log of partition " + std::to_string(partition));
+}
+
+}  // namespace vanon

@@ -1,0 +1,70 @@
+// ReleaseWrite: the release loop's atomic unit, a WriteBatch over the
+// events, meta, signatures, waiting and releases column families.
+#include <rocksdb/write_batch.h>
+
+#include "key_codec.h"
+#include "state_store_rep.h"
+
+namespace vanon {
+
+namespace {
+rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
+}  // namespace
+
+struct ReleaseWrite::Rep {
+  rocksdb::WriteBatch batch;
+  const StateStore::Rep* store;
+};
+
+ReleaseWrite::ReleaseWrite(const StateStore& store) : rep_(std::make_unique<Rep>()) {
+  rep_->store = store.rep_.get();
+}
+ReleaseWrite::~ReleaseWrite() = default;
+
+void ReleaseWrite::DeleteEvent(int32_t partition, int64_t ts_ms, int64_t offset) {
+  CheckStatus(rep_->batch.Delete(rep_->store->events, EventKey(partition, ts_ms, offset)), "batch delete");
+}
+
+void ReleaseWrite::PutSignature(int32_t partition, std::string_view vehicle, const StoredSignature& s) {
+  CheckStatus(rep_->batch.Put(rep_->store->signatures, VehicleKey(partition, vehicle), s.Encode()), "batch put");
+}
+
+void ReleaseWrite::DeleteSignature(int32_t partition, std::string_view vehicle) {
+  CheckStatus(rep_->batch.Delete(rep_->store->signatures, VehicleKey(partition, vehicle)), "batch delete");
+}
+
+void ReleaseWrite::PutWaiting(int32_t partition, const WaitingTuple& w) {
+  CheckStatus(rep_->batch.Put(rep_->store->waiting, VehicleKey(partition, w.tuple.vehicle), EncodeWaitingTuple(w)),
+              "batch put");
+}
+
+void ReleaseWrite::DeleteWaiting(int32_t partition, std::string_view vehicle) {
+  CheckStatus(rep_->batch.Delete(rep_->store->waiting, VehicleKey(partition, vehicle)), "batch delete");
+}
+
+void ReleaseWrite::PutRelease(int32_t partition, int64_t release, const ReleaseLogEntry& e) {
+  CheckStatus(rep_->batch.Put(rep_->store->releases, ReleaseKey(partition, release), e.Encode()), "batch put");
+}
+
+void ReleaseWrite::DeleteRelease(int32_t partition, int64_t release) {
+  CheckStatus(rep_->batch.Delete(rep_->store->releases, ReleaseKey(partition, release)), "batch delete");
+}
+
+void ReleaseWrite::PutMeta(int32_t partition, std::string_view name, std::string_view value) {
+  CheckStatus(rep_->batch.Put(rep_->store->meta, MetaKey(partition, name), ToSlice(value)), "batch put");
+}
+
+void ReleaseWrite::SetProgress(int32_t partition, const PartitionProgress& p) {
+  CheckStatus(rep_->batch.Put(rep_->store->meta, MetaKey(partition, "progress"), p.Encode()), "batch put");
+}
+
+// Same durability as the ingest commit: WAL on, not fsynced per write. The
+// batch is cleared only after a successful write, so a failed commit can be
+// retried with the same ReleaseWrite.
+void StateStore::Commit(ReleaseWrite& w) {
+  rocksdb::WriteBatch& b = w.rep_->batch;
+  CheckStatus(rep_->db->Write(rocksdb::WriteOptions(), &b), "write release batch");
+  b.Clear();
+}
+
+}  // namespace vanon

@@ -1,0 +1,33 @@
+// What StateStore's pieces (ingest writes, release writes, reads) share: the
+// open database and one handle per column family.
+#pragma once
+
+#include <rocksdb/db.h>
+#include <rocksdb/status.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vanon/state/state_store.h"
+
+namespace vanon {
+
+struct StateStore::Rep {
+  std::unique_ptr<rocksdb::DB> db;
+  rocksdb::ColumnFamilyHandle* events = nullptr;
+  rocksdb::ColumnFamilyHandle* meta = nullptr;
+  rocksdb::ColumnFamilyHandle* signatures = nullptr;
+  rocksdb::ColumnFamilyHandle* waiting = nullptr;
+  rocksdb::ColumnFamilyHandle* releases = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+};
+
+// Messages name the operation and the partition, never a key: vehicle keys
+// are HMACs and must not reach logs.
+inline void CheckStatus(const rocksdb::Status& s, const std::string& what) {
+  if (!s.ok()) throw std::runtime_error("state: " + what + ": " + s.ToString());
+}
+
+}  // namespace vanon
