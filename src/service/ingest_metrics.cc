@@ -28,7 +28,13 @@ IngestMetrics::IngestMetrics(prometheus::Registry& r)
       lag_sum(lag_family.Add({{"stat", "sum"}})),
       lag_max(lag_family.Add({{"stat", "max"}})),
       partitions(NewGauge(r, "vanon_partitions_assigned", "Input partitions currently assigned.")),
-      ready(NewGauge(r, "vanon_ready", "1 when /readyz answers ready.")) {
+      ready(NewGauge(r, "vanon_ready", "1 when /readyz answers ready.")),
+      late_family(prometheus::BuildCounter()
+                      .Name("vanon_events_late_total")
+                      .Help("Accepted events behind the watermark, by route (late topic or dropped).")
+                      .Register(r)),
+      late_topic(late_family.Add({{"route", "topic"}})),
+      late_drop(late_family.Add({{"route", "drop"}})) {
   auto& rej = prometheus::BuildCounter()
                   .Name("vanon_events_rejected_total")
                   .Help("Messages sent to the DLQ, by reason.")

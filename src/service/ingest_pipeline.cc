@@ -4,6 +4,7 @@
 
 #include "vanon/ingest/reject_reason.h"
 #include "vanon/kafka/producer.h"
+#include "vanon/service/fault_injection.h"
 #include "vanon/service/ingest_metrics.h"
 #include "vanon/state/state_store.h"
 
@@ -74,6 +75,18 @@ PartitionProgress& IngestPipeline::Progress(int32_t partition) {
   return it->second;
 }
 
+EpochClock& IngestPipeline::Clock(int32_t partition) {
+  auto it = clocks_.find(partition);
+  if (it != clocks_.end()) return it->second;
+  EpochClock clock(config_.privacy.epoch);
+  if (auto saved = store_->GetMeta(partition, kClockMeta)) {
+    if (!clock.DecodeState(*saved)) {
+      throw std::runtime_error("state: unreadable epoch clock of partition " + std::to_string(partition));
+    }
+  }
+  return clocks_.emplace(partition, clock).first->second;
+}
+
 std::optional<int64_t> IngestPipeline::ResumeOffset(int32_t partition) {
   int64_t next = Progress(partition).next_offset;
   if (next < 0) return std::nullopt;
@@ -81,7 +94,10 @@ std::optional<int64_t> IngestPipeline::ResumeOffset(int32_t partition) {
 }
 
 void IngestPipeline::ForgetPartitions(const std::vector<int32_t>& partitions) {
-  for (int32_t p : partitions) progress_.erase(p);
+  for (int32_t p : partitions) {
+    progress_.erase(p);
+    clocks_.erase(p);
+  }
 }
 
 int64_t IngestPipeline::NextOffset(int32_t partition) const {
@@ -95,6 +111,10 @@ PartitionProgress IngestPipeline::Totals() const {
     t.consumed += pr.consumed;
     t.accepted += pr.accepted;
     t.unknown_vin += pr.unknown_vin;
+    t.late += pr.late;
+    t.released += pr.released;
+    t.suppressed += pr.suppressed;
+    t.releases += pr.releases;
     for (const auto& [r, n] : pr.rejected) t.rejected[r] += n;
   }
   return t;
@@ -105,12 +125,16 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
   IngestWrite write(*store_);
   // Work on copies: if the DLQ fails, the in-memory progress must not move.
   std::map<int32_t, PartitionProgress> next;
-  uint64_t rejected = 0, accepted = 0, unknown = 0;
+  std::map<int32_t, EpochClock> clocks;
+  uint64_t rejected = 0, accepted = 0, unknown = 0, late = 0;
   std::map<std::string, uint64_t> rejected_by;
   Rejection rejection;
   for (const InputMessage& m : batch) {
     auto it = next.find(m.partition);
-    if (it == next.end()) it = next.emplace(m.partition, Progress(m.partition)).first;
+    if (it == next.end()) {
+      it = next.emplace(m.partition, Progress(m.partition)).first;
+      clocks.emplace(m.partition, Clock(m.partition));
+    }
     PartitionProgress& pr = it->second;
     if (m.offset < pr.next_offset) continue;  // already accounted for
     pr.next_offset = m.offset + 1;
@@ -144,6 +168,25 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
       v.last_trip = parsed_.trip_id;
       v.last_trip_key = hasher_->Hash(parsed_.trip_id);
     }
+    pr.accepted++;
+    accepted++;
+    if (clocks.at(m.partition).Observe(parsed_.ts_ms, now_ms) == Arrival::kLate) {
+      // Its epoch is released already: it can join no release. Counted, and
+      // kept whole in the late topic (input-classified, like the DLQ) when
+      // the config routes it there.
+      pr.late++;
+      late++;
+      if (config_.privacy.late_events == LateEvents::kTopic && dlq_) {
+        KafkaHeaders headers = {{"vanon.reason", "late"},
+                                {"vanon.watermark_ms", std::to_string(clocks.at(m.partition).watermark_ms())},
+                                {"vanon.source.topic", config_.kafka.topics.input},
+                                {"vanon.source.partition", std::to_string(m.partition)},
+                                {"vanon.source.offset", std::to_string(m.offset)}};
+        dlq_->Produce(config_.kafka.topics.late, -1, hasher_->HashHex(parsed_.vin),
+                      m.value, headers);
+      }
+      continue;
+    }
     buffered_.vehicle_key = v.key;
     buffered_.trip_key = v.last_trip_key;
     buffered_.ts_ms = parsed_.ts_ms;
@@ -154,24 +197,28 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
     encoded_.clear();
     EncodeBufferedEvent(buffered_, &encoded_);
     write.PutEvent(m.partition, parsed_.ts_ms, m.offset, encoded_);
-    pr.accepted++;
-    accepted++;
   }
-  if (rejected > 0 && dlq_) {
+  bool routed = rejected > 0 || (late > 0 && config_.privacy.late_events == LateEvents::kTopic);
+  if (routed && dlq_) {
     uint64_t failures_before = dlq_->failures();
     if (!dlq_->Flush(30000) || dlq_->failures() != failures_before) {
-      throw std::runtime_error("DLQ delivery failed: " + dlq_->last_error());
+      throw std::runtime_error("DLQ or late-topic delivery failed: " + dlq_->last_error());
     }
   }
   for (const auto& [p, pr] : next) write.SetProgress(p, pr);
+  for (const auto& [p, clock] : clocks) write.PutMeta(p, kClockMeta, clock.EncodeState());
+  FaultPoint("ingest.before_commit");
   store_->Commit(write);
   for (auto& [p, pr] : next) progress_[p] = pr;
+  for (auto& [p, clock] : clocks) clocks_.insert_or_assign(p, clock);
   if (metrics_) {
     metrics_->consumed.Increment(static_cast<double>(accepted + rejected));
     metrics_->accepted.Increment(static_cast<double>(accepted));
     metrics_->unknown_vin.Increment(static_cast<double>(unknown));
     for (const auto& [r, n] : rejected_by) metrics_->Rejected(r).Increment(static_cast<double>(n));
-    metrics_->buffered.Increment(static_cast<double>(accepted));
+    metrics_->buffered.Increment(static_cast<double>(accepted - late));
+    (config_.privacy.late_events == LateEvents::kTopic ? metrics_->late_topic : metrics_->late_drop)
+        .Increment(static_cast<double>(late));
   }
 }
 

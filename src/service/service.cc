@@ -3,15 +3,21 @@
 #include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
 #include "vanon/http/http_server.h"
 #include "vanon/kafka/consumer.h"
 #include "vanon/kafka/producer.h"
+#include "vanon/kafka/transactional_producer.h"
 #include "vanon/service/ingest_metrics.h"
 #include "vanon/service/ingest_pipeline.h"
+#include "vanon/service/release_metrics.h"
+#include "vanon/service/release_runner.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon {
@@ -27,13 +33,26 @@ int64_t SteadySeconds() {
 }
 // A loop that has not turned for this long is reported unhealthy.
 constexpr int64_t kStallSeconds = 60;
+
+// transactional.id = <prefix>-<instance>. The instance must be stable across
+// restarts of the same replica (so a restart fences its predecessor) and
+// distinct between replicas: VANON_INSTANCE_ID (the Helm chart sets the pod
+// name), else the host name.
+std::string InstanceId() {
+  if (const char* v = std::getenv("VANON_INSTANCE_ID"); v != nullptr && *v != '\0') return v;
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') return host;
+  return "0";
+}
 }  // namespace
 
 struct Service::Rep {
+  explicit Rep(Config c) : config(std::move(c)) {}
   Config config;
   std::string hmac_key;
   std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
   IngestMetrics metrics{*registry};
+  ReleaseMetricsExporter release_metrics{*registry, config.privacy};
 
   std::atomic<bool> state_open{false};
   std::atomic<int> partitions{0};
@@ -41,10 +60,10 @@ struct Service::Rep {
   std::atomic<uint64_t> consumed{0}, accepted{0}, rejected{0}, buffered{0};
   mutable std::mutex url_mu;
   std::string url;
+  ServiceStatus last_release;  // guarded by url_mu; only the last_* fields
 };
 
-Service::Service(Config config, std::string hmac_key) : rep_(std::make_unique<Rep>()) {
-  rep_->config = std::move(config);
+Service::Service(Config config, std::string hmac_key) : rep_(std::make_unique<Rep>(std::move(config))) {
   rep_->hmac_key = std::move(hmac_key);
   RegisterBuildInfo(*rep_->registry);
 }
@@ -59,6 +78,18 @@ ServiceStatus Service::Status() const {
   s.buffered = rep_->buffered.load();
   s.partitions = rep_->partitions.load();
   s.ready = rep_->state_open.load() && s.partitions > 0;
+  std::lock_guard<std::mutex> l(rep_->url_mu);
+  const ServiceStatus& r = rep_->last_release;
+  s.late = r.late;
+  s.released = r.released;
+  s.suppressed = r.suppressed;
+  s.releases = r.releases;
+  s.waiting = r.waiting;
+  s.last_release = r.last_release;
+  s.last_suppression_ratio = r.last_suppression_ratio;
+  s.last_emd_max = r.last_emd_max;
+  s.last_counterfeit_ratio = r.last_counterfeit_ratio;
+  s.last_groups = r.last_groups;
   return s;
 }
 
@@ -106,6 +137,23 @@ int Service::Run(const std::atomic<bool>& stop) {
 
   Producer dlq(c.kafka.bootstrap, c.kafka.properties, c.kafka.producer_properties);
   IngestPipeline pipeline(c, r.hmac_key, store.get(), &dlq, &r.metrics);
+  const std::string txn_id = c.kafka.transactional_id_prefix + "-" + InstanceId();
+  TransactionalProducer out(c.kafka.bootstrap, txn_id, c.kafka.properties, c.kafka.producer_properties);
+  spdlog::info("release producer ready (transactional.id {})", txn_id);
+  OutputTopology topology;
+  topology.input_partitions = out.PartitionCount(c.kafka.topics.input);
+  topology.anonymized_partitions = out.PartitionCount(c.kafka.topics.anonymized);
+  topology.releases_partitions = out.PartitionCount(c.kafka.topics.releases);
+  ReleaseRunner releases(c, pipeline.layout().sensitive, store.get(), &out, &r.release_metrics, topology);
+  int64_t last_commit = 0;
+  for (int32_t p = 0; p < topology.input_partitions; ++p) {
+    store->ScanReleasesNewestFirst(p, [&](int64_t, const ReleaseLogEntry& e) {
+      if (e.status != ReleaseStatus::kCommitted) return true;
+      last_commit = std::max(last_commit, e.committed_wall_ms);
+      return false;
+    });
+  }
+  if (last_commit > 0) r.release_metrics.RestoreLastRelease(last_commit);
   Consumer consumer(
       c.kafka.bootstrap, c.kafka.group_id, c.kafka.topics.input,
       static_cast<size_t>(c.input.max_message_bytes), c.kafka.properties,
@@ -127,13 +175,42 @@ int Service::Run(const std::atomic<bool>& stop) {
   try {
     while (!stop.load()) {
       const auto& batch = consumer.Poll(static_cast<size_t>(c.kafka.poll_batch_max), c.kafka.poll_timeout_ms);
-      pipeline.Process(batch, NowMs());
+      const int64_t now_ms = NowMs();
+      pipeline.Process(batch, now_ms);
       r.heartbeat = SteadySeconds();
+      for (int32_t p : consumer.Assigned()) {
+        pipeline.Progress(p);  // loaded, so Totals() covers every assigned partition
+        EpochClock& clock = pipeline.Clock(p);
+        clock.AdvanceIdle(now_ms);
+        while (!stop.load()) {
+          std::optional<int64_t> epoch = clock.NextClosable();
+          if (!epoch) break;
+          ReleaseOutcome o = releases.Run(p, *epoch, &clock, &pipeline.Progress(p));
+          r.heartbeat = SteadySeconds();
+          std::lock_guard<std::mutex> l(r.url_mu);
+          r.last_release.last_release = o.release;
+          if (o.metrics.tuples > 0) {
+            r.last_release.last_suppression_ratio = o.metrics.suppression_ratio;
+            r.last_release.last_emd_max = o.metrics.emd_max_equal;
+            r.last_release.last_counterfeit_ratio = o.metrics.counterfeit_ratio;
+            r.last_release.last_groups = o.metrics.groups;
+          }
+        }
+      }
       PartitionProgress t = pipeline.Totals();
+      {
+        std::lock_guard<std::mutex> l(r.url_mu);
+        r.last_release.late = t.late;
+        r.last_release.released = t.released;
+        r.last_release.suppressed = t.suppressed;
+        r.last_release.releases = t.releases;
+        r.last_release.waiting = releases.waiting();
+      }
       r.consumed = t.consumed;
       r.accepted = t.accepted;
       r.rejected = t.rejected_total();
-      r.buffered = static_cast<uint64_t>(r.metrics.buffered.Value());
+      r.buffered = t.accepted - t.late - t.released - t.suppressed;
+      r.metrics.buffered.Set(static_cast<double>(r.buffered.load()));
       auto now = std::chrono::steady_clock::now();
       if (now - last_metrics >= std::chrono::seconds(1)) {
         last_metrics = now;

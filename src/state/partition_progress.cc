@@ -9,7 +9,9 @@ namespace vanon {
 std::string PartitionProgress::Encode() const {
   std::string out = "v1;next=" + std::to_string(next_offset) + ";consumed=" +
                     std::to_string(consumed) + ";accepted=" + std::to_string(accepted) +
-                    ";unknown_vin=" + std::to_string(unknown_vin) + ";";
+                    ";unknown_vin=" + std::to_string(unknown_vin) + ";late=" + std::to_string(late) +
+                    ";released=" + std::to_string(released) + ";suppressed=" +
+                    std::to_string(suppressed) + ";releases=" + std::to_string(releases) + ";";
   for (const auto& [reason, n] : rejected) out += "rej." + reason + "=" + std::to_string(n) + ";";
   return out;
 }
@@ -43,6 +45,14 @@ std::optional<PartitionProgress> PartitionProgress::Decode(std::string_view s) {
       p.accepted = static_cast<uint64_t>(n);
     } else if (key == "unknown_vin") {
       p.unknown_vin = static_cast<uint64_t>(n);
+    } else if (key == "late") {
+      p.late = static_cast<uint64_t>(n);
+    } else if (key == "released") {
+      p.released = static_cast<uint64_t>(n);
+    } else if (key == "suppressed") {
+      p.suppressed = static_cast<uint64_t>(n);
+    } else if (key == "releases") {
+      p.releases = static_cast<uint64_t>(n);
     } else if (key.substr(0, 4) == "rej.") {
       p.rejected[std::string(key.substr(4))] = static_cast<uint64_t>(n);
     }  // unknown keys from newer versions are ignored

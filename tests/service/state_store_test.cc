@@ -15,6 +15,10 @@ TEST(PartitionProgress, RoundTripsAndRejectsGarbage) {
   p.unknown_vin = 3;
   p.rejected["broken_json"] = 60;
   p.rejected["too_deep"] = 40;
+  p.late = 7;
+  p.released = 900;
+  p.suppressed = 250;
+  p.releases = 12;
   auto back = PartitionProgress::Decode(p.Encode());
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->next_offset, 1234);
@@ -23,6 +27,14 @@ TEST(PartitionProgress, RoundTripsAndRejectsGarbage) {
   EXPECT_EQ(back->unknown_vin, 3u);
   EXPECT_EQ(back->rejected_total(), 100u);
   EXPECT_EQ(back->rejected.at("too_deep"), 40u);
+  EXPECT_EQ(back->late, 7u);
+  EXPECT_EQ(back->released, 900u);
+  EXPECT_EQ(back->suppressed, 250u);
+  EXPECT_EQ(back->releases, 12u);
+  // A record written before the release counters existed reads as zeros.
+  auto old = PartitionProgress::Decode("v1;next=5;consumed=6;accepted=6;unknown_vin=0;");
+  ASSERT_TRUE(old.has_value());
+  EXPECT_EQ(old->released, 0u);
 
   EXPECT_FALSE(PartitionProgress::Decode("").has_value());
   EXPECT_FALSE(PartitionProgress::Decode("v2;next=1;").has_value());

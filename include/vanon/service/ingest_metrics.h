@@ -27,6 +27,9 @@ struct IngestMetrics {
   prometheus::Gauge& lag_max;
   prometheus::Gauge& partitions;
   prometheus::Gauge& ready;
+  prometheus::Family<prometheus::Counter>& late_family;
+  prometheus::Counter& late_topic;  // vanon_events_late_total{route="topic"}
+  prometheus::Counter& late_drop;   // vanon_events_late_total{route="drop"}
 
   prometheus::Counter& Rejected(const std::string& reason) { return *rejected.at(reason); }
 };

@@ -1,7 +1,9 @@
 // One poll batch in, one atomic RocksDB write out: accepted events (keyed by
-// HMAC, with decoded QIs) plus each partition's new offset and counters;
-// rejected messages go to the DLQ, which is flushed and checked before the
-// offsets that skip them are stored. So a crash anywhere replays, never loses.
+// HMAC, with decoded QIs) plus each partition's new offset, counters and
+// epoch clock; rejected messages go to the DLQ and late ones (behind the
+// partition's watermark) to the late topic or nowhere, per config; both
+// producers are flushed and checked before the offsets that skip those
+// messages are stored. So a crash anywhere replays, never loses.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include "vanon/ingest/buffered_event.h"
 #include "vanon/ingest/event_parser.h"
 #include "vanon/kafka/consumer.h"
+#include "vanon/release/epoch_clock.h"
 #include "vanon/service/qi_resolver.h"
 #include "vanon/state/partition_progress.h"
 
@@ -29,6 +32,9 @@ class StateStore;
 // a vanon.truncated_from header giving the original size.
 inline constexpr size_t kDlqMaxValueBytes = 512 * 1024;
 inline constexpr size_t kDlqTruncatedBytes = 64 * 1024;
+
+// Meta record (StateStore::GetMeta) holding a partition's EpochClock state.
+inline constexpr std::string_view kClockMeta = "clock";
 
 // Where the optional per-event values sit in BufferedEvent::extras.
 struct BufferLayout {
@@ -55,9 +61,13 @@ class IngestPipeline {
   PartitionProgress Totals() const;
   int64_t NextOffset(int32_t partition) const;
 
- private:
+  // A partition's counters and epoch clock, loaded from state on first use.
+  // The release loop updates both and stores them in its own write batches;
+  // this object stays the one in-memory copy.
   PartitionProgress& Progress(int32_t partition);
+  EpochClock& Clock(int32_t partition);
 
+ private:
   // What ingestion derives from a VIN, cached because a fleet's vehicles send
   // many events each. Memory only (raw VINs never leave the process); bounded.
   struct VehicleInfo {
@@ -78,6 +88,7 @@ class IngestPipeline {
   std::unique_ptr<EventParser> parser_;
   std::unique_ptr<KeyedHasher> hasher_;
   std::map<int32_t, PartitionProgress> progress_;
+  std::map<int32_t, EpochClock> clocks_;
   std::unordered_map<std::string, VehicleInfo> vehicles_;
   ParsedEvent parsed_;
   BufferedEvent buffered_;

@@ -1,6 +1,7 @@
 // The vanon service: consumes raw events, validates and buffers them in
-// state, serves metrics and health. Run() returns when `stop` becomes true,
-// after finishing the current batch, flushing and closing state cleanly.
+// state, publishes a release per partition whenever an epoch closes, serves
+// metrics and health. Run() returns when `stop` becomes true, after
+// finishing the current batch or release, flushing and closing state.
 #pragma once
 
 #include <atomic>
@@ -22,8 +23,19 @@ struct ServiceStatus {
   uint64_t accepted = 0;
   uint64_t rejected = 0;
   uint64_t buffered = 0;
+  uint64_t late = 0;
+  uint64_t released = 0;    // events published
+  uint64_t suppressed = 0;  // events of suppressed tuples
+  uint64_t releases = 0;    // partition shares committed
+  uint64_t waiting = 0;     // tuples
   int partitions = 0;
   bool ready = false;
+  // The last committed partition share (releases > 0).
+  int64_t last_release = 0;
+  double last_suppression_ratio = 0;
+  double last_emd_max = 0;
+  double last_counterfeit_ratio = 0;
+  uint64_t last_groups = 0;
 };
 
 class Service {

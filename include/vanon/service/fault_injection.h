@@ -1,0 +1,31 @@
+// Crash tests kill the process at named points of the release loop with
+// kill -9 semantics (no destructor, no flush), to prove that a restart
+// recovers from every one of them. Set VANON_FAULT_POINT=<name> (first hit)
+// or <name>@<n> (n-th hit). Unset in production: then a point is one
+// relaxed atomic load.
+#pragma once
+
+#include <string_view>
+
+namespace vanon {
+
+// Points the release loop passes, in order (docs/operations.md lists them).
+inline constexpr std::string_view kFaultPoints[] = {
+    "ingest.before_commit",      // batch parsed, DLQ/late flushed, state not written
+    "release.after_prepare",     // seed stored, nothing published
+    "release.mid_produce",       // half of the records on the broker, transaction open
+    "release.before_commit",     // every record on the broker, transaction open
+    "release.after_commit",      // transaction committed, state not applied
+    "release.after_apply",       // state applied
+};
+
+// Raises SIGKILL when `name` is the configured point (and its hit count is
+// reached). Logs one line to stderr first so test logs show where it died.
+void FaultPoint(std::string_view name);
+
+// True when VANON_FAULT_POINT is set. The release loop then flushes records
+// to the broker before a point inside a transaction, so that "records on the
+// broker, transaction open" is the state the kill really leaves behind.
+bool FaultInjectionEnabled();
+
+}  // namespace vanon

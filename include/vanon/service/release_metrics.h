@@ -1,0 +1,60 @@
+// Prometheus series for releases (names and meaning in docs/metrics.md).
+// Gauges describe the last committed partition share of a release; counters
+// add up over all of them. No label ever carries a release, group or vehicle.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <array>
+#include <cstdint>
+
+#include "vanon/config.h"
+#include "vanon/engine/metrics.h"
+
+namespace vanon {
+
+struct CommittedRelease {
+  ReleaseMetrics metrics;
+  uint64_t released_events = 0;
+  double duration_seconds = 0;  // epoch closable -> transaction committed
+  int64_t commit_wall_ms = 0;
+};
+
+class ReleaseMetricsExporter {
+ public:
+  ReleaseMetricsExporter(prometheus::Registry& r, const PrivacyConfig& privacy);
+
+  void Record(const CommittedRelease& c);
+  // Event time to commit, one observation per published event.
+  void ObserveLatency(double seconds, uint64_t events);
+  void SetWaiting(uint64_t tuples) { waiting_.Set(static_cast<double>(tuples)); }
+  // At start: the last commit time found in state, so the staleness alert
+  // does not fire (or stay silent) because of a restart.
+  void RestoreLastRelease(int64_t commit_wall_ms);
+
+ private:
+  prometheus::Counter& releases_;
+  prometheus::Gauge& last_release_ts_;
+  prometheus::Gauge& suppression_ratio_;
+  std::array<prometheus::Gauge*, 3> suppression_by_reason_{};
+  std::array<prometheus::Counter*, 3> suppressed_total_{};
+  prometheus::Counter& published_total_;
+  prometheus::Counter& counterfeits_total_;
+  prometheus::Gauge& discernibility_;
+  prometheus::Gauge& discernibility_normalized_;
+  prometheus::Gauge& emd_max_;
+  prometheus::Gauge& min_group_size_;
+  prometheus::Gauge& min_distinct_;
+  prometheus::Gauge& avg_group_size_;
+  prometheus::Gauge& ncp_;
+  prometheus::Gauge& counterfeit_ratio_;
+  prometheus::Gauge& waiting_;
+  prometheus::Histogram& duration_;
+  prometheus::Histogram& latency_;
+  prometheus::Counter& events_released_;
+};
+
+}  // namespace vanon
