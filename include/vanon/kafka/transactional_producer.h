@@ -63,7 +63,18 @@ class TransactionalProducer {
   int64_t HighWatermark(const std::string& topic, int32_t partition, int timeout_ms = 10000);
 
  private:
+  class Reporter;
+  void ThrowIfFailed(const char* what);
+
+  // Declared before producer_ so it outlives it: librdkafka may still call
+  // the delivery report callback while the producer is being torn down.
+  std::unique_ptr<Reporter> reporter_;
   std::unique_ptr<RdKafka::Producer> producer_;
+  // Each transaction gets a new generation, carried in every record's opaque,
+  // so a late delivery report of an aborted transaction is not charged to
+  // the next one.
+  uint64_t generation_ = 0;
+  bool in_transaction_ = false;
 };
 
 }  // namespace vanon
