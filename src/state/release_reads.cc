@@ -94,7 +94,10 @@ std::optional<ReleaseLogEntry> StateStore::GetRelease(int32_t partition, int64_t
 void StateStore::ScanReleasesNewestFirst(
     int32_t partition, const std::function<bool(int64_t, const ReleaseLogEntry&)>& fn) const {
   const std::string prefix = PartitionPrefix(partition);
-  std::unique_ptr<rocksdb::Iterator> it(rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->releases));
+  const rocksdb::Slice lower(prefix);  // stops Prev() at the previous partition
+  rocksdb::ReadOptions ro;
+  ro.iterate_lower_bound = &lower;
+  std::unique_ptr<rocksdb::Iterator> it(rep_->db->NewIterator(ro, rep_->releases));
   // The largest possible key of the partition: release INT64_MAX.
   for (it->SeekForPrev(ReleaseKey(partition, INT64_MAX)); it->Valid() && it->key().starts_with(prefix);
        it->Prev()) {
