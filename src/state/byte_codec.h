@@ -8,7 +8,8 @@
 #include <string>
 #include <string_view>
 
-namespace vanon {
+// Private to src/state (ingest keeps its own coder in ingest_internal).
+namespace vanon::state_internal {
 
 inline void PutVarint64(std::string* s, uint64_t v) {
   while (v >= 0x80) {
@@ -107,4 +108,4 @@ class ByteReader {
   std::string_view in_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::state_internal

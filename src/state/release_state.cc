@@ -4,6 +4,11 @@
 
 namespace vanon {
 
+using state_internal::ByteReader;
+using state_internal::PutLengthPrefixed;
+using state_internal::PutSignedVarint64;
+using state_internal::PutVarint64;
+
 namespace {
 // Format versions: bump when a layout changes, and keep decoding the old one.
 constexpr uint8_t kSignatureV1 = 1;
