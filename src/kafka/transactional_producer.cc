@@ -226,6 +226,11 @@ void TransactionalProducer::AbortTransaction(int timeout_ms) {
   in_transaction_ = false;
 }
 
+// A producer's metadata request allows topic auto-creation: on the mock (even
+// with allow.auto.create.topics=false, measured) and on a broker with
+// auto.create.topics.enable=true, asking about a missing topic creates it
+// (the mock gives it 4 partitions) instead of throwing. Create release topics
+// up front and keep auto-creation off on the brokers.
 int32_t TransactionalProducer::PartitionCount(const std::string& topic, int timeout_ms) {
   std::string err;
   std::unique_ptr<RdKafka::Topic> t(RdKafka::Topic::create(producer_.get(), topic, nullptr, err));

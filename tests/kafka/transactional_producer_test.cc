@@ -9,6 +9,8 @@
 #include <librdkafka/rdkafkacpp.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "fault_injecting_cluster.h"
 #include "kafka_test_util.h"
@@ -42,6 +44,40 @@ TEST_F(TransactionalProducerTest, CommittedRecordsLandOnTheirPartitionInOrder) {
     EXPECT_EQ(r.value, Value(i));
   }
   for (size_t k = 1; k < p0.size(); k++) EXPECT_LT(p0[k - 1].offset, p0[k].offset);
+}
+
+// ReadCommitted does not expose headers, so a plain consumer checks them.
+TEST_F(TransactionalProducerTest, HeadersReachTheBroker) {
+  cluster_.CreateTopic("release", 1);
+  TransactionalProducer p(bootstrap_, "vanon-test-0", {}, {});
+  p.BeginTransaction();
+  p.Produce("release", 0, Key(0), Value(0), {{"release", "42"}, {"schema", "v1"}});
+  p.CommitTransaction();
+
+  std::string err;
+  std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
+  ASSERT_EQ(conf->set("bootstrap.servers", bootstrap_, err), RdKafka::Conf::CONF_OK) << err;
+  ASSERT_EQ(conf->set("group.id", "headers-test", err), RdKafka::Conf::CONF_OK) << err;
+  std::unique_ptr<RdKafka::KafkaConsumer> c(RdKafka::KafkaConsumer::create(conf.get(), err));
+  ASSERT_TRUE(c) << err;
+  std::unique_ptr<RdKafka::TopicPartition> tp(RdKafka::TopicPartition::create("release", 0, 0));
+  ASSERT_EQ(c->assign({tp.get()}), RdKafka::ERR_NO_ERROR);
+  std::unique_ptr<RdKafka::Message> m;
+  for (int i = 0; i < 50; i++) {
+    m.reset(c->consume(200));
+    if (m->err() == RdKafka::ERR_NO_ERROR) break;
+  }
+  ASSERT_EQ(m->err(), RdKafka::ERR_NO_ERROR) << m->errstr();
+  RdKafka::Headers* h = m->headers();
+  ASSERT_NE(h, nullptr);
+  std::vector<RdKafka::Headers::Header> all = h->get_all();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].key(), "release");
+  EXPECT_EQ(std::string(static_cast<const char*>(all[0].value()), all[0].value_size()), "42");
+  EXPECT_EQ(all[1].key(), "schema");
+  EXPECT_EQ(std::string(static_cast<const char*>(all[1].value()), all[1].value_size()), "v1");
+  m.reset();
+  c->close();
 }
 
 TEST_F(TransactionalProducerTest, PartitionCountAndHighWatermark) {
