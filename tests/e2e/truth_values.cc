@@ -1,0 +1,124 @@
+#include "truth_values.h"
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace vanon::e2e {
+
+namespace {
+
+std::vector<std::string> SplitPath(std::string_view path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= path.size()) {
+    const size_t dot = path.find('.', start);
+    const size_t end = dot == std::string_view::npos ? path.size() : dot;
+    parts.emplace_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+}  // namespace
+
+TruthValues::TruthValues(const Config& config, const Schema& schema)
+    : schema_(schema), qis_(config.quasi_identifiers) {
+  if (!config.sensitive) throw std::invalid_argument("the end-to-end check needs a sensitive attribute");
+  sensitive_ = *config.sensitive;
+  if (sensitive_.aggregator == SensitiveAggregator::kRegistry) {
+    throw std::invalid_argument("the registry aggregator is not modelled");
+  }
+  const std::string_view field = sensitive_.field;
+  if (field.substr(0, 8) != "payload.") throw std::invalid_argument("sensitive field must be in the payload");
+  path_ = SplitPath(field.substr(8));
+  leaves_.resize(schema.size());
+  for (size_t a = 0; a < schema.size(); ++a) {
+    if (!schema.attribute(a).IsCategorical()) continue;
+    const CategoricalHierarchy& h = *schema.attribute(a).hierarchy;
+    for (int32_t leaf = 0; leaf < h.LeafCount(); ++leaf) leaves_[a][h.Name(h.LeafNode(leaf))] = leaf;
+  }
+}
+
+std::optional<std::vector<int32_t>> TruthValues::EncodeQi(const std::vector<std::string>& raw) const {
+  if (raw.size() != schema_.size()) return std::nullopt;
+  std::vector<int32_t> codes;
+  for (size_t a = 0; a < raw.size(); ++a) {
+    if (schema_.attribute(a).IsCategorical()) {
+      auto it = leaves_[a].find(raw[a]);
+      if (it == leaves_[a].end()) return std::nullopt;
+      codes.push_back(it->second);
+      continue;
+    }
+    const char* begin = raw[a].c_str();
+    char* end = nullptr;
+    double v = std::strtod(begin, &end);
+    if (raw[a].empty() || end != begin + raw[a].size() || !std::isfinite(v)) return std::nullopt;
+    v = std::min(std::max(v, qis_[a].range_min), qis_[a].range_max);
+    codes.push_back(static_cast<int32_t>(std::round(v)));
+  }
+  return codes;
+}
+
+std::optional<std::string> TruthValues::FieldOf(const std::string& payload) const {
+  simdjson::dom::parser parser;
+  simdjson::dom::element e;
+  if (parser.parse(payload).get(e) != simdjson::SUCCESS) return std::nullopt;
+  for (const std::string& key : path_) {
+    if (e.at_key(key).get(e) != simdjson::SUCCESS) return std::nullopt;
+  }
+  if (e.is_null()) return std::nullopt;
+  std::string_view s;
+  if (e.get(s) == simdjson::SUCCESS) return std::string(s);
+  return simdjson::minify(e);
+}
+
+std::optional<std::string> TruthValues::Sensitive(std::span<const std::string* const> payloads) const {
+  std::vector<std::string> values;
+  for (const std::string* p : payloads) {
+    if (auto v = FieldOf(*p)) values.push_back(std::move(*v));
+  }
+  if (values.empty()) return sensitive_.missing_value;
+  switch (sensitive_.aggregator) {
+    case SensitiveAggregator::kFirst:
+      return values.front();
+    case SensitiveAggregator::kLast:
+    case SensitiveAggregator::kRegistry:
+      return values.back();
+    case SensitiveAggregator::kMode:
+      break;
+  }
+  // Most frequent; among equals the one seen first, hence the strict '>'
+  // over values in order of first occurrence.
+  std::map<std::string_view, size_t> count;
+  for (const std::string& v : values) ++count[v];
+  const std::string* best = &values.front();
+  for (const std::string& v : values) {
+    if (count[v] > count[*best]) best = &v;
+  }
+  return *best;
+}
+
+SensitiveId ValueIds::Intern(std::string_view value) {
+  auto it = ids_.find(value);
+  if (it != ids_.end()) return it->second;
+  const auto id = static_cast<SensitiveId>(values_.size());
+  values_.emplace_back(value);
+  ids_.emplace(std::string(value), id);
+  return id;
+}
+
+ReleaseParams ParamsFromConfig(const PrivacyConfig& privacy) {
+  ReleaseParams p;
+  p.model = privacy.model == PrivacyModel::kMInvariance ? Model::kMInvariance : Model::kKAnonymity;
+  p.m = static_cast<uint32_t>(privacy.m);
+  p.k = static_cast<uint32_t>(privacy.k);
+  p.l = static_cast<uint32_t>(privacy.l);
+  p.t = privacy.t;
+  p.max_delay = static_cast<uint32_t>(privacy.max_delay_epochs);
+  return p;
+}
+
+}  // namespace vanon::e2e
