@@ -277,6 +277,9 @@ struct ReleaseRunner::Impl {
       }
       return n;
     };
+    // Purge first: in a write batch the later operation wins, and a vehicle
+    // published now must keep the signature the puts below refresh.
+    PurgeSignatures(partition, epoch, &w);
     uint64_t published_events = 0, suppressed_events = 0;
     for (const Group& g : out.groups) {
       for (TupleRef ref : g.members) {
@@ -312,7 +315,6 @@ struct ReleaseRunner::Impl {
     }
     for (const WaitingTuple& wt : in.waiting) w.DeleteWaiting(partition, wt.tuple.vehicle);
     for (const StillWaiting& sw : out.waiting) w.PutWaiting(partition, WaitingTuple{ResolveTuple(in, sw.ref), sw.first_release});
-    PurgeSignatures(partition, epoch, &w);
 
     clock->Close(epoch);
     progress->released += published_events;

@@ -1,0 +1,248 @@
+// Crash safety of releases, with the real binaries: `vanon run` is killed
+// (SIGKILL, via VANON_FAULT_POINT) at each named point of the release loop,
+// restarted, and must then have published every release once, with the same
+// content as any interrupted attempt, and accounted for every event:
+//   consumed = released + suppressed + late + rejected.
+// Also: no raw VIN and no HMAC of one in any output topic or log line.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "fleet_feed.h"
+#include "test_support.h"
+#include "topic_reader.h"
+#include "vanon/ingest/keyed_hasher.h"
+#include "vanon/state/state_store.h"
+
+namespace vanon {
+namespace {
+
+using testing::Subprocess;
+using testing::TempDir;
+using testing::TopicRecord;
+
+constexpr const char* kHmacKey = "crash-test-hmac-key-0123456789abcdef";
+constexpr int kInputPartitions = 2;
+
+struct Cluster {
+  std::unique_ptr<Subprocess> process;
+  std::string bootstrap;
+};
+
+Cluster StartKafka() {
+  std::vector<std::string> argv = {VANON_KAFKA_BIN, "--brokers", "1"};
+  for (const std::string& a : testing::ServiceTopicArgs(kInputPartitions, 2)) argv.push_back(a);
+  Cluster c;
+  c.process = std::make_unique<Subprocess>(argv);
+  c.bootstrap = c.process->FirstLine(20);
+  return c;
+}
+
+std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int port,
+                                       const std::string& fault_point) {
+  std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kHmacKey, "VANON_INSTANCE_ID=crash-test"};
+  if (!fault_point.empty()) env.push_back("VANON_FAULT_POINT=" + fault_point);
+  return std::make_unique<Subprocess>(
+      std::vector<std::string>{VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                               "--set", "kafka.bootstrap=" + bootstrap, "--set", "input.max_message_bytes=16384",
+                               "--set", "state.dir=" + state, "--set", "http.listen=127.0.0.1:" + std::to_string(port),
+                               "--set", "privacy.epoch.length_seconds=2", "--set",
+                               "privacy.epoch.allowed_lateness_seconds=1", "--set",
+                               "privacy.epoch.idle_timeout_seconds=2"},
+      env, /*capture_stderr=*/true);
+}
+
+double Metric(int port, const std::string& series) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_connection_timeout(1);
+  auto r = c.Get("/metrics");
+  if (!r || r->status != 200) return -1;
+  std::regex re("(^|\n)" + std::regex_replace(series, std::regex(R"([{}"])"), R"(\$&)") + R"( ([0-9.e+-]+))");
+  std::smatch m;
+  return std::regex_search(r->body, m, re) ? std::stod(m[2]) : -1;
+}
+
+// Everything consumed, every epoch with events released, nothing waiting.
+bool Drained(int port) {
+  return Metric(port, "vanon_releases_total") >= 2 * kInputPartitions &&
+         Metric(port, "vanon_consumer_lag_messages{stat=\"sum\"}") == 0 &&
+         Metric(port, "vanon_events_buffered") == 0 && Metric(port, "vanon_tuples_waiting") == 0;
+}
+
+struct Summary {
+  int64_t release = 0, partition = 0, events = 0, groups = 0;
+};
+
+bool ParseSummary(const std::string& json, Summary* s) {
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(json);
+  simdjson::ondemand::document doc;
+  if (parser.iterate(padded).get(doc)) return false;
+  std::string_view type;
+  if (doc["type"].get_string().get(type) || type != "summary") return false;
+  return !doc["release"].get_int64().get(s->release) && !doc["partition"].get_int64().get(s->partition) &&
+         !doc["events"].get_int64().get(s->events) && !doc["groups"].get_int64().get(s->groups);
+}
+
+// Asserts no raw VIN and no HMAC of one (hex, as vanon would print it) in
+// `text`; `what` names the source in the failure message.
+void ExpectNoIdentifiers(const std::string& text, const std::set<std::string>& vins, const std::string& what) {
+  KeyedHasher hasher(kHmacKey);
+  size_t raw = 0, hashed = 0;
+  for (const std::string& vin : vins) {
+    raw += text.find(vin) != std::string::npos;
+    hashed += text.find(hasher.HashHex(vin)) != std::string::npos;
+  }
+  EXPECT_EQ(raw, 0u) << "raw VINs in " << what;
+  EXPECT_EQ(hashed, 0u) << "VIN HMACs in " << what;
+}
+
+testing::FeedOptions Feed() {
+  testing::FeedOptions fo;
+  fo.messages = 6000;
+  fo.vehicles = 300;
+  fo.invalid_fraction = 0.02;
+  fo.rate = 1000;  // 6 s of event time: three or four 2 s epochs with events
+  return fo;
+}
+
+class ReleaseCrash : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ReleaseCrash, RestartPublishesEachReleaseOnceWithIdenticalContentAndAccountsEveryEvent) {
+  const std::string point = GetParam();
+  Cluster kafka = StartKafka();
+  ASSERT_FALSE(kafka.bootstrap.empty());
+  TempDir state;
+  const int port = testing::FreePort();
+  testing::FeedSummary feed = testing::ProduceFleet(kafka.bootstrap, "vehicle.events.raw", Feed());
+
+  // The second hit: one release (or batch) has gone through normally before.
+  auto first = StartVanon(kafka.bootstrap, state.path(), port, point + "@2");
+  ASSERT_EQ(first->Wait(90), 128 + SIGKILL) << first->Output();
+  EXPECT_NE(first->Output().find("fault injection: killing at " + point), std::string::npos);
+
+  auto second = StartVanon(kafka.bootstrap, state.path(), port, "");
+  ASSERT_TRUE(testing::WaitFor(120, [&] { return Drained(port); })) << second->Output();
+  second->Signal(SIGTERM);
+  ASSERT_EQ(second->Wait(60), 0) << second->Output();
+  ASSERT_EQ(testing::SumLowWatermarks(kafka.bootstrap, "vehicle.events.raw", kInputPartitions), 0)
+      << "the mock cluster truncated the input; the counts below would be meaningless";
+
+  // Accounting, from the state the service left.
+  uint64_t consumed = 0, rejected = 0, late = 0, released = 0, suppressed = 0;
+  {
+    auto store = StateStore::Open(state.path());
+    for (int p = 0; p < kInputPartitions; ++p) {
+      PartitionProgress pr = store->LoadProgress(p);
+      consumed += pr.consumed;
+      rejected += pr.rejected_total();
+      late += pr.late;
+      released += pr.released;
+      suppressed += pr.suppressed;
+    }
+    EXPECT_EQ(store->CountAllEvents(), 0u) << "events left in the buffer";
+  }
+  EXPECT_EQ(consumed, feed.total);
+  EXPECT_EQ(rejected, feed.invalid);
+  EXPECT_EQ(released + suppressed + late + rejected, consumed);
+  EXPECT_GT(released, feed.total / 4) << "too little was published for the test to mean anything";
+
+  // Output: per (release, partition) exactly one summary; the attempt that
+  // wrote it holds as many groups and events as it says; records of any
+  // other (interrupted) attempt are byte-identical to records of it.
+  std::vector<TopicRecord> rel = testing::ReadTopic(kafka.bootstrap, "vehicle.releases");
+  std::vector<TopicRecord> anon = testing::ReadTopic(kafka.bootstrap, "vehicle.events.anonymized");
+  std::map<std::string, std::map<std::string, std::vector<const TopicRecord*>>> by_release;  // key -> attempt
+  std::map<std::string, std::vector<const TopicRecord*>> anon_by_attempt;
+  for (const TopicRecord& r : rel) by_release[r.key][r.headers.at("vanon.attempt")].push_back(&r);
+  for (const TopicRecord& r : anon) anon_by_attempt[r.headers.at("vanon.attempt")].push_back(&r);
+  int64_t summary_events = 0;
+  size_t interrupted_attempts = 0;
+  std::map<int64_t, std::set<int64_t>> releases_of_partition;
+  for (const auto& [key, attempts] : by_release) {
+    std::string committed;
+    Summary s;
+    int summaries = 0;
+    for (const auto& [attempt, records] : attempts) {
+      for (const TopicRecord* r : records) {
+        Summary one;
+        if (ParseSummary(r->value, &one)) {
+          ++summaries;
+          committed = attempt;
+          s = one;
+        }
+      }
+    }
+    ASSERT_EQ(summaries, 1) << "release " << key << " has " << summaries << " summaries";
+    EXPECT_EQ(key, std::to_string(s.release) + "/" + std::to_string(s.partition));
+    releases_of_partition[s.partition].insert(s.release);
+    EXPECT_EQ(attempts.at(committed).size(), static_cast<size_t>(s.groups) + 1) << key;
+    EXPECT_EQ(anon_by_attempt[committed].size(), static_cast<size_t>(s.events)) << key;
+    summary_events += s.events;
+    std::set<std::string> good;
+    for (const TopicRecord* r : attempts.at(committed)) good.insert(r->value);
+    for (const TopicRecord* r : anon_by_attempt[committed]) good.insert(r->value);
+    for (const auto& [attempt, records] : attempts) {
+      if (attempt == committed) continue;
+      ++interrupted_attempts;
+      for (const TopicRecord* r : records) EXPECT_TRUE(good.count(r->value)) << "republication differs: " << key;
+      for (const TopicRecord* r : anon_by_attempt[attempt]) EXPECT_TRUE(good.count(r->value)) << key;
+    }
+  }
+  // An interrupted attempt that only reached the anonymized topic.
+  std::set<std::string> known_attempts;
+  for (const auto& [key, attempts] : by_release) {
+    for (const auto& [attempt, records] : attempts) known_attempts.insert(attempt);
+  }
+  for (const auto& [attempt, records] : anon_by_attempt) {
+    if (known_attempts.count(attempt)) continue;
+    ++interrupted_attempts;
+    std::set<std::string> all_committed;
+    for (const TopicRecord& r : anon) {
+      if (r.headers.at("vanon.attempt") != attempt) all_committed.insert(r.value);
+    }
+    for (const TopicRecord* r : records) EXPECT_TRUE(all_committed.count(r->value)) << "republication differs";
+  }
+  EXPECT_EQ(summary_events, static_cast<int64_t>(released));
+  for (const auto& [p, ids] : releases_of_partition) {
+    EXPECT_EQ(static_cast<int64_t>(ids.size()), *ids.rbegin() - *ids.begin() + 1) << "a release id is missing";
+  }
+  ASSERT_EQ(releases_of_partition.size(), static_cast<size_t>(kInputPartitions));
+  // The mock shows aborted records (it writes no transaction markers), so
+  // the kill inside the transaction must have left some behind.
+  if (point == "release.mid_produce") {
+    EXPECT_GE(interrupted_attempts, 1u);
+  }
+  if (point == "release.after_commit" || point == "release.after_apply" || point == "release.after_prepare") {
+    EXPECT_EQ(interrupted_attempts, 0u);
+  }
+
+  std::string outputs;
+  for (const TopicRecord& r : rel) outputs += r.key + r.value;
+  for (const TopicRecord& r : anon) outputs += r.key + r.value;
+  for (const TopicRecord& r : testing::ReadTopic(kafka.bootstrap, "vehicle.counts.dp")) outputs += r.key + r.value;
+  ASSERT_NE(outputs.find("media_track_changed"), std::string::npos) << "positive control: the search sees records";
+  ExpectNoIdentifiers(outputs, feed.vins, "output topics");
+  const std::string logs = first->Output() + second->Output();
+  ASSERT_NE(logs.find("release "), std::string::npos) << "positive control: release log lines present";
+  ExpectNoIdentifiers(logs, feed.vins, "logs");
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFaultPoint, ReleaseCrash,
+                         ::testing::Values("ingest.before_commit", "release.after_prepare", "release.mid_produce",
+                                           "release.before_commit", "release.after_commit", "release.after_apply"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string n = info.param;
+                           std::replace(n.begin(), n.end(), '.', '_');
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace vanon
