@@ -3,13 +3,13 @@
 // alone; the independent checker must find nothing, and must find the
 // tampering done to the records afterwards.
 #include <gtest/gtest.h>
-#include <simdjson.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <set>
 
+#include "fleet_truth.h"
 #include "in_process_release.h"
 #include "output_records.h"
 #include "record_index.h"
@@ -26,12 +26,6 @@ namespace {
 constexpr int32_t kPartitions = 2;
 constexpr int64_t kEpochs = 8;
 constexpr double kEventsPerSecond = 150;
-
-int32_t PartitionOf(std::string_view vin) {
-  uint32_t h = 2166136261u;  // FNV-1a: any fixed spread of vehicles will do
-  for (char c : vin) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
-  return static_cast<int32_t>(h % kPartitions);
-}
 
 // The default fleet with 5% valid VINs the decoding table does not know,
 // so that ineligible tuples occur in every release.
@@ -58,27 +52,6 @@ struct Outcome {
   uint64_t late = 0;
   uint64_t misjudged = 0;  // parser verdict differs from the generator's
 };
-
-TruthMessage TruthOf(int32_t partition, const FleetMessage& m, const std::string& value, const Config& config,
-                     const FleetVehicle& vehicle) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc = parser.parse(value);
-  TruthMessage t;
-  t.partition = partition;
-  t.vin = m.key;
-  t.ts_ms = m.ts_ms;
-  t.event = std::string(std::string_view(doc["event"]));
-  t.payload_json = simdjson::minify(doc["payload"]);
-  for (const QuasiIdentifier& qi : config.quasi_identifiers) {
-    std::string v = "*";
-    for (const auto& [name, raw] : vehicle.decoded.attributes) {
-      if (name == qi.name) v = raw;
-    }
-    t.qi.push_back(v);
-  }
-  t.known = vehicle.decoded.known;
-  return t;
-}
 
 Outcome RunFleet() {
   Outcome o;
@@ -115,7 +88,7 @@ Outcome RunFleet() {
       open = epoch;
     }
     std::string value = m.value;
-    const int32_t p = PartitionOf(m.key);
+    const int32_t p = PartitionOfVin(m.key, kPartitions);
     if (!m.expected_reject && !InsertSeq(&value, ++seq)) throw std::runtime_error("event without payload");
     ++o.produced;
     const Ingested r = service.Ingest(p, m.key, value, m.ts_ms + 1000);
