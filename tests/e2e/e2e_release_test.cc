@@ -133,7 +133,7 @@ TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
   testing::TempDir state;
   Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
                              {"kafka.bootstrap=" + bootstrap, "state.dir=" + state.path(),
-                              "http.listen=127.0.0.1:0", "input.max_message_bytes=16384",
+                              "http.listen=127.0.0.1:" + std::to_string(testing::FreePort()), "input.max_message_bytes=16384",
                               "privacy.epoch.length_seconds=1", "privacy.epoch.allowed_lateness_seconds=1",
                               "privacy.epoch.idle_timeout_seconds=2",
                               // Overrides cannot append to a list; demo.yaml's
@@ -190,6 +190,7 @@ TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
   auto store = StateStore::Open(state.path());
   ASSERT_EQ(report.partitions.size(), static_cast<size_t>(kInputPartitions));
   uint64_t summary_events = 0, suppressed = 0, late_events = 0, rejected = 0, with_events = 0;
+  uint64_t releases = 0, tuples = 0, counterfeits = 0, after_waiting = 0;
   for (const auto& [p, a] : report.partitions) {
     const PartitionProgress pr = store->LoadProgress(p);
     EXPECT_GE(a.releases, 6u) << "partition " << p;
@@ -205,13 +206,19 @@ TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
     late_events += a.late_events;
     rejected += pr.rejected_total();
     with_events += a.published_events > 0;
+    releases += a.releases;
+    tuples += a.published_tuples;
+    counterfeits += a.counterfeits;
+    after_waiting += a.published_from_waiting;
   }
   EXPECT_EQ(late_events, static_cast<uint64_t>(kLateMessages));
   EXPECT_EQ(summary_events + suppressed + late_events + rejected, produced);
   EXPECT_GT(summary_events, produced / 4) << "too little was published for the check to mean much";
   EXPECT_EQ(with_events, static_cast<uint64_t>(kInputPartitions));
   std::cout << "produced " << produced << ": released " << summary_events << ", suppressed " << suppressed
-            << ", late " << late_events << ", rejected " << rejected << "\n";
+            << ", late " << late_events << ", rejected " << rejected << "; " << releases
+            << " partition releases, " << tuples << " tuples published (" << after_waiting << " after waiting), "
+            << counterfeits << " counterfeits\n";
 }
 
 }  // namespace
