@@ -173,6 +173,10 @@ struct DpConfig {
   int budget_period_days = 30; // key budget.period_days
   int64_t max_per_cell = 1;    // key contribution.max_per_cell
   int64_t max_cells = 4;       // key contribution.max_cells
+  // Cells must not depend on the data: the `event` dimension's domain and
+  // the `time_bucket` dimension's width are fixed here.
+  std::vector<std::string> event_names;
+  int64_t time_bucket_seconds = 60;
   std::vector<DpQuery> queries;
   std::vector<DpKpi> kpis;
 };

@@ -55,6 +55,8 @@ void ParseDp(Section& root, DpConfig* out) {
     c.Int("max_per_cell", &out->max_per_cell, 1, 1000000);
     c.Int("max_cells", &out->max_cells, 1, 10000);
   }
+  s.StringList("event_names", &out->event_names);
+  s.Int("time_bucket_seconds", &out->time_bucket_seconds, 1, 86400);
   std::set<std::string> names;
   std::vector<YAML::Node> queries = s.List("queries");
   for (size_t i = 0; i < queries.size(); ++i) {

@@ -1,0 +1,121 @@
+// Differentially private counts inside a release (issue 5, docs/dp.md).
+//
+// The release runner calls Compute() for every partition share of a release,
+// publishes Result::records (topic vehicle.counts.dp) in the release's Kafka
+// transaction, then Apply() into the release's apply batch and Committed()
+// after the batch is durable.
+//
+// Everything Compute() decides is a function of the state and of the
+// release's SeedStream, so a recomputation after a crash republishes the
+// same values: the budget ledger (per input partition, in the service's
+// state) answers kAlreadySpent for a release it charged before, and the
+// noise comes from the same seed. Fresh noise for the same release would let
+// a consumer average two draws.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "vanon/config.h"
+#include "vanon/dp/budget_ledger.h"
+#include "vanon/dp/dp_release.h"
+#include "vanon/dp/random_source.h"
+#include "vanon/ingest/buffered_event.h"
+
+namespace vanon {
+
+class ReleaseWrite;
+class Schema;
+class StateStore;
+
+class DpPublisher {
+ public:
+  // Throws std::invalid_argument when dp is enabled but the queries cannot
+  // run (a dimension without a fixed domain, a numeric QI split on demand,
+  // an epsilon with more than nine decimals...). When config.dp.enabled is
+  // false, Compute returns no records and touches no state.
+  DpPublisher(const Config& config, std::string_view hmac_key, StateStore* store,
+              prometheus::Registry& registry);
+  ~DpPublisher();
+  DpPublisher(const DpPublisher&) = delete;
+  DpPublisher& operator=(const DpPublisher&) = delete;
+
+  struct Result {
+    int32_t partition = 0;
+    std::vector<std::string> records;  // JSON, topic vehicle.counts.dp, in order
+    bool budget_exhausted = false;     // no DP records in this release
+    std::string exhausted_message;     // the ledger's explanation (no identifiers)
+    // (meta name, value) pairs for ReleaseWrite::PutMeta: running-total state.
+    std::vector<std::pair<std::string, std::string>> meta;
+    // For Committed(): metrics of this share of the release.
+    uint64_t cells_published = 0;
+    uint64_t contributions_cut = 0;
+    dp::BudgetStatus status;
+  };
+
+  // `random` is the release's SeedStream after WriteRelease drew from it.
+  // The budget's rolling window follows epoch_start_ms (event time), so a
+  // recomputation takes the same decision. Throws std::runtime_error when
+  // the ledger cannot be read or written (corrupt or failing state).
+  Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
+                 std::span<const BufferedEvent> events, dp::RandomSource& random);
+
+  // Puts the running-total state into the release's apply batch.
+  void Apply(int32_t partition, const Result& r, ReleaseWrite* w) const;
+
+  // After the apply batch is committed: vanon_dp_* metrics, and one log line
+  // when a partition's publication pauses or resumes.
+  void Committed(const Result& r);
+
+  // For /healthz details: some partition's DP publication is paused.
+  bool budget_exhausted() const;
+
+  bool enabled() const { return enabled_; }
+  const dp::DpPlan& plan() const { return plan_; }
+
+  // Ledger ids of running-total counter starts, kept apart from release ids.
+  static constexpr uint64_t kTreeLedgerBit = uint64_t{1} << 63;
+
+ private:
+  struct PartitionBudget;
+  struct TreeQuery;
+  struct QiLookup {
+    std::string name;
+    size_t attr = 0;  // index in config.quasi_identifiers and BufferedEvent::qi_values
+  };
+  dp::BudgetLedger& Ledger(int32_t partition);
+  void RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
+                     const dp::DpRelease& release, dp::RandomSource& random, Result* result);
+
+  const bool enabled_;
+  StateStore* store_;
+  dp::DpPlan plan_;
+  dp::BudgetPolicy policy_;
+  int64_t epoch_ms_ = 0;
+  std::unique_ptr<Schema> schema_;
+  std::vector<QiLookup> qi_attrs_;  // QIs the queries use (dimension or filter)
+  std::vector<TreeQuery> trees_;
+  int tree_levels_ = 0;
+  std::map<int32_t, std::unique_ptr<PartitionBudget>> budgets_;
+  std::map<int32_t, bool> exhausted_;  // last committed state per partition
+  std::map<int32_t, dp::BudgetStatus> statuses_;
+
+  prometheus::Gauge& budget_gauge_;
+  prometheus::Gauge& spent_gauge_;
+  prometheus::Gauge& remaining_gauge_;
+  prometheus::Gauge& exhausted_gauge_;
+  prometheus::Counter& cells_counter_;
+  prometheus::Counter& cut_counter_;
+};
+
+}  // namespace vanon

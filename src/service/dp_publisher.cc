@@ -1,0 +1,393 @@
+#include "vanon/service/dp_publisher.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+
+#include "state_ledger_store.h"
+#include "vanon/dp/count_record.h"
+#include "vanon/dp/postprocess.h"
+#include "vanon/dp/tree_counter.h"
+#include "vanon/engine/schema.h"
+#include "vanon/ingest/keyed_hasher.h"
+#include "vanon/release/schema_from_config.h"
+#include "vanon/state/state_store.h"
+
+namespace vanon {
+
+namespace {
+
+constexpr int64_t kDayMs = 86'400'000;
+constexpr int kMaxTreeLevels = 20;
+
+prometheus::Gauge& NewGauge(prometheus::Registry& r, const char* name, const char* help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(r).Add({});
+}
+prometheus::Counter& NewCounter(prometheus::Registry& r, const char* name, const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(r).Add({});
+}
+
+dp::Epsilon EpsilonOf(double value, const char* key) {
+  auto e = dp::Epsilon::FromDouble(value);
+  if (!e || e->IsZero()) {
+    throw std::invalid_argument(std::string(key) + ": not a positive decimal with at most nine fractional digits");
+  }
+  return *e;
+}
+
+// Cell labels of a QI, fixed by the configuration: the hierarchy's leaves
+// (categorical) or the fixed bins (numeric). Events carry the raw value;
+// Generalize maps it to its label, or "" when it is outside the domain.
+struct QiDomain {
+  size_t attr = 0;
+  std::vector<std::string> labels;
+};
+
+QiDomain DomainOf(const Schema& schema, const Config& config, const std::string& name) {
+  for (size_t a = 0; a < config.quasi_identifiers.size(); ++a) {
+    if (config.quasi_identifiers[a].name != name) continue;
+    const QiAttribute& attr = schema.attribute(a);
+    QiDomain d{a, {}};
+    if (attr.IsCategorical()) {
+      const CategoricalHierarchy& h = *attr.hierarchy;
+      for (int32_t leaf = 0; leaf < h.LeafCount(); ++leaf) d.labels.push_back(h.Name(h.LeafNode(leaf)));
+      return d;
+    }
+    if (attr.numeric.bin_width <= 0) {
+      throw std::invalid_argument("dp: qi:" + name +
+                                  " is split on demand; DP cells need fixed bins (bin_width > 0)");
+    }
+    for (int64_t lo = attr.numeric.min; lo <= attr.numeric.max; lo += attr.numeric.bin_width) {
+      const int32_t v = static_cast<int32_t>(lo);
+      d.labels.push_back(schema.Label(a, schema.Generalize(a, v, v)));
+    }
+    return d;
+  }
+  throw std::invalid_argument("dp: qi:" + name + " is not a configured quasi-identifier");
+}
+
+std::string Generalize(const Schema& schema, size_t attr, const std::string& raw) {
+  const QiAttribute& a = schema.attribute(attr);
+  if (a.IsCategorical()) return raw;  // a leaf, or outside the domain
+  // As TupleBuilder does: clamp to the range, round, then the fixed bin.
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v);
+  if (ec != std::errc() || ptr != raw.data() + raw.size() || !std::isfinite(v)) return "";
+  v = std::clamp(std::round(v), static_cast<double>(a.numeric.min), static_cast<double>(a.numeric.max));
+  const int32_t code = static_cast<int32_t>(v);
+  return schema.Label(attr, schema.Generalize(attr, code, code));
+}
+
+std::string WithPartition(std::string json, int32_t partition) {
+  json.pop_back();  // '}'
+  json += ",\"partition\":" + std::to_string(partition) + "}";
+  return json;
+}
+
+bool HasTimeBucket(const dp::CountQuery& q) {
+  return std::any_of(q.dimensions.begin(), q.dimensions.end(),
+                     [](const dp::Dimension& d) { return d.kind == dp::Dimension::Kind::kTimeBucket; });
+}
+
+}  // namespace
+
+struct DpPublisher::PartitionBudget {
+  StateLedgerStore store;
+  std::unique_ptr<dp::BudgetLedger> ledger;
+  PartitionBudget(StateStore* s, int32_t partition) : store(s, partition) {}
+};
+
+// A count query that also publishes running totals (one TreeCounter per cell).
+struct DpPublisher::TreeQuery {
+  size_t count_index = 0;  // in plan_.counts
+  std::string meta_name;
+  uint64_t stream_sensitivity = 0;
+  dp::Rational epsilon;
+  dp::Rational scale;  // of the counters' block noise, to spot a changed configuration
+};
+
+DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, StateStore* store,
+                         prometheus::Registry& registry)
+    : enabled_(config.dp.enabled),
+      store_(store),
+      budget_gauge_(NewGauge(registry, "vanon_dp_epsilon_budget", "Total epsilon per rolling period.")),
+      spent_gauge_(NewGauge(registry, "vanon_dp_epsilon_spent",
+                            "Epsilon spent in the current period (the most spent by any partition).")),
+      remaining_gauge_(NewGauge(registry, "vanon_dp_epsilon_remaining",
+                                "Budget minus spent (the least remaining on any partition).")),
+      exhausted_gauge_(NewGauge(registry, "vanon_dp_budget_exhausted",
+                                "1 while DP publication is paused on some partition.")),
+      cells_counter_(NewCounter(registry, "vanon_dp_cells_published_total", "Noisy cells published.")),
+      cut_counter_(NewCounter(registry, "vanon_dp_contributions_cut_total",
+                              "Contributions dropped by per-vehicle bounding.")) {
+  if (!enabled_) return;
+  const DpConfig& dpc = config.dp;
+  policy_.per_release = EpsilonOf(dpc.epsilon_per_release, "dp.epsilon_per_release");
+  policy_.period_total = EpsilonOf(dpc.budget_epsilon, "dp.budget.epsilon");
+  policy_.period_ms = static_cast<int64_t>(dpc.budget_period_days) * kDayMs;
+  epoch_ms_ = config.privacy.epoch.length_seconds * 1000;
+  budget_gauge_.Set(policy_.period_total.ToDouble());
+
+  const Schema schema = SchemaFromConfig(config);
+  std::map<std::string, QiDomain> qi_domains;
+  auto to_query = [&](const DpQuery& in) {
+    dp::CountQuery q;
+    q.name = in.name;
+    q.unit = in.count == DpCount::kEvents   ? dp::CountUnit::kEvents
+             : in.count == DpCount::kTrips ? dp::CountUnit::kTrips
+                                           : dp::CountUnit::kVehicles;
+    q.filter = in.filter;
+    q.bounds.max_per_cell = static_cast<uint64_t>(dpc.max_per_cell);
+    q.bounds.max_cells = static_cast<uint64_t>(dpc.max_cells);
+    for (const std::string& name : in.dimensions) {
+      dp::Dimension d;
+      if (name == "event") {
+        d.kind = dp::Dimension::Kind::kEvent;
+        d.domain = dpc.event_names;
+      } else if (name == "time_bucket") {
+        d.kind = dp::Dimension::Kind::kTimeBucket;
+        d.bucket_ms = dpc.time_bucket_seconds * 1000;
+      } else {
+        d.kind = dp::Dimension::Kind::kQi;
+        d.qi = name.substr(3);  // "qi:"
+        auto it = qi_domains.find(d.qi);
+        if (it == qi_domains.end()) it = qi_domains.emplace(d.qi, DomainOf(schema, config, d.qi)).first;
+        d.domain = it->second.labels;
+      }
+      q.dimensions.push_back(std::move(d));
+    }
+    // A filter on a QI needs the QI on the event even when it is no dimension.
+    for (const auto& [key, value] : in.filter) {
+      if (key.rfind("qi:", 0) == 0 && !qi_domains.count(key.substr(3))) {
+        qi_domains.emplace(key.substr(3), DomainOf(schema, config, key.substr(3)));
+      }
+    }
+    return q;
+  };
+  std::map<std::string, const DpQuery*> by_name;
+  for (const DpQuery& q : dpc.queries) {
+    plan_.counts.push_back(to_query(q));
+    by_name[q.name] = &q;
+  }
+  for (const DpKpi& k : dpc.kpis) {
+    auto num = by_name.find(k.numerator), den = by_name.find(k.denominator);
+    if (num == by_name.end() || den == by_name.end()) {
+      throw std::invalid_argument("dp: kpi " + k.name + " names an unknown query");
+    }
+    plan_.ratios.push_back({k.name, to_query(*num->second), to_query(*den->second)});
+  }
+  // Keys the choice of kept cells; derived from the service secret so that it
+  // is stable over restarts and not guessable from outside.
+  {
+    KeyedHasher hasher(hmac_key);
+    const HmacToken t = hasher.Hash("vanon.dp.selection_key");
+    std::memcpy(&plan_.selection_key, t.data(), sizeof plan_.selection_key);
+  }
+  if (auto err = dp::ValidatePlan(plan_, epoch_ms_)) throw std::invalid_argument("dp: " + *err);
+  std::string error;
+  dp::MemoryLedgerStore probe;
+  if (!dp::BudgetLedger::Open(policy_, &probe, &error)) throw std::invalid_argument("dp: " + error);
+
+  for (auto& [name, domain] : qi_domains) qi_attrs_.push_back({name, domain.attr});
+  schema_ = std::make_unique<Schema>(schema);
+
+  // Running totals: one counter horizon fits in a budget period (so the
+  // counter's one charge stays in the window for as long as it publishes).
+  // Queries with a time_bucket dimension are left out: a bucket of one epoch
+  // has no meaning summed over epochs.
+  while (tree_levels_ < kMaxTreeLevels && (int64_t{2} << tree_levels_) * epoch_ms_ <= policy_.period_ms) {
+    ++tree_levels_;
+  }
+  if (tree_levels_ >= 1) {
+    std::vector<size_t> eligible;
+    for (size_t k = 0; k < plan_.counts.size(); ++k) {
+      if (!HasTimeBucket(plan_.counts[k])) eligible.push_back(k);
+    }
+    if (!eligible.empty()) {
+      const dp::Rational share = policy_.per_release.Share(eligible.size());
+      for (size_t k : eligible) {
+        // A vehicle can add up to the per-release sensitivity in every
+        // release of the horizon.
+        const uint64_t stream = (uint64_t{1} << tree_levels_) * plan_.counts[k].Sensitivity();
+        auto probe_counter = dp::TreeCounter::Create(tree_levels_, stream, share);
+        if (!probe_counter) {
+          throw std::invalid_argument("dp: running totals of " + plan_.counts[k].name + " overflow the noise scale");
+        }
+        trees_.push_back({k, "dp_tree/" + plan_.counts[k].name, stream, share, probe_counter->noise().scale()});
+      }
+    }
+  }
+}
+
+DpPublisher::~DpPublisher() = default;
+
+dp::BudgetLedger& DpPublisher::Ledger(int32_t partition) {
+  auto it = budgets_.find(partition);
+  if (it == budgets_.end()) {
+    auto b = std::make_unique<PartitionBudget>(store_, partition);
+    std::string error;
+    b->ledger = dp::BudgetLedger::Open(policy_, &b->store, &error);
+    if (!b->ledger) throw std::runtime_error("dp budget ledger: " + error);
+    it = budgets_.emplace(partition, std::move(b)).first;
+  }
+  return *it->second->ledger;
+}
+
+DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
+                                         int64_t epoch_end_ms, std::span<const BufferedEvent> events,
+                                         dp::RandomSource& random) {
+  Result result;
+  result.partition = partition;
+  if (!enabled_) return result;
+
+  dp::BudgetLedger& ledger = Ledger(partition);
+  const uint64_t release_id = static_cast<uint64_t>(epoch);
+  const dp::SpendResult spend = ledger.TrySpend(release_id, epoch_start_ms, policy_.per_release);
+  result.status = ledger.Status(epoch_start_ms);
+  if (spend.outcome == dp::SpendOutcome::kExhausted) {
+    result.budget_exhausted = true;
+    result.exhausted_message = spend.message;
+    return result;
+  }
+  if (!spend.publish()) throw std::runtime_error(spend.message);
+
+  // Raw events, suppressed vehicles included, grouped by vehicle: bounding
+  // is per vehicle.
+  std::vector<dp::DpEvent> converted;
+  converted.reserve(events.size());
+  for (const BufferedEvent& e : events) {
+    dp::DpEvent d;
+    d.vehicle.assign(reinterpret_cast<const char*>(e.vehicle_key.data()), e.vehicle_key.size());
+    d.trip.assign(reinterpret_cast<const char*>(e.trip_key.data()), e.trip_key.size());
+    d.name = e.event;
+    d.ts_ms = e.ts_ms;
+    for (const QiLookup& q : qi_attrs_) {
+      d.qi.emplace_back(q.name, q.attr < e.qi_values.size() ? Generalize(*schema_, q.attr, e.qi_values[q.attr]) : "");
+    }
+    converted.push_back(std::move(d));
+  }
+  std::stable_sort(converted.begin(), converted.end(),
+                   [](const dp::DpEvent& a, const dp::DpEvent& b) { return a.vehicle < b.vehicle; });
+
+  dp::DpRelease release(plan_, release_id, epoch_start_ms, epoch_end_ms);
+  for (size_t i = 0; i < converted.size();) {
+    size_t j = i;
+    while (j < converted.size() && converted[j].vehicle == converted[i].vehicle) ++j;
+    release.AddVehicle(converted[i].vehicle, std::span<const dp::DpEvent>(converted.data() + i, j - i));
+    i = j;
+  }
+  std::optional<dp::DpReleaseResult> published = release.Publish(policy_.per_release, random);
+  if (!published) throw std::runtime_error("dp: noise scale overflow in release " + std::to_string(epoch));
+  for (const dp::DpCountRecord& r : published->records) result.records.push_back(WithPartition(dp::ToJson(r), partition));
+  result.contributions_cut = published->contributions_cut;
+
+  RunningTotals(partition, epoch, epoch_start_ms, release, random, &result);
+  result.status = ledger.Status(epoch_start_ms);
+  result.cells_published = result.records.size();
+  return result;
+}
+
+// Continues this partition's tree counters by one release. All counters
+// start together, with one ledger charge of per_release epsilon (split over
+// the queries), and run for 2^levels releases that publish DP counts.
+void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
+                                const dp::DpRelease& release, dp::RandomSource& random, Result* result) {
+  if (trees_.empty()) return;
+  std::vector<std::vector<dp::TreeCounter>> counters(trees_.size());
+  bool fresh = false;
+  for (size_t q = 0; q < trees_.size() && !fresh; ++q) {
+    const size_t cells = release.counters()[trees_[q].count_index].num_cells();
+    std::optional<std::string> stored = store_->GetMeta(partition, trees_[q].meta_name);
+    if (!stored) {
+      fresh = true;
+      break;
+    }
+    size_t at = 0;
+    while (at < stored->size()) {
+      size_t end = stored->find('\n', at);
+      if (end == std::string::npos) end = stored->size();
+      auto c = dp::TreeCounter::Deserialize(std::string_view(*stored).substr(at, end - at));
+      // A counter of another configuration, or used up, starts over.
+      if (!c || c->releases() >= c->horizon() || c->horizon() != (uint64_t{1} << tree_levels_) ||
+          c->noise().scale() != trees_[q].scale) {
+        fresh = true;
+        break;
+      }
+      counters[q].push_back(std::move(*c));
+      at = end + 1;
+    }
+    if (counters[q].size() != cells) fresh = true;
+  }
+  if (fresh) {
+    const dp::SpendResult s =
+        Ledger(partition).TrySpend(kTreeLedgerBit | static_cast<uint64_t>(epoch), epoch_start_ms, policy_.per_release);
+    if (s.outcome == dp::SpendOutcome::kExhausted) return;  // totals wait; the counts went out
+    if (!s.publish()) throw std::runtime_error(s.message);
+    for (size_t q = 0; q < trees_.size(); ++q) {
+      const size_t cells = release.counters()[trees_[q].count_index].num_cells();
+      counters[q].assign(cells, *dp::TreeCounter::Create(tree_levels_, trees_[q].stream_sensitivity, trees_[q].epsilon));
+    }
+  }
+  for (size_t q = 0; q < trees_.size(); ++q) {
+    const dp::BoundedCounter& truth = release.counters()[trees_[q].count_index];
+    std::string state;
+    for (size_t cell = 0; cell < counters[q].size(); ++cell) {
+      std::optional<int64_t> total = counters[q][cell].Add(static_cast<int64_t>(truth.CountAt(cell)), random);
+      if (!total) throw std::logic_error("dp: tree counter past its horizon");
+      dp::DpCountRecord r;
+      r.release = static_cast<uint64_t>(epoch);
+      r.query = truth.query().name;
+      r.cell = truth.CellAt(cell);
+      const dp::PostCount v = dp::ClampCount(*total);
+      r.count = v.value;
+      r.postprocessed = dp::StepNames(v.steps);
+      r.epsilon = trees_[q].epsilon.ToDouble();
+      r.sensitivity = trees_[q].stream_sensitivity;
+      r.mechanism = dp::TreeCounter::kMechanismName;
+      result->records.push_back(WithPartition(dp::ToJson(r), partition));
+      if (cell > 0) state += '\n';
+      state += counters[q][cell].Serialize();
+    }
+    result->meta.emplace_back(trees_[q].meta_name, std::move(state));
+  }
+}
+
+void DpPublisher::Apply(int32_t partition, const Result& r, ReleaseWrite* w) const {
+  for (const auto& [name, value] : r.meta) w->PutMeta(partition, name, value);
+}
+
+void DpPublisher::Committed(const Result& r) {
+  if (!enabled_) return;
+  bool& was = exhausted_[r.partition];
+  if (r.budget_exhausted && !was) {
+    spdlog::warn("dp: privacy budget exhausted on partition {}, DP counts paused: {}", r.partition,
+                 r.exhausted_message);
+  } else if (!r.budget_exhausted && was) {
+    spdlog::info("dp: privacy budget available again on partition {}, DP counts resumed", r.partition);
+  }
+  was = r.budget_exhausted;
+  statuses_[r.partition] = r.status;
+  cells_counter_.Increment(static_cast<double>(r.cells_published));
+  cut_counter_.Increment(static_cast<double>(r.contributions_cut));
+
+  dp::Epsilon spent, remaining = policy_.period_total;
+  for (const auto& [p, s] : statuses_) {
+    spent = std::max(spent, s.spent);
+    remaining = std::min(remaining, s.remaining);
+  }
+  spent_gauge_.Set(spent.ToDouble());
+  remaining_gauge_.Set(remaining.ToDouble());
+  exhausted_gauge_.Set(budget_exhausted() ? 1 : 0);
+}
+
+bool DpPublisher::budget_exhausted() const {
+  return std::any_of(exhausted_.begin(), exhausted_.end(), [](const auto& e) { return e.second; });
+}
+
+}  // namespace vanon

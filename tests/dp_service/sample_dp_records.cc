@@ -1,0 +1,31 @@
+// Prints the vehicle.counts.dp records of a few releases, one JSON document
+// per line, for schema validation (validate_dp_records.py).
+#include <prometheus/registry.h>
+
+#include <cstdio>
+
+#include "dp_fixture.h"
+#include "vanon/service/dp_publisher.h"
+#include "vanon/state/state_store.h"
+
+int main() {
+  using namespace vanon;
+  dp_test::TempDir dir("sample");
+  Config config = dp_test::TestConfig(dir);
+  config.dp.budget_epsilon = 10;
+  auto store = StateStore::Open(dir.Sub("state"));
+  prometheus::Registry registry;
+  DpPublisher dp(config, dp_test::kHmacKey, store.get(), registry);
+  for (int64_t epoch = 0; epoch < 3; ++epoch) {
+    const int64_t start = epoch * dp_test::kEpochMs;
+    // Few vehicles, so clamping and ratio post-processing show up too.
+    const auto events = dp_test::Events(static_cast<int>(3 + epoch * 40), start);
+    SeedStream random(dp_test::SeedOf(static_cast<uint8_t>(epoch)));
+    DpPublisher::Result r = dp.Compute(2, epoch, start, start + dp_test::kEpochMs, events, random);
+    ReleaseWrite w(*store);
+    dp.Apply(2, r, &w);
+    store->Commit(w);
+    for (const std::string& rec : r.records) std::printf("%s\n", rec.c_str());
+  }
+  return 0;
+}
