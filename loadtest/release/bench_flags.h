@@ -1,0 +1,25 @@
+// Command-line knobs of bench_release_e2e. They are taken out of argv before
+// Google Benchmark sees it, so its own --benchmark_* flags still work.
+#ifndef VANON_LOADTEST_RELEASE_BENCH_FLAGS_H_
+#define VANON_LOADTEST_RELEASE_BENCH_FLAGS_H_
+
+#include <cstdint>
+
+namespace vanon::loadtest {
+
+struct BenchFlags {
+  uint64_t vehicles = 100000;
+  double rate = 100000;     // offered events/s, event time = wall time
+  double duration_s = 60;   // measured window
+  double warmup_s = 15;     // from the first consumed event: joins, first release
+  int partitions = 4;
+  bool kcat = true;
+};
+
+// Removes --vehicles=N --rate=R --duration=S --warmup=S --partitions=P
+// --kcat=0|1 from argv. Returns false (after printing why) on a bad value.
+bool ParseBenchFlags(int* argc, char** argv, BenchFlags* flags);
+
+}  // namespace vanon::loadtest
+
+#endif  // VANON_LOADTEST_RELEASE_BENCH_FLAGS_H_
