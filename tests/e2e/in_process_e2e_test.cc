@@ -105,8 +105,8 @@ Outcome RunFleet() {
 }
 
 const Outcome& Fleet() {
-  static const Outcome* outcome = new Outcome(RunFleet());
-  return *outcome;
+  static const Outcome outcome = RunFleet();  // one fleet run per process
+  return outcome;
 }
 
 E2eReport Reconstruct(const Outcome& o, const std::vector<std::string>& events,
