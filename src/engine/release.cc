@@ -164,10 +164,17 @@ class ReleaseBuilder {
     std::sort(work_.values.begin(), work_.values.end());
     work_.values.erase(std::unique(work_.values.begin(), work_.values.end()), work_.values.end());
     work_.sensitive.resize(survivors_.size());
+    // Events and key prefixes are read here, in input order, because Finish
+    // needs them in group order: gathered later they cost one or two cache
+    // misses per tuple (a Tuple is 64 bytes and its key lives on the heap).
+    events_.resize(survivors_.size());
+    if (params_.model == Model::kMInvariance) key_prefix_.resize(survivors_.size());
     for (size_t i = 0; i < survivors_.size(); ++i) {
       const Tuple& t = ResolveTuple(in_, survivors_[i]);
       std::copy(t.qi.begin(), t.qi.end(), work_.qi.begin() + static_cast<ptrdiff_t>(i * dims));
       work_.sensitive[i] = work_.Dense(t.sensitive);
+      events_[i] = t.events;
+      if (!key_prefix_.empty()) key_prefix_[i] = KeyPrefix(t.vehicle);
     }
   }
 
@@ -329,11 +336,14 @@ class ReleaseBuilder {
     for (uint32_t v = 0; v < by_value.size(); ++v) {
       auto& items = by_value[v];
       if (keep[v] < items.size()) {
-        std::sort(items.begin(), items.end(), [&](uint32_t x, uint32_t y) {
-          const uint64_t hx = KeyHash(params_.seed, ResolveTuple(in_, work_.ref[x]).vehicle);
-          const uint64_t hy = KeyHash(params_.seed, ResolveTuple(in_, work_.ref[y]).vehicle);
-          return hx != hy ? hx < hy : x < y;
-        });
+        // Hash each key once, not once per comparison.
+        std::vector<std::pair<uint64_t, uint32_t>> hashed;
+        hashed.reserve(items.size());
+        for (uint32_t item : items) {
+          hashed.push_back({KeyHash(params_.seed, ResolveTuple(in_, work_.ref[item]).vehicle), item});
+        }
+        std::sort(hashed.begin(), hashed.end());
+        for (size_t i = 0; i < items.size(); ++i) items[i] = hashed[i].second;
         for (size_t i = keep[v]; i < items.size(); ++i) WaitOrSuppress(work_.ref[items[i]]);
       }
       kept.insert(kept.end(), items.begin(), items.begin() + static_cast<ptrdiff_t>(keep[v]));
@@ -436,11 +446,11 @@ class ReleaseBuilder {
         g.qi[a] = schema_.Generalize(a, lo[a], hi[a]);
         loss += schema_.Loss(a, g.qi[a]);
       }
+      g.members.reserve(b.items.size());
       for (uint32_t item : b.items) {
         g.members.push_back(work_.ref[item]);
         table.records.push_back(MetricRecord{work_.ref[item], static_cast<int64_t>(out_.groups.size()), 0,
-                                             work_.sensitive[item], loss,
-                                             ResolveTuple(in_, work_.ref[item]).events});
+                                             work_.sensitive[item], loss, events_[item]});
       }
       std::sort(g.members.begin(), g.members.end());
       for (uint32_t v : b.signature) g.signature.push_back(work_.values[v]);
@@ -449,7 +459,7 @@ class ReleaseBuilder {
       if (params_.model == Model::kMInvariance) {
         for (uint32_t item : b.items) {
           if (!known_[item]) {
-            fresh_keys.push_back({KeyPrefix(ResolveTuple(in_, work_.ref[item]).vehicle), work_.ref[item],
+            fresh_keys.push_back({key_prefix_[item], work_.ref[item],
                                   static_cast<uint32_t>(out_.groups.size())});
           }
         }
@@ -464,12 +474,32 @@ class ReleaseBuilder {
     std::vector<TupleRef>().swap(survivors_);
     std::vector<uint32_t>().swap(fresh_);
     std::vector<bool>().swap(known_);
+    std::vector<uint32_t>().swap(events_);
+    std::vector<uint64_t>().swap(key_prefix_);
     std::sort(fresh_keys.begin(), fresh_keys.end(), [&](const FreshKey& x, const FreshKey& y) {
       if (x.prefix != y.prefix) return x.prefix < y.prefix;
       return ResolveTuple(in_, x.ref).vehicle < ResolveTuple(in_, y.ref).vehicle;
     });
-    out_.new_signatures.reserve(fresh_keys.size());
-    for (const FreshKey& k : fresh_keys) {
+    // Key order is a random order of tuples and groups: each entry would
+    // wait for two chains of two cache misses (tuple -> key bytes, group ->
+    // signature). Prefetching a few entries ahead overlaps them.
+    constexpr size_t kAhead = 8;
+    const size_t fresh = fresh_keys.size();
+    auto prefetch_outer = [&](size_t i) {
+      __builtin_prefetch(&ResolveTuple(in_, fresh_keys[i].ref));
+      __builtin_prefetch(&out_.groups[fresh_keys[i].group].signature);
+    };
+    auto prefetch_inner = [&](size_t i) {
+      __builtin_prefetch(ResolveTuple(in_, fresh_keys[i].ref).vehicle.data());
+      __builtin_prefetch(out_.groups[fresh_keys[i].group].signature.data());
+    };
+    for (size_t i = 0; i < std::min(fresh, 2 * kAhead); ++i) prefetch_outer(i);
+    for (size_t i = 0; i < std::min(fresh, kAhead); ++i) prefetch_inner(i);
+    out_.new_signatures.reserve(fresh);
+    for (size_t i = 0; i < fresh; ++i) {
+      if (i + 2 * kAhead < fresh) prefetch_outer(i + 2 * kAhead);
+      if (i + kAhead < fresh) prefetch_inner(i + kAhead);
+      const FreshKey& k = fresh_keys[i];
       out_.new_signatures.push_back({ResolveTuple(in_, k.ref).vehicle, out_.groups[k.group].signature});
     }
     std::vector<FreshKey>().swap(fresh_keys);
@@ -525,6 +555,8 @@ class ReleaseBuilder {
   WorkSet work_;
   std::vector<uint32_t> fresh_;
   std::vector<bool> known_;   // by item: placed under a stored signature
+  std::vector<uint32_t> events_;       // by item: Tuple::events
+  std::vector<uint64_t> key_prefix_;   // by item: KeyPrefix of the key (m-invariance)
   size_t known_placed_ = 0;
   std::vector<Building> groups_;
 };
