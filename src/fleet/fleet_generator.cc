@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 #include "artists.h"
@@ -57,6 +58,7 @@ class FleetGenerator::Impl {
   void CrossEpoch();
   void WriteEvent(uint32_t v, int64_t ts);
   void WriteMalformed(uint32_t v, int64_t ts);
+  void WriteTouchscreen(VehicleState& s, int64_t ts);
   int32_t Step(int32_t value, int32_t spread, int32_t lo, int32_t hi) {
     const int32_t next = value + static_cast<int32_t>(rng_.Below(2 * spread + 1)) - spread;
     return std::clamp(next, lo, hi);
@@ -74,6 +76,7 @@ class FleetGenerator::Impl {
   std::vector<VehicleState> state_;
   std::vector<uint32_t> present_;
   std::vector<std::string> artists_json_;  // names, pre-escaped
+  std::vector<uint64_t> touch_thresholds_;  // per VehicleState::touch_class
   FleetMessage msg_;
 };
 
@@ -97,6 +100,15 @@ FleetGenerator::Impl::Impl(const FleetOptions& options, const VinDecoder& table)
   if (options.churn_epoch_ms <= 0) {
     throw std::invalid_argument("fleet: churn_epoch_ms must be positive");
   }
+  auto share_ok = [](double p) { return p >= 0 && p <= 1; };
+  if (!share_ok(options.touchscreen_trip_share_other)) {
+    throw std::invalid_argument("fleet: touchscreen_trip_share_other must be in [0, 1]");
+  }
+  for (const auto& [engine, p] : options.touchscreen_trip_share) {
+    if (!share_ok(p)) {
+      throw std::invalid_argument("fleet: touchscreen_trip_share of " + engine + " must be in [0, 1]");
+    }
+  }
   ms_per_event_ = 1000.0 / options.events_per_second;
   invalid_threshold_ = ChanceThreshold(options.invalid_fraction);
   max_message_bytes_ = options.max_message_bytes;
@@ -109,6 +121,21 @@ FleetGenerator::Impl::Impl(const FleetOptions& options, const VinDecoder& table)
   Rng fleet_rng(StreamSeed(options.seed, kVehicleStream));
   fleet_internal::BuildFleet(options.vehicles, options.exact_shares, dist, table, artists,
                              fleet_rng, &truth, &state_);
+
+  // Class 0 is "other"; each listed engine gets its own class.
+  touch_thresholds_.push_back(ChanceThreshold(options.touchscreen_trip_share_other));
+  std::map<std::string, uint8_t> touch_class;
+  for (const auto& [engine, p] : options.touchscreen_trip_share) {
+    if (touch_thresholds_.size() > 255) {
+      throw std::invalid_argument("fleet: too many touchscreen_trip_share engines");
+    }
+    touch_class[engine] = static_cast<uint8_t>(touch_thresholds_.size());
+    touch_thresholds_.push_back(ChanceThreshold(p));
+  }
+  for (size_t v = 0; v < state_.size(); ++v) {
+    auto it = touch_class.find(truth[v].decoded.attributes[1].second);
+    state_[v].touch_class = it == touch_class.end() ? 0 : it->second;
+  }
 
   for (const std::string& name : artists.names()) {
     // Catalogue names hold no quote, backslash or control character, so
@@ -193,6 +220,8 @@ void FleetGenerator::Impl::WriteEvent(uint32_t v, int64_t ts) {
     s.in_trip = true;
     s.trip_id = rng_.Next();
     s.trip_left = static_cast<uint32_t>(10 + rng_.Below(190));
+    s.touch = rng_.Chance(touch_thresholds_[s.touch_class]) ? VehicleState::kTouchPending
+                                                            : VehicleState::kNoTouch;
     s.trip_m = 0;
     s.speed_dkmh = 0;
     AppendEventHead(out, vin, s.trip_id, ts, "trip_started");
@@ -219,6 +248,13 @@ void FleetGenerator::Impl::WriteEvent(uint32_t v, int64_t ts) {
     return;
   }
   --s.trip_left;
+  if (s.trip_left == 0 && s.touch == VehicleState::kTouchPending) {
+    // The last event inside a touchscreen trip without a touch yet: make it
+    // one, so the trip share is exactly the configured probability (unless
+    // churn cuts the trip short first).
+    WriteTouchscreen(s, ts);
+    return;
+  }
 
   uint64_t r = rng_.Below(100);
   if (s.charging) {
@@ -241,6 +277,12 @@ void FleetGenerator::Impl::WriteEvent(uint32_t v, int64_t ts) {
     AppendInt(out, s.soc_pct);
     out.append("}}");
     return;
+  }
+
+  if (s.touch == VehicleState::kNoTouch && r >= 87 && r < 95) {
+    // Touchscreen slot of a trip without touchscreen use: media while
+    // parked at a charger, otherwise driving.
+    r = s.charging ? 75 + (r - 87) : r - 87;
   }
 
   if (r < 40 || r >= 95) {
@@ -267,11 +309,17 @@ void FleetGenerator::Impl::WriteEvent(uint32_t v, int64_t ts) {
     out.append(artists_json_[artist]);
     out.append(artist == 0 ? ",\"source\":\"radio\"}}" : ",\"source\":\"bluetooth\"}}");
   } else {
-    AppendEventHead(out, vin, s.trip_id, ts, "touchscreen_used");
-    out.append("{\"screen\":");
-    AppendPlainString(out, kScreens[rng_.Below(std::size(kScreens))]);
-    out.append("}}");
+    WriteTouchscreen(s, ts);
   }
+}
+
+void FleetGenerator::Impl::WriteTouchscreen(VehicleState& s, int64_t ts) {
+  s.touch = VehicleState::kTouched;
+  std::string& out = msg_.value;
+  AppendEventHead(out, std::string_view(s.vin, kVinLength), s.trip_id, ts, "touchscreen_used");
+  out.append("{\"screen\":");
+  AppendPlainString(out, kScreens[rng_.Below(std::size(kScreens))]);
+  out.append("}}");
 }
 
 FleetGenerator::FleetGenerator(const FleetOptions& options, const VinDecoder& table)

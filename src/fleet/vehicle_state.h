@@ -16,7 +16,18 @@ inline constexpr int32_t kHalfLon = 134600;  // 10 km at 48 degrees north
 // Kept small and free of pointers: it is touched once per message, at
 // random, so it should cost one cache miss.
 struct VehicleState {
+  // Touchscreen use of the current trip.
+  enum Touch : uint8_t { kNoTouch, kTouchPending, kTouched };
+
   char vin[kVinLength];  // copy of the ground truth's VIN
+  // The one-byte fields fill the padding after the VIN (see static_assert).
+  uint8_t soc_pct = 50;
+  uint8_t touch_class = 0;  // index into the generator's touchscreen thresholds
+  Touch touch = kNoTouch;
+  bool electrified = false;
+  bool in_trip = false;
+  bool charging = false;
+  bool present = true;
   uint64_t trip_id = 0;
   uint32_t trip_left = 0;
   uint32_t favourite = 0;  // index into the artist catalogue
@@ -25,11 +36,7 @@ struct VehicleState {
   int32_t lat = kCentreLat;
   int32_t lon = kCentreLon;
   int16_t speed_dkmh = 0;  // tenths of km/h
-  uint8_t soc_pct = 50;
-  bool electrified = false;
-  bool in_trip = false;
-  bool charging = false;
-  bool present = true;
 };
+static_assert(sizeof(VehicleState) <= 64, "one cache line");
 
 }  // namespace vanon::fleet_internal

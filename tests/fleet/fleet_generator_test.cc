@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -248,6 +250,64 @@ TEST(FleetGeneratorTest, ArtistCatalogueIsLongAndSafeToEmbed) {
       EXPECT_FALSE(c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) << name;
     }
   }
+}
+
+// Touchscreen use is per trip: among completed trips of an engine, the share
+// with at least one touchscreen_used event is the option's probability for
+// that engine (other engines: touchscreen_trip_share_other), within 4.5
+// binomial standard errors. Probabilities 0 and 1 must hold exactly.
+void CheckTouchscreenTripShares(const FleetOptions& options, int messages) {
+  FleetGenerator gen(options, Table());
+  struct Open {
+    bool touched = false;
+    bool open = false;
+  };
+  std::vector<Open> open(options.vehicles);
+  std::map<std::string, std::pair<int, int>> trips;  // engine -> (touched, all)
+  simdjson::dom::parser parser;
+  for (int i = 0; i < messages; ++i) {
+    const FleetMessage& m = gen.Next();
+    simdjson::dom::element doc = parser.parse(m.value);
+    const std::string_view event = doc["event"].get_string().value();
+    Open& t = open[m.vehicle_index];
+    if (event == "trip_started") {
+      t = {false, true};
+    } else if (event == "touchscreen_used") {
+      t.touched = true;
+    } else if (event == "trip_ended" && t.open) {
+      auto& [touched, all] = trips[gen.Vehicles()[m.vehicle_index].decoded.attributes[1].second];
+      touched += t.touched;
+      ++all;
+      t.open = false;
+    }
+  }
+  for (const auto& [engine, counts] : trips) {
+    const auto it = options.touchscreen_trip_share.find(engine);
+    const double p =
+        it == options.touchscreen_trip_share.end() ? options.touchscreen_trip_share_other : it->second;
+    const double share = static_cast<double>(counts.first) / counts.second;
+    std::printf("  %-14s %6d trips, touchscreen share %.3f (option %.2f)\n", engine.c_str(), counts.second,
+                share, p);
+    EXPECT_NEAR(share, p, 4.5 * std::sqrt(p * (1 - p) / counts.second)) << engine;
+  }
+  for (const char* engine : {"EV", "Gas", "Hybrid"}) {
+    EXPECT_GT(trips[engine].second, 300) << engine << ": too few trips to tell";
+  }
+}
+
+TEST(FleetGeneratorTest, TouchscreenUseIsPerTripAndDependsOnTheEngine) {
+  FleetOptions options = Small(17);
+  options.vehicles = 400;
+  options.invalid_fraction = 0;
+  options.churn = 0;  // a cut trip can lose its touchscreen event
+  CheckTouchscreenTripShares(options, 1'000'000);  // the defaults
+
+  options.touchscreen_trip_share = {{"EV", 0.1}, {"Gas", 0.75}, {"Hybrid", 1.0}};
+  options.touchscreen_trip_share_other = 0;  // Diesel, Hydrogen, unknown, ...
+  CheckTouchscreenTripShares(options, 1'000'000);
+
+  options.touchscreen_trip_share_other = 1.5;
+  EXPECT_THROW(FleetGenerator(options, Table()), std::invalid_argument);
 }
 
 }  // namespace
