@@ -1,33 +1,39 @@
 // vanon-dp-utility: relative error of the touchscreen KPI ("share of trips
 // with touchscreen use", seed 000 Utility Demonstrator) published through
-// vanon_dp, for several epsilons and fleet sizes.
+// vanon_dp, overall and per engine, for several epsilons and fleet sizes.
 //
-// DATA: a small synthetic STAND-IN, not the fleet generator. The generator
-// (vanon_fleet) emits touchscreen_used on ~8% of events in trips of 10-200
-// events independently of the engine, so nearly every trip uses the
-// touchscreen and the KPI is ~1 for every engine, which makes relative
-// errors meaningless. The stand-in keeps what matters for the error: the
-// engine mix of seed 000 Table 4.5 (EV 8, Gas 6, Hybrid 1 of 15), a number
-// of trips per vehicle and a per-engine touchscreen probability per trip
-// (made-up values: EV 0.45, Gas 0.35, Hybrid 0.40).
+// Data: the fleet generator (vanon_fleet) with the Table 4.5 fleet mix
+// (config/vehicle/fleet-seed000.yaml, exact shares: EV 8 : Gas 6 : Hybrid 1,
+// so 15 vehicles are the thesis fleet) and its per-trip, per-engine
+// touchscreen probabilities (defaults of FleetOptions, from Table 4.10). A
+// "day" is vehicles x kDayMessagesPerVehicle messages, about 3 trips per
+// vehicle. The true counts are what the generated events say: per engine,
+// trips with at least one touchscreen_used event and all trips.
 //
-// Two scenarios:
-//   daily:   one release per day, 1-6 trips per vehicle per day, C = 6
-//            trips per vehicle and cell, L = 1 (the engine cell);
-//   thesis:  15 vehicles with the per-vehicle trip counts of Table 4.5
-//            (5,556 trips), one release over all of it, C = 1000.
-// The KPI per engine is noisy(touch trips) / noisy(trips) with the release
-// epsilon split in half between the two counts; the overall KPI is the sum
-// of the per-engine noisy counts (post-processing, no extra epsilon).
+// Scenarios:
+//   day:            one release of a day, C = 6 trips per vehicle and cell,
+//                   L = 1 (the engine cell); 15, 1,000 and 100,000 vehicles;
+//   thesis volume:  15 vehicles with about as many trips as Table 4.5
+//                   (5,556), one release over all of them, C = 1000.
+// The KPI per engine is noisy(touch trips) / noisy(trips), the release
+// epsilon split in half between the two counts (DpRelease); the overall KPI
+// sums the per-engine noisy counts (post-processing, no extra epsilon).
 // Relative error = |noisy KPI - true KPI| / true KPI, averaged over runs.
+//
+// Usage: vanon-dp-utility [runs (default 100000, as Table 4.14)] [source dir]
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vanon/dp/dp_release.h"
 #include "vanon/dp/postprocess.h"
+#include "vanon/fleet/fleet_generator.h"
+#include "vanon/vehicle/vin_decoder.h"
 
 namespace {
 
@@ -42,11 +48,45 @@ using vanon::dp::RatioQuery;
 using vanon::dp::SeededRandomSource;
 
 const std::vector<std::string> kEngines = {"EV", "Gas", "Hybrid"};
+constexpr uint64_t kDayMessagesPerVehicle = 330;  // trips average ~107 messages
 
-struct VehicleSpec {
-  int engine;  // index into kEngines
-  int trips;
+struct Vehicle {
+  std::string engine;
+  std::vector<bool> trips;  // per trip started: did it use the touchscreen
 };
+
+// Runs the generator for `messages` messages and records each vehicle's
+// trips. A trip starts with trip_started (a vehicle's first message always
+// is one); trips still open at the end count, as in a release cut at the
+// end of the day.
+std::vector<Vehicle> Generate(const std::string& source_dir, uint64_t vehicles, uint64_t messages) {
+  static const vanon::VinDecoder table = vanon::VinDecoder::Load(source_dir + "/config/vehicle/vin-table.yaml");
+  vanon::FleetOptions options;
+  options.vehicles = vehicles;
+  options.seed = 2025;
+  options.distribution = source_dir + "/config/vehicle/fleet-seed000.yaml";
+  options.exact_shares = true;
+  options.events_per_second = static_cast<double>(messages) / 86400.0;  // one day of event time
+  options.churn_epoch_ms = 86'400'000;  // no churn; skip the per-epoch sweeps
+  vanon::FleetGenerator gen(options, table);
+  std::vector<Vehicle> fleet(vehicles);
+  for (uint64_t v = 0; v < vehicles; ++v) fleet[v].engine = gen.Vehicles()[v].decoded.attributes[1].second;
+  constexpr std::string_view kEventKey = ",\"event\":\"";
+  for (uint64_t i = 0; i < messages; ++i) {
+    const vanon::FleetMessage& m = gen.Next();
+    const size_t at = m.value.find(kEventKey);
+    if (at == std::string::npos) continue;
+    const size_t from = at + kEventKey.size();
+    const std::string_view event = std::string_view(m.value).substr(from, m.value.find('"', from) - from);
+    Vehicle& vehicle = fleet[m.vehicle_index];
+    if (event == "trip_started") {
+      vehicle.trips.push_back(false);
+    } else if (event == "touchscreen_used" && !vehicle.trips.empty()) {
+      vehicle.trips.back() = true;
+    }
+  }
+  return fleet;
+}
 
 DpPlan KpiPlan(uint64_t max_trips) {
   Dimension engine;
@@ -64,59 +104,29 @@ DpPlan KpiPlan(uint64_t max_trips) {
   return plan;
 }
 
-// Engine of vehicle i in a fleet of n: Table 4.5 proportions 8 : 6 : 1.
-int EngineOf(uint64_t i) {
-  const uint64_t slot = i % 15;
-  return slot < 8 ? 0 : slot < 14 ? 1 : 2;
-}
-
-std::vector<VehicleSpec> DailyFleet(uint64_t n, SeededRandomSource& rng) {
-  std::vector<VehicleSpec> fleet;
-  for (uint64_t i = 0; i < n; ++i) {
-    fleet.push_back({EngineOf(i), 1 + static_cast<int>(rng.UniformBelow(6))});
-  }
-  return fleet;
-}
-
-std::vector<VehicleSpec> ThesisFleet() {
-  // Table 4.5: (engine, vehicles, trips) per QI combination.
-  const struct {
-    int engine, vehicles, trips;
-  } rows[] = {{0, 4, 2028}, {0, 1, 59}, {0, 2, 828}, {0, 1, 128}, {1, 2, 826},
-              {1, 2, 701},  {1, 1, 736}, {1, 1, 178}, {2, 1, 72}};
-  std::vector<VehicleSpec> fleet;
-  for (const auto& r : rows) {
-    for (int v = 0; v < r.vehicles; ++v) {
-      // Spread the row's trips over its vehicles, remainder to the first.
-      const int trips = r.trips / r.vehicles + (v == 0 ? r.trips % r.vehicles : 0);
-      fleet.push_back({r.engine, trips});
-    }
-  }
-  return fleet;
-}
-
 struct Row {
   std::string label;
-  double error[4][3];  // [overall, EV, Gas, Hybrid][epsilon index]
+  double error[4][3];  // [overall, EV, Gas, Hybrid][epsilon index]; NaN: true KPI 0
 };
 
-void Evaluate(const std::string& label, const std::vector<VehicleSpec>& fleet, uint64_t max_trips,
-              int runs, SeededRandomSource& rng, std::vector<Row>* rows) {
-  static const double kTouchProb[] = {0.45, 0.35, 0.40};
+void Evaluate(const std::string& label, const std::vector<Vehicle>& fleet, uint64_t max_trips, int runs,
+              SeededRandomSource& rng, std::vector<Row>* rows) {
   const DpPlan plan = KpiPlan(max_trips);
   DpRelease release(plan, 1, 0, 86'400'000);
   std::vector<DpEvent> events;
+  uint64_t most_trips = 0, fewest_trips = UINT64_MAX;
   for (size_t v = 0; v < fleet.size(); ++v) {
     events.clear();
-    const std::string& engine = kEngines[fleet[v].engine];
-    for (int t = 0; t < fleet[v].trips; ++t) {
-      const std::string trip = std::to_string(v) + "/" + std::to_string(t);
+    const std::string& engine = fleet[v].engine;
+    for (size_t t = 0; t < fleet[v].trips.size(); ++t) {
+      // Only what the two counts read: one event per trip, plus one
+      // touchscreen_used for trips that had any.
+      const std::string trip = std::to_string(t);
       events.push_back({"", trip, "trip_started", 0, {{"engine", engine}}});
-      const uint64_t threshold = static_cast<uint64_t>(kTouchProb[fleet[v].engine] * 1'000'000);
-      if (rng.UniformBelow(1'000'000) < threshold) {
-        events.push_back({"", trip, "touchscreen_used", 0, {{"engine", engine}}});
-      }
+      if (fleet[v].trips[t]) events.push_back({"", trip, "touchscreen_used", 0, {{"engine", engine}}});
     }
+    most_trips = std::max<uint64_t>(most_trips, fleet[v].trips.size());
+    fewest_trips = std::min<uint64_t>(fewest_trips, fleet[v].trips.size());
     release.AddVehicle("v" + std::to_string(v), events);
   }
   const auto& num = release.counters()[0];
@@ -129,10 +139,15 @@ void Evaluate(const std::string& label, const std::vector<VehicleSpec>& fleet, u
     all_den += den.CountAt(e);
   }
   true_kpi[0] = double(all_num) / double(all_den);
-  std::printf("%s: %zu vehicles, %lu trips, true KPI overall %.3f EV %.3f Gas %.3f Hybrid %.3f, cut %lu\n",
-              label.c_str(), fleet.size(), static_cast<unsigned long>(all_den), true_kpi[0],
-              true_kpi[1], true_kpi[2], true_kpi[3],
+  std::printf("%s: %zu vehicles, %lu trips (%lu to %lu per vehicle), cut %lu\n", label.c_str(), fleet.size(),
+              static_cast<unsigned long>(all_den), static_cast<unsigned long>(fewest_trips),
+              static_cast<unsigned long>(most_trips),
               static_cast<unsigned long>(num.stats().cut() + den.stats().cut()));
+  std::printf("  true KPI overall %.3f, EV %.3f (%lu/%lu), Gas %.3f (%lu/%lu), Hybrid %.3f (%lu/%lu)\n",
+              true_kpi[0], true_kpi[1], static_cast<unsigned long>(num.CountAt(0)),
+              static_cast<unsigned long>(den.CountAt(0)), true_kpi[2], static_cast<unsigned long>(num.CountAt(1)),
+              static_cast<unsigned long>(den.CountAt(1)), true_kpi[3], static_cast<unsigned long>(num.CountAt(2)),
+              static_cast<unsigned long>(den.CountAt(2)));
 
   Row row{label, {}};
   const char* epsilons[] = {"10", "1", "0.1"};
@@ -149,29 +164,45 @@ void Evaluate(const std::string& label, const std::vector<VehicleSpec>& fleet, u
       }
       sum[0] += std::abs(vanon::dp::RatioOf(n_all, d_all).value - true_kpi[0]) / true_kpi[0];
     }
-    for (int q = 0; q < 4; ++q) row.error[q][k] = sum[q] / runs;
+    for (int q = 0; q < 4; ++q) row.error[q][k] = true_kpi[q] > 0 ? sum[q] / runs : NAN;
   }
   rows->push_back(row);
+}
+
+std::string Cell(const double e[3]) {
+  std::string out;
+  for (int k = 0; k < 3; ++k) {
+    char buf[32];
+    if (std::isnan(e[k])) {
+      std::snprintf(buf, sizeof buf, "n/a");
+    } else {
+      std::snprintf(buf, sizeof buf, "%.3g", e[k]);
+    }
+    out += (k > 0 ? " / " : "") + std::string(buf);
+  }
+  return out;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::stoi(argv[1]) : 10'000;
+  const int runs = argc > 1 ? std::stoi(argv[1]) : 100'000;
+  const std::string source_dir = argc > 2 ? argv[2] : VANON_SOURCE_DIR;
   SeededRandomSource rng(2025);
   std::vector<Row> rows;
   for (uint64_t n : {15ULL, 1'000ULL, 100'000ULL}) {
-    Evaluate("daily, " + std::to_string(n) + " vehicles, C=6", DailyFleet(n, rng), 6, runs, rng, &rows);
+    const std::string label = "day, " + std::to_string(n) + " vehicles, C=6";
+    Evaluate(label, Generate(source_dir, n, n * kDayMessagesPerVehicle), 6, runs, rng, &rows);
   }
-  Evaluate("thesis-shaped, 15 vehicles, C=1000", ThesisFleet(), 1000, runs, rng, &rows);
+  // Table 4.5 has 5,556 trips of 15 drivers: ~370 trips (~40,000 messages)
+  // per vehicle.
+  Evaluate("thesis volume, 15 vehicles, C=1000", Generate(source_dir, 15, 15 * 40'000), 1000, runs, rng, &rows);
 
   std::printf("\nmean relative error over %d runs (eps = 10 / 1 / 0.1)\n", runs);
   std::printf("| scenario | KPI overall | KPI EV | KPI Gas | KPI Hybrid |\n|---|---|---|---|---|\n");
   for (const Row& r : rows) {
     std::printf("| %s |", r.label.c_str());
-    for (int q = 0; q < 4; ++q) {
-      std::printf(" %.3g / %.3g / %.3g |", r.error[q][0], r.error[q][1], r.error[q][2]);
-    }
+    for (int q = 0; q < 4; ++q) std::printf(" %s |", Cell(r.error[q]).c_str());
     std::printf("\n");
   }
   std::printf("| seed 000 Table 4.14, 15 drivers | 0.007 / 0.07 / 0.57 | 0.01 / 0.12 / 0.79 | "
