@@ -76,6 +76,11 @@ void CheckDp(const Config& c, Diagnostics* diag) {
         diag->Error(ItemPath(path + ".dimensions", j),
                     "unknown quasi-identifier in \"" + q.dimensions[j] + "\"");
       }
+      // Cells must not depend on the data, so the event names are listed.
+      if (dp.enabled && q.dimensions[j] == "event" && dp.event_names.empty()) {
+        diag->Error(ItemPath(path + ".dimensions", j),
+                    "the event dimension needs dp.event_names (its fixed list of cells)");
+      }
     }
     for (const auto& [key, value] : q.filter) {
       if (!known(key)) {

@@ -69,7 +69,7 @@ ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const Pr
     suppressed_total_[i] = &suppressed.Add({{"reason", reason}});
   }
   bool m_inv = privacy.model == PrivacyModel::kMInvariance;
-  NewGauge(r, "vanon_privacy_m", "Configured m (m-invariance) or k (k-anonymity).")
+  NewGauge(r, "vanon_privacy_required_group_size", "Configured m (m-invariance) or k (k-anonymity).")
       .Set(m_inv ? privacy.m : privacy.k);
   NewGauge(r, "vanon_privacy_t", "Configured t-closeness cap (0 when unset).").Set(privacy.t);
 }

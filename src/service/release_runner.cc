@@ -17,6 +17,7 @@
 #include "vanon/release/seed_stream.h"
 #include "vanon/release/sensitive_dictionary.h"
 #include "vanon/release/tuple_builder.h"
+#include "vanon/service/dp_publisher.h"
 #include "vanon/service/fault_injection.h"
 #include "vanon/service/ingest_pipeline.h"
 #include "vanon/service/release_metrics.h"
@@ -97,17 +98,19 @@ struct ReleaseRunner::Impl {
   TransactionalProducer* producer;
   ReleaseMetricsExporter* metrics;
   OutputTopology topology;
+  DpPublisher* dp;
   Schema schema;
   PayloadTransformer payload;
   std::map<int32_t, uint64_t> waiting;
 
   Impl(const Config& c, int extra, StateStore* s, TransactionalProducer* p, ReleaseMetricsExporter* m,
-       OutputTopology t)
-      : config(c), sensitive_extra(extra), store(s), producer(p), metrics(m), topology(t),
+       OutputTopology t, DpPublisher* d)
+      : config(c), sensitive_extra(extra), store(s), producer(p), metrics(m), topology(t), dp(d),
         schema(SchemaFromConfig(c)), payload(c.payload) {}
 
   int32_t ReleasesPartition(int32_t p) const { return p % topology.releases_partitions; }
   int32_t AnonymizedPartition(int32_t p) const { return p % topology.anonymized_partitions; }
+  int32_t CountsPartition(int32_t p) const { return p % topology.counts_partitions; }
 
   ReleaseLogEntry Prepare(int32_t partition, int64_t epoch, const EpochClock& clock) {
     ReleaseLogEntry entry;
@@ -149,10 +152,11 @@ struct ReleaseRunner::Impl {
     return found;
   }
 
-  void Publish(int32_t partition, int64_t epoch, const ReleaseRecords& rec) {
+  void Publish(int32_t partition, int64_t epoch, const ReleaseRecords& rec, const std::vector<std::string>& dp_records) {
     const std::string key = std::to_string(epoch) + "/" + std::to_string(partition);
     const int32_t anon = AnonymizedPartition(partition);
     const int32_t rel = ReleasesPartition(partition);
+    const int32_t counts = CountsPartition(partition);
     for (int attempt = 1;; ++attempt) {
       try {
         KafkaHeaders headers = {{"vanon.attempt", AttemptId()}};
@@ -166,6 +170,7 @@ struct ReleaseRunner::Impl {
         for (size_t i = half; i < rec.events.size(); ++i) {
           producer->Produce(config.kafka.topics.anonymized, anon, {}, rec.events[i], headers);
         }
+        for (const std::string& d : dp_records) producer->Produce(config.kafka.topics.counts, counts, key, d, headers);
         for (const std::string& g : rec.groups) producer->Produce(config.kafka.topics.releases, rel, key, g, headers);
         producer->Produce(config.kafka.topics.releases, rel, key, rec.summary, headers);
         if (FaultInjectionEnabled()) {
@@ -253,7 +258,13 @@ struct ReleaseRunner::Impl {
                                       {partition, topology.input_partitions, start, end}, in, out,
                                       tuple_events, &random);
 
-    if (!committed_before) Publish(partition, epoch, rec);
+    // DP counts on the raw events of the epoch, suppressed vehicles included.
+    // The ledger charge is durable before any noisy value leaves; a
+    // recomputation finds it spent and draws the same noise from `random`.
+    DpPublisher::Result dp_result;
+    if (dp) dp_result = dp->Compute(partition, epoch, start, end, ev.current, random);
+
+    if (!committed_before) Publish(partition, epoch, rec, dp_result.records);
     const int64_t commit_wall = WallMs();
     FaultPoint("release.after_commit");
 
@@ -323,6 +334,7 @@ struct ReleaseRunner::Impl {
     entry->status = ReleaseStatus::kCommitted;
     entry->committed_wall_ms = commit_wall;
     entry->summary = rec.summary;
+    if (dp) dp->Apply(partition, dp_result, &w);
     w.PutMeta(partition, kDictionaryMeta, dict.EncodeState());
     w.PutMeta(partition, kClockMeta, clock->EncodeState());
     w.SetProgress(partition, *progress);
@@ -331,7 +343,10 @@ struct ReleaseRunner::Impl {
     store->Commit(w);
     FaultPoint("release.after_apply");
 
+    if (dp) dp->Committed(dp_result);
     waiting[partition] = out.waiting.size();
+    outcome.dp_records = dp_result.records.size();
+    outcome.dp_budget_exhausted = dp_result.budget_exhausted;
     outcome.metrics = out.metrics;
     outcome.events_published = published_events;
     outcome.events_suppressed = suppressed_events;
@@ -380,8 +395,8 @@ struct ReleaseRunner::Impl {
 
 ReleaseRunner::ReleaseRunner(const Config& config, int sensitive_extra, StateStore* store,
                              TransactionalProducer* producer, ReleaseMetricsExporter* metrics,
-                             OutputTopology topology)
-    : impl_(std::make_unique<Impl>(config, sensitive_extra, store, producer, metrics, topology)) {}
+                             OutputTopology topology, DpPublisher* dp)
+    : impl_(std::make_unique<Impl>(config, sensitive_extra, store, producer, metrics, topology, dp)) {}
 
 ReleaseRunner::~ReleaseRunner() = default;
 

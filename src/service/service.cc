@@ -14,6 +14,7 @@
 #include "vanon/kafka/consumer.h"
 #include "vanon/kafka/producer.h"
 #include "vanon/kafka/transactional_producer.h"
+#include "vanon/service/dp_publisher.h"
 #include "vanon/service/ingest_metrics.h"
 #include "vanon/service/ingest_pipeline.h"
 #include "vanon/service/release_metrics.h"
@@ -57,6 +58,7 @@ struct Service::Rep {
   std::atomic<bool> state_open{false};
   std::atomic<int> partitions{0};
   std::atomic<int64_t> heartbeat{SteadySeconds()};
+  std::atomic<bool> dp_paused{false};
   std::atomic<uint64_t> consumed{0}, accepted{0}, rejected{0}, buffered{0};
   mutable std::mutex url_mu;
   std::string url;
@@ -108,6 +110,8 @@ int Service::Run(const std::atomic<bool>& stop) {
       *detail = "main loop stalled for " + std::to_string(idle) + " s";
       return false;
     }
+    // Healthy (a restart would not help), but said: DP counts are paused.
+    if (r.dp_paused.load()) *detail = "dp budget exhausted, DP counts paused";
     return true;
   };
   checks.ready = [&r](std::string* detail) {
@@ -144,7 +148,12 @@ int Service::Run(const std::atomic<bool>& stop) {
   topology.input_partitions = out.PartitionCount(c.kafka.topics.input);
   topology.anonymized_partitions = out.PartitionCount(c.kafka.topics.anonymized);
   topology.releases_partitions = out.PartitionCount(c.kafka.topics.releases);
-  ReleaseRunner releases(c, pipeline.layout().sensitive, store.get(), &out, &r.release_metrics, topology);
+  std::unique_ptr<DpPublisher> dp;
+  if (c.dp.enabled) {
+    topology.counts_partitions = out.PartitionCount(c.kafka.topics.counts);
+    dp = std::make_unique<DpPublisher>(c, r.hmac_key, store.get(), *r.registry);
+  }
+  ReleaseRunner releases(c, pipeline.layout().sensitive, store.get(), &out, &r.release_metrics, topology, dp.get());
   int64_t last_commit = 0;
   for (int32_t p = 0; p < topology.input_partitions; ++p) {
     store->ScanReleasesNewestFirst(p, [&](int64_t, const ReleaseLogEntry& e) {
@@ -187,6 +196,7 @@ int Service::Run(const std::atomic<bool>& stop) {
           if (!epoch) break;
           ReleaseOutcome o = releases.Run(p, *epoch, &clock, &pipeline.Progress(p));
           r.heartbeat = SteadySeconds();
+          if (dp) r.dp_paused = dp->budget_exhausted();
           std::lock_guard<std::mutex> l(r.url_mu);
           r.last_release.last_release = o.release;
           if (o.metrics.tuples > 0) {

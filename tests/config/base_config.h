@@ -36,6 +36,7 @@ privacy:
   epoch: {length_seconds: 10}
 dp:
   enabled: true
+  event_names: [trip_started, touchscreen_used]
   queries:
     - {name: events_by_engine, count: events, dimensions: [event, qi:engine]}
     - name: touch_by_engine

@@ -81,6 +81,8 @@ std::vector<InvalidCase> Cases() {
       {"DimensionUnknownQi", "dimensions: [event, qi:engine]}",
        "dimensions: [event, qi:colour]}", "qi:colour",
        "dp.queries[0].dimensions[1]", "unknown quasi-identifier"},
+      {"EventDimensionWithoutEventNames", "  event_names: [trip_started, touchscreen_used]\n", "",
+       "dimensions: [event, qi:engine]}", "dp.queries[0].dimensions[0]", "dp.event_names"},
       {"RangeMinNotBelowMax", "range: {min: 1, max: 9}",
        "range: {min: 9, max: 9}", "{min: 9, max: 9}",
        "quasi_identifiers[1].range.max", "greater"},

@@ -15,7 +15,7 @@ if [ $rc -ne 0 ]; then echo "FAIL: complete scrape rejected (rc=$rc):"; echo "$o
 out=$(python3 "$check" "$data/scrape_missing.prom" "$data/uses.json" "$data/uses.yaml" 2>&1)
 rc=$?
 if [ $rc -ne 1 ]; then echo "FAIL: incomplete scrape accepted (rc=$rc):"; echo "$out"; fail=1; fi
-for name in vanon_privacy_m vanon_event_to_publication_latency_seconds_bucket; do
+for name in vanon_privacy_required_group_size vanon_event_to_publication_latency_seconds_bucket; do
   echo "$out" | grep -q "^  $name " || { echo "FAIL: $name not reported missing:"; echo "$out"; fail=1; }
 done
 n=$(echo "$out" | grep -c '^  vanon_')

@@ -163,6 +163,9 @@ TEST_P(ReleaseCrash, RestartPublishesEachReleaseOnceWithIdenticalContentAndAccou
   std::map<std::string, std::vector<const TopicRecord*>> anon_by_attempt;
   for (const TopicRecord& r : rel) by_release[r.key][r.headers.at("vanon.attempt")].push_back(&r);
   for (const TopicRecord& r : anon) anon_by_attempt[r.headers.at("vanon.attempt")].push_back(&r);
+  std::vector<TopicRecord> counts = testing::ReadTopic(kafka.bootstrap, "vehicle.counts.dp");
+  std::map<std::string, std::map<std::string, std::vector<const TopicRecord*>>> counts_by_release;
+  for (const TopicRecord& r : counts) counts_by_release[r.key][r.headers.at("vanon.attempt")].push_back(&r);
   int64_t summary_events = 0;
   size_t interrupted_attempts = 0;
   std::map<int64_t, std::set<int64_t>> releases_of_partition;
@@ -195,6 +198,23 @@ TEST_P(ReleaseCrash, RestartPublishesEachReleaseOnceWithIdenticalContentAndAccou
       for (const TopicRecord* r : records) EXPECT_TRUE(good.count(r->value)) << "republication differs: " << key;
       for (const TopicRecord* r : anon_by_attempt[attempt]) EXPECT_TRUE(good.count(r->value)) << key;
     }
+    // DP counts travel in the release's transaction: the committed attempt
+    // has them, and any other attempt drew exactly the same noise (fresh
+    // noise for the same release would let a consumer average two draws).
+    auto dp = counts_by_release.find(key);
+    ASSERT_NE(dp, counts_by_release.end()) << "release " << key << " has no DP counts";
+    ASSERT_TRUE(dp->second.count(committed)) << "DP counts of " << key << " are not in the committed attempt";
+    std::set<std::string> dp_good;
+    for (const TopicRecord* r : dp->second.at(committed)) dp_good.insert(r->value);
+    EXPECT_EQ(dp_good.size(), dp->second.at(committed).size()) << "duplicate DP record in " << key;
+    for (const auto& [attempt, records] : dp->second) {
+      if (attempt == committed) continue;
+      EXPECT_EQ(records.size(), dp_good.size()) << key;
+      for (const TopicRecord* r : records) EXPECT_TRUE(dp_good.count(r->value)) << "DP noise differs on retry: " << key;
+    }
+  }
+  for (const auto& [key, attempts] : counts_by_release) {
+    EXPECT_TRUE(by_release.count(key)) << "DP counts of " << key << " without a release";
   }
   // An interrupted attempt that only reached the anonymized topic.
   std::set<std::string> known_attempts;
@@ -227,7 +247,7 @@ TEST_P(ReleaseCrash, RestartPublishesEachReleaseOnceWithIdenticalContentAndAccou
   std::string outputs;
   for (const TopicRecord& r : rel) outputs += r.key + r.value;
   for (const TopicRecord& r : anon) outputs += r.key + r.value;
-  for (const TopicRecord& r : testing::ReadTopic(kafka.bootstrap, "vehicle.counts.dp")) outputs += r.key + r.value;
+  for (const TopicRecord& r : counts) outputs += r.key + r.value;
   ASSERT_NE(outputs.find("media_track_changed"), std::string::npos) << "positive control: the search sees records";
   ExpectNoIdentifiers(outputs, feed.vins, "output topics");
   const std::string logs = first->Output() + second->Output();

@@ -26,6 +26,7 @@
 
 namespace vanon {
 
+class DpPublisher;
 class ReleaseMetricsExporter;
 class StateStore;
 class TransactionalProducer;
@@ -34,6 +35,7 @@ struct OutputTopology {
   int32_t input_partitions = 1;
   int32_t anonymized_partitions = 1;
   int32_t releases_partitions = 1;
+  int32_t counts_partitions = 1;
 };
 
 struct ReleaseOutcome {
@@ -44,15 +46,19 @@ struct ReleaseOutcome {
   uint64_t events_suppressed = 0;
   bool republished = false;  // a crash-interrupted attempt was found uncommitted
   bool recovered = false;    // ... or found committed: only the state was applied
+  size_t dp_records = 0;     // published on the counts topic with the release
+  bool dp_budget_exhausted = false;
   double seconds = 0;
 };
 
 class ReleaseRunner {
  public:
   // sensitive_extra: BufferLayout::sensitive of the ingest pipeline.
+  // dp (may be null) adds the differentially private counts of each release
+  // to its transaction and its state to the apply batch.
   ReleaseRunner(const Config& config, int sensitive_extra, StateStore* store,
                 TransactionalProducer* producer, ReleaseMetricsExporter* metrics,
-                OutputTopology topology);
+                OutputTopology topology, DpPublisher* dp = nullptr);
   ~ReleaseRunner();
   ReleaseRunner(const ReleaseRunner&) = delete;
   ReleaseRunner& operator=(const ReleaseRunner&) = delete;
