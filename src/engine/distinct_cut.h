@@ -11,6 +11,11 @@
 
 namespace vanon {
 
+// Orders items so that neighbours are close in QI space: recursive median
+// splits on the attribute whose cover costs most (a k-d tree's leaf order).
+// Ranges of up to 4 items keep their input order.
+void KdOrder(const Schema& schema, const WorkSet& work, std::vector<uint32_t>& items);
+
 // Requires items.size() >= m and no value more than items.size() / m times
 // (the condition under which such a cut exists). Returns groups of exactly m
 // items except the last, which holds between m and 2m - 1; every item is in

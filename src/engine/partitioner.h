@@ -42,10 +42,11 @@ struct ItemGroup {
 // True when the items can form at least one group under the rule.
 bool CanGroup(const WorkSet& work, const std::vector<uint32_t>& items, const GroupingSpec& spec);
 
-// Splits `items` (reordered in place) into groups that satisfy the rule and
-// keep QI covers small. Requires CanGroup(items).
+// Splits `items` into groups that satisfy the rule and keep QI covers
+// small. Requires CanGroup(items). The result depends on the set of items,
+// not on their order.
 std::vector<ItemGroup> PartitionIntoGroups(const Schema& schema, const WorkSet& work,
-                                           std::vector<uint32_t>& items,
+                                           const std::vector<uint32_t>& items,
                                            const GroupingSpec& spec);
 
 }  // namespace vanon
