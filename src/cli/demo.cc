@@ -11,6 +11,7 @@
 #include "hmac_key.h"
 #include "loadgen.h"
 #include "vanon/config.h"
+#include "vanon/kafka/committed_reader.h"
 #include "vanon/kafka/mock_cluster.h"
 #include "vanon/service/json_log.h"
 #include "vanon/service/service.h"
@@ -18,6 +19,44 @@
 namespace vanon {
 
 namespace {
+// What a downstream consumer sees: a few records of each output topic, read
+// as a read_committed consumer. Returns false until the topics hold some.
+bool PrintSampleRecords(const Config& config) {
+  const KafkaTopics& t = config.kafka.topics;
+  struct Sample {
+    const std::string* topic;
+    const char* what;
+    size_t count;
+    const char* must_contain;
+  };
+  const Sample samples[] = {{&t.anonymized, "anonymized events", 3, ""},
+                            {&t.releases, "group record", 1, "\"type\":\"group\""},
+                            {&t.releases, "release summary", 1, "\"type\":\"summary\""},
+                            {&t.counts, "DP counts", 2, ""}};
+  std::vector<std::vector<std::string>> found(std::size(samples));
+  try {
+    for (size_t i = 0; i < std::size(samples); ++i) {
+      const Sample& s = samples[i];
+      ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties, *s.topic, 0, 0,
+                    [&](const CommittedRecord& r) {
+                      if (r.value.find(s.must_contain) != std::string_view::npos) found[i].emplace_back(r.value);
+                      return found[i].size() < s.count;
+                    }, 5000);
+      if (found[i].empty() && !(s.topic == &t.counts && !config.dp.enabled)) return false;
+    }
+  } catch (const std::exception& e) {
+    return false;  // not there yet; the next second tries again
+  }
+  std::printf("---- what consumers read (read_committed, partition 0) ----\n");
+  for (size_t i = 0; i < std::size(samples); ++i) {
+    for (const std::string& v : found[i]) {
+      std::printf("%s on %s:\n  %s\n", samples[i].what, samples[i].topic->c_str(), v.c_str());
+    }
+  }
+  std::printf("-----------------------------------------------------------\n");
+  return true;
+}
+
 std::string MakeStateDir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "vanon-demo-XXXXXX").string();
   if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("cannot create a temporary state dir");
@@ -76,6 +115,7 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
               state_dir.c_str());
   const auto start = std::chrono::steady_clock::now();
   bool printed_url = false;
+  bool printed_samples = false;
   while (!stop.load()) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -90,6 +130,16 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
                 static_cast<unsigned long long>(s.consumed), static_cast<unsigned long long>(s.accepted),
                 static_cast<unsigned long long>(s.rejected), static_cast<unsigned long long>(s.buffered),
                 s.partitions, s.ready ? "ready" : "starting");
+    if (s.releases > 0) {
+      std::printf("        releases %llu (last %lld: %llu groups, suppression %.3f, EMD %.3f, counterfeits %.3f) | "
+                  "events released %llu, suppressed %llu, late %llu | waiting %llu tuples%s\n",
+                  static_cast<unsigned long long>(s.releases), static_cast<long long>(s.last_release),
+                  static_cast<unsigned long long>(s.last_groups), s.last_suppression_ratio, s.last_emd_max,
+                  s.last_counterfeit_ratio, static_cast<unsigned long long>(s.released),
+                  static_cast<unsigned long long>(s.suppressed), static_cast<unsigned long long>(s.late),
+                  static_cast<unsigned long long>(s.waiting), s.dp_paused ? " | DP counts paused (budget)" : "");
+      if (!printed_samples) printed_samples = PrintSampleRecords(config);
+    }
     std::fflush(stdout);
     if (!loadgen_error.empty()) break;
     if (args.duration > 0 && elapsed >= args.duration) break;

@@ -80,6 +80,7 @@ ServiceStatus Service::Status() const {
   s.buffered = rep_->buffered.load();
   s.partitions = rep_->partitions.load();
   s.ready = rep_->state_open.load() && s.partitions > 0;
+  s.dp_paused = rep_->dp_paused.load();
   std::lock_guard<std::mutex> l(rep_->url_mu);
   const ServiceStatus& r = rep_->last_release;
   s.late = r.late;
