@@ -180,10 +180,9 @@ class Partitioner {
       ClearLeft();
       size_t nl = 0;
       for (size_t i = b; i < e; ++i) {
-        if (Qi(i, a) <= threshold) {
-          ++nl;
-          ++left_[Value(i)];
-        }
+        const uint32_t left = Qi(i, a) <= threshold;  // no branch: sides are random
+        nl += left;
+        left_[Value(i)] += left;
       }
       if (nl == 0 || nl == n) continue;
       if (!Acceptable(nl, n - nl, parent_cf)) continue;

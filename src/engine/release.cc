@@ -104,26 +104,24 @@ class ReleaseBuilder {
   // (suppressed as delayed) by a newer tuple of the same vehicle.
   void Triage() {
     const size_t total = in_.tuples.size() + in_.waiting.size();
-    std::vector<TupleRef> valid;
-    valid.reserve(total);
-    for (TupleRef ref = 0; ref < total; ++ref) {
-      const Tuple& t = ResolveTuple(in_, ref);
-      bool ok = t.qi.size() == schema_.size();
-      for (size_t a = 0; ok && a < t.qi.size(); ++a) ok = schema_.IsValidCode(a, t.qi[a]);
-      if (ok) {
-        valid.push_back(ref);
-      } else {
-        Suppress(ref, SuppressReason::kIneligible);
-      }
-    }
     // Tuples of one vehicle must meet: sort by a 64-bit hash of the key and
     // compare the keys themselves only within equal hashes (string sorts of
     // HMAC keys were the hot spot here).
     const size_t current = in_.tuples.size();
     std::vector<std::pair<uint64_t, TupleRef>> keyed;
-    keyed.reserve(valid.size());
-    for (TupleRef ref : valid) keyed.push_back({KeyHash(0, ResolveTuple(in_, ref).vehicle), ref});
-    std::vector<TupleRef>().swap(valid);
+    keyed.reserve(total);
+    std::vector<bool> dropped(total, false);
+    for (TupleRef ref = 0; ref < total; ++ref) {
+      const Tuple& t = ResolveTuple(in_, ref);
+      bool ok = t.qi.size() == schema_.size();
+      for (size_t a = 0; ok && a < t.qi.size(); ++a) ok = schema_.IsValidCode(a, t.qi[a]);
+      if (ok) {
+        keyed.push_back({KeyHash(0, t.vehicle), ref});
+      } else {
+        Suppress(ref, SuppressReason::kIneligible);
+        dropped[ref] = true;
+      }
+    }
     auto newer_first = [&](TupleRef x, TupleRef y) {
       const bool cx = x < current, cy = y < current;
       if (cx != cy) return cx;
@@ -138,39 +136,57 @@ class ReleaseBuilder {
       if (kx != ky) return kx < ky;
       return newer_first(x.second, y.second);
     });
-    survivors_.reserve(keyed.size());
-    for (size_t i = 0; i < keyed.size(); ++i) {
+    size_t kept = keyed.size();
+    for (size_t i = 1; i < keyed.size(); ++i) {
       const TupleRef ref = keyed[i].second;
-      if (i > 0 && keyed[i].first == keyed[i - 1].first &&
+      if (keyed[i].first == keyed[i - 1].first &&
           ResolveTuple(in_, ref).vehicle == ResolveTuple(in_, keyed[i - 1].second).vehicle) {
         Suppress(ref, ref < current ? SuppressReason::kIneligible : SuppressReason::kDelay);
-      } else {
-        survivors_.push_back(ref);
+        dropped[ref] = true;
+        --kept;
       }
     }
-    std::sort(survivors_.begin(), survivors_.end());
+    std::vector<std::pair<uint64_t, TupleRef>>().swap(keyed);
+    // Survivors in ref order without sorting them.
+    survivors_.reserve(kept);
+    for (TupleRef ref = 0; ref < total; ++ref) {
+      if (!dropped[ref]) survivors_.push_back(ref);
+    }
   }
 
   void BuildWorkSet() {
     const size_t dims = schema_.size();
     work_.dims = dims;
     work_.qi.resize(survivors_.size() * dims);
-    work_.ref = survivors_;
-    for (TupleRef ref : survivors_) work_.values.push_back(ResolveTuple(in_, ref).sensitive);
+    work_.ref = std::move(survivors_);
+    // Distinct values: deduplicated whenever the buffer doubles, so the
+    // buffer stays near the number of distinct values instead of one entry
+    // per tuple.
+    std::vector<SensitiveId>& values = work_.values;
+    size_t compact_at = 1024;
+    auto add_value = [&](SensitiveId v) {
+      values.push_back(v);
+      if (values.size() < compact_at) return;
+      std::sort(values.begin(), values.end());
+      values.erase(std::unique(values.begin(), values.end()), values.end());
+      compact_at = std::max<size_t>(1024, 2 * values.size());
+    };
+    for (TupleRef ref : work_.ref) add_value(ResolveTuple(in_, ref).sensitive);
     for (const auto& [key, sig] : in_.known_signatures) {
       (void)key;
-      work_.values.insert(work_.values.end(), sig.begin(), sig.end());
+      for (SensitiveId v : sig) add_value(v);
     }
-    std::sort(work_.values.begin(), work_.values.end());
-    work_.values.erase(std::unique(work_.values.begin(), work_.values.end()), work_.values.end());
-    work_.sensitive.resize(survivors_.size());
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    const size_t n = work_.ref.size();
+    work_.sensitive.resize(n);
     // Events and key prefixes are read here, in input order, because Finish
     // needs them in group order: gathered later they cost one or two cache
     // misses per tuple (a Tuple is 64 bytes and its key lives on the heap).
-    events_.resize(survivors_.size());
-    if (params_.model == Model::kMInvariance) key_prefix_.resize(survivors_.size());
-    for (size_t i = 0; i < survivors_.size(); ++i) {
-      const Tuple& t = ResolveTuple(in_, survivors_[i]);
+    events_.resize(n);
+    if (params_.model == Model::kMInvariance) key_prefix_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Tuple& t = ResolveTuple(in_, work_.ref[i]);
       std::copy(t.qi.begin(), t.qi.end(), work_.qi.begin() + static_cast<ptrdiff_t>(i * dims));
       work_.sensitive[i] = work_.Dense(t.sensitive);
       events_[i] = t.events;
@@ -471,7 +487,6 @@ class ReleaseBuilder {
     }
     std::vector<Building>().swap(groups_);
     std::vector<int32_t>().swap(work_.qi);
-    std::vector<TupleRef>().swap(survivors_);
     std::vector<uint32_t>().swap(fresh_);
     std::vector<bool>().swap(known_);
     std::vector<uint32_t>().swap(events_);
@@ -551,7 +566,7 @@ class ReleaseBuilder {
   const ReleaseInput& in_;
   const ReleaseParams& params_;
   ReleaseOutput out_;
-  std::vector<TupleRef> survivors_;
+  std::vector<TupleRef> survivors_;  // Triage -> BuildWorkSet (moved into work_.ref)
   WorkSet work_;
   std::vector<uint32_t> fresh_;
   std::vector<bool> known_;   // by item: placed under a stored signature
