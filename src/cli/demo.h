@@ -11,8 +11,12 @@ namespace vanon {
 
 struct DemoArgs {
   double duration = 0;  // seconds; 0 = until Ctrl-C
-  uint64_t vehicles = 1000;
-  double rate = 2000;
+  // About 100 events per vehicle and 10 s epoch: enough media events that
+  // the per-epoch mode artist (the demo's sensitive value) is mostly the
+  // vehicle's favourite. With sparse events it flips from epoch to epoch and
+  // m-invariance suppresses a third of the vehicles as signature conflicts.
+  uint64_t vehicles = 500;
+  double rate = 5000;
   double invalid_fraction = 0.01;
   int partitions = 2;
   std::string http_listen = "127.0.0.1:9464";
