@@ -83,6 +83,10 @@ class Partitioner {
       row[dims_] = static_cast<int32_t>(work_.sensitive[items[i]]);
       row[dims_ + 1] = static_cast<int32_t>(items[i]);
     }
+    // Every group holds at least m (k) items: reserve the most groups there
+    // can be rather than grow by doubling.
+    if (spec_.rule == GroupingRule::kDistinct) groups_.reserve(items.size() / std::max<uint32_t>(spec_.m, 1));
+    if (spec_.rule == GroupingRule::kAnonymity) groups_.reserve(items.size() / std::max<uint32_t>(spec_.k, 1));
     std::vector<std::pair<size_t, size_t>> stack{{0, items.size()}};
     while (!stack.empty()) {
       auto [b, e] = stack.back();

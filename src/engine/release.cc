@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "partitioner.h"
@@ -327,8 +328,18 @@ class ReleaseBuilder {
     const uint32_t m = work_.values.size() < full
                            ? full
                            : full - std::min(params_.new_group_counterfeits, full - 1);
+    // Exact reservations here and below: grown by doubling, these vectors
+    // touched twice their size in fresh pages, and page faults are a large
+    // share of a million-tuple release.
     std::vector<std::vector<uint32_t>> by_value(work_.values.size());
+    {
+      std::vector<size_t> count(work_.values.size(), 0);
+      for (uint32_t item : fresh_) ++count[work_.sensitive[item]];
+      for (size_t v = 0; v < count.size(); ++v) by_value[v].reserve(count[v]);
+    }
     for (uint32_t item : fresh_) by_value[work_.sensitive[item]].push_back(item);
+    const size_t fresh = fresh_.size();
+    std::vector<uint32_t>().swap(fresh_);
     // Keeping min(count, C) of every value is groupable iff m * C <= kept
     // tuples; kept - m * C is concave in C, so the largest such C (which keeps
     // the most tuples) is found by binary search.
@@ -337,7 +348,7 @@ class ReleaseBuilder {
       for (const auto& items : by_value) kept += std::min(items.size(), cap);
       return kept;
     };
-    size_t lo = 0, hi = fresh_.size();
+    size_t lo = 0, hi = fresh;
     while (lo < hi) {
       const size_t cap = (lo + hi + 1) / 2;
       if (kept_with_cap(cap) >= cap * m) {
@@ -349,6 +360,7 @@ class ReleaseBuilder {
     std::vector<size_t> keep(by_value.size());
     for (uint32_t v = 0; v < by_value.size(); ++v) keep[v] = std::min(by_value[v].size(), lo);
     std::vector<uint32_t> kept;
+    kept.reserve(std::accumulate(keep.begin(), keep.end(), size_t{0}));
     for (uint32_t v = 0; v < by_value.size(); ++v) {
       auto& items = by_value[v];
       if (keep[v] < items.size()) {
@@ -380,8 +392,13 @@ class ReleaseBuilder {
       std::stable_sort(by_frequency.begin(), by_frequency.end(),
                        [&](uint32_t x, uint32_t y) { return keep[x] > keep[y]; });
     }
-    for (ItemGroup& g : PartitionIntoGroups(schema_, work_, kept, spec)) {
+    std::vector<std::vector<uint32_t>>().swap(by_value);
+    std::vector<ItemGroup> partitioned = PartitionIntoGroups(schema_, work_, kept, spec);
+    std::vector<uint32_t>().swap(kept);
+    groups_.reserve(groups_.size() + partitioned.size());
+    for (ItemGroup& g : partitioned) {
       Building b;
+      b.signature.reserve(full);
       for (uint32_t item : g.items) b.signature.push_back(work_.sensitive[item]);
       std::sort(b.signature.begin(), b.signature.end());
       for (size_t i = 0; i < by_frequency.size() && b.signature.size() + b.counterfeits.size() < full; ++i) {
@@ -495,26 +512,8 @@ class ReleaseBuilder {
       if (x.prefix != y.prefix) return x.prefix < y.prefix;
       return ResolveTuple(in_, x.ref).vehicle < ResolveTuple(in_, y.ref).vehicle;
     });
-    // Key order is a random order of tuples and groups: each entry would
-    // wait for two chains of two cache misses (tuple -> key bytes, group ->
-    // signature). Prefetching a few entries ahead overlaps them.
-    constexpr size_t kAhead = 8;
-    const size_t fresh = fresh_keys.size();
-    auto prefetch_outer = [&](size_t i) {
-      __builtin_prefetch(&ResolveTuple(in_, fresh_keys[i].ref));
-      __builtin_prefetch(&out_.groups[fresh_keys[i].group].signature);
-    };
-    auto prefetch_inner = [&](size_t i) {
-      __builtin_prefetch(ResolveTuple(in_, fresh_keys[i].ref).vehicle.data());
-      __builtin_prefetch(out_.groups[fresh_keys[i].group].signature.data());
-    };
-    for (size_t i = 0; i < std::min(fresh, 2 * kAhead); ++i) prefetch_outer(i);
-    for (size_t i = 0; i < std::min(fresh, kAhead); ++i) prefetch_inner(i);
-    out_.new_signatures.reserve(fresh);
-    for (size_t i = 0; i < fresh; ++i) {
-      if (i + 2 * kAhead < fresh) prefetch_outer(i + 2 * kAhead);
-      if (i + kAhead < fresh) prefetch_inner(i + kAhead);
-      const FreshKey& k = fresh_keys[i];
+    out_.new_signatures.reserve(fresh_keys.size());
+    for (const FreshKey& k : fresh_keys) {
       out_.new_signatures.push_back({ResolveTuple(in_, k.ref).vehicle, out_.groups[k.group].signature});
     }
     std::vector<FreshKey>().swap(fresh_keys);
