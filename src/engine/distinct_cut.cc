@@ -55,6 +55,13 @@ void KdOrder(const Schema& schema, const WorkSet& work, std::vector<uint32_t>& i
 
 namespace {
 
+// Dense ids of the items' values lie below this.
+size_t Domain(const WorkSet& work, const std::vector<uint32_t>& items) {
+  uint32_t max = 0;
+  for (uint32_t item : items) max = std::max(max, work.sensitive[item]);
+  return static_cast<size_t>(max) + 1;
+}
+
 class Cutter {
  public:
   Cutter(const Schema& schema, const WorkSet& work, std::vector<uint32_t> items, uint32_t m)
@@ -66,10 +73,10 @@ class Cutter {
         next_(n_ + 1),
         prev_(n_ + 1),
         live_(n_, true),
-        by_value_(work.values.size()),
-        head_(work.values.size(), 0),
-        count_(work.values.size(), 0),
-        used_(work.values.size(), false),
+        by_value_(Domain(work, items_)),
+        head_(Domain(work, items_), 0),
+        count_(Domain(work, items_), 0),
+        used_(Domain(work, items_), false),
         lo_(work.dims),
         hi_(work.dims),
         cover_(work.dims),

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <memory>
 #include <utility>
 
 #include "distinct_cut.h"
@@ -47,47 +46,42 @@ bool SideGroupable(const GroupingSpec& spec, const std::vector<uint32_t>& values
   return false;
 }
 
-// The partitioner works on its own copy of the items' QI rows, moved along
-// with the items: each level of the recursion then reads its range of rows
-// sequentially. Indexing the shared work set through the item ids instead
-// (as an earlier version did) made every pass over a large partition a
-// cache miss per item, because earlier splits scatter the ids.
-//
-// Row layout: dims QI codes, then the dense sensitive id, then the item id.
+// The partitioner works on rows of QI codes that it moves along with the
+// items: each level of the recursion then reads its range sequentially.
+// Indexing the shared work set through the item ids instead (as an earlier
+// version did) made every pass over a large partition a cache miss per item,
+// because earlier splits scatter the ids. Values and item ids are parallel
+// arrays moved in step with the rows.
 //
 // The sets of items in each final partition do not depend on the order of
 // rows within a range (medians, counts and the sorted scan are order-free),
 // and each final partition is handed to the cut in item order, so the output
-// does not depend on how the rows were moved.
+// does not depend on how the rows were moved, nor on the input order.
 class Partitioner {
  public:
-  Partitioner(const Schema& schema, const WorkSet& work, const GroupingSpec& spec)
+  Partitioner(const Schema& schema, const WorkSet& work, const GroupingSpec& spec, ItemRows rows)
       : schema_(schema),
         work_(work),
         spec_(spec),
         dims_(work.dims),
-        width_(work.dims + 2),
+        qi_(std::move(rows.qi)),
+        items_(std::move(rows.items)),
         count_(work.values.size(), 0),
         left_(work.values.size(), 0),
         lo_(work.dims),
         hi_(work.dims),
-        tmp_row_(work.dims + 2) {}
+        tmp_row_(work.dims) {
+    values_.reserve(items_.size());
+    for (uint32_t item : items_) values_.push_back(work_.sensitive[item]);
+  }
 
-  std::vector<ItemGroup> Run(const std::vector<uint32_t>& items) {
-    // Uninitialized: every word is written below.
-    rows_.reset(new int32_t[items.size() * width_]);
-    for (size_t i = 0; i < items.size(); ++i) {
-      int32_t* row = Row(i);
-      const int32_t* q = &work_.qi[static_cast<size_t>(items[i]) * dims_];
-      std::copy(q, q + dims_, row);
-      row[dims_] = static_cast<int32_t>(work_.sensitive[items[i]]);
-      row[dims_ + 1] = static_cast<int32_t>(items[i]);
-    }
+  std::vector<ItemGroup> Run() {
+    const size_t n = items_.size();
     // Every group holds at least m (k) items: reserve the most groups there
     // can be rather than grow by doubling.
-    if (spec_.rule == GroupingRule::kDistinct) groups_.reserve(items.size() / std::max<uint32_t>(spec_.m, 1));
-    if (spec_.rule == GroupingRule::kAnonymity) groups_.reserve(items.size() / std::max<uint32_t>(spec_.k, 1));
-    std::vector<std::pair<size_t, size_t>> stack{{0, items.size()}};
+    if (spec_.rule == GroupingRule::kDistinct) groups_.reserve(n / std::max<uint32_t>(spec_.m, 1));
+    if (spec_.rule == GroupingRule::kAnonymity) groups_.reserve(n / std::max<uint32_t>(spec_.k, 1));
+    std::vector<std::pair<size_t, size_t>> stack{{0, n}};
     while (!stack.empty()) {
       auto [b, e] = stack.back();
       stack.pop_back();
@@ -105,12 +99,16 @@ class Partitioner {
   }
 
  private:
-  int32_t* Row(size_t i) { return &rows_[i * width_]; }
-  int32_t Qi(size_t i, size_t a) const { return rows_[i * width_ + a]; }
-  uint32_t Value(size_t i) const { return static_cast<uint32_t>(rows_[i * width_ + dims_]); }
-  uint32_t Item(size_t i) const { return static_cast<uint32_t>(rows_[i * width_ + dims_ + 1]); }
+  int32_t* Row(size_t i) { return &qi_[i * dims_]; }
+  int32_t Qi(size_t i, size_t a) const { return qi_[i * dims_ + a]; }
+  uint32_t Value(size_t i) const { return values_[i]; }
+  uint32_t Item(size_t i) const { return items_[i]; }
 
-  void SwapRows(size_t i, size_t j) { std::swap_ranges(Row(i), Row(i) + width_, Row(j)); }
+  void SwapRows(size_t i, size_t j) {
+    std::swap_ranges(Row(i), Row(i) + dims_, Row(j));
+    std::swap(values_[i], values_[j]);
+    std::swap(items_[i], items_[j]);
+  }
 
   // Value counts of rows [b, e) into count_, the values present (ascending)
   // into present_.
@@ -159,7 +157,7 @@ class Partitioner {
         lo_[a] = std::min(lo_[a], q[a]);
         hi_[a] = std::max(hi_[a], q[a]);
       }
-      const uint32_t v = static_cast<uint32_t>(q[dims_]);
+      const uint32_t v = values_[i];
       if (count_[v]++ == 0) present_.push_back(v);
     }
     std::sort(present_.begin(), present_.end());
@@ -230,16 +228,21 @@ class Partitioner {
     // sort_keys_[j].second; a finished slot points to itself.
     for (size_t start = 0; start < n; ++start) {
       if (sort_keys_[start].second == start) continue;
-      std::copy(Row(b + start), Row(b + start) + width_, tmp_row_.begin());
+      std::copy(Row(b + start), Row(b + start) + dims_, tmp_row_.begin());
+      const uint32_t tmp_value = values_[b + start], tmp_item = items_[b + start];
       size_t j = start;
       while (true) {
         const size_t src = sort_keys_[j].second;
         sort_keys_[j].second = static_cast<uint32_t>(j);
         if (src == start) {
           std::copy(tmp_row_.begin(), tmp_row_.end(), Row(b + j));
+          values_[b + j] = tmp_value;
+          items_[b + j] = tmp_item;
           break;
         }
-        std::copy(Row(b + src), Row(b + src) + width_, Row(b + j));
+        std::copy(Row(b + src), Row(b + src) + dims_, Row(b + j));
+        values_[b + j] = values_[b + src];
+        items_[b + j] = items_[b + src];
         j = src;
       }
     }
@@ -337,46 +340,82 @@ class Partitioner {
     return true;
   }
 
+  // Covers of the rows at `positions` of a leaf laid out as `leaf`.
+  std::vector<Cover> CoversOf(const WorkSet& leaf, const std::vector<uint32_t>& positions) const {
+    std::vector<int32_t> lo(dims_), hi(dims_);
+    for (size_t a = 0; a < dims_; ++a) lo[a] = hi[a] = leaf.Qi(positions.front(), a);
+    for (uint32_t p : positions) {
+      for (size_t a = 0; a < dims_; ++a) {
+        lo[a] = std::min(lo[a], leaf.Qi(p, a));
+        hi[a] = std::max(hi[a], leaf.Qi(p, a));
+      }
+    }
+    std::vector<Cover> covers(dims_);
+    for (size_t a = 0; a < dims_; ++a) covers[a] = schema_.Generalize(a, lo[a], hi[a]);
+    return covers;
+  }
+
+  void Emit(const WorkSet& leaf, const std::vector<uint32_t>& item_of, std::vector<uint32_t> positions) {
+    ItemGroup g;
+    g.qi = CoversOf(leaf, positions);
+    for (uint32_t& p : positions) p = item_of[p];
+    g.items = std::move(positions);
+    groups_.push_back(std::move(g));
+  }
+
+  // Cuts the final partition [b, e). The cut sees the partition as a small
+  // work set of its own, rows in item order (local id i = i-th smallest
+  // item), so it neither depends on the row order nor reads the shared QI
+  // array (which PlaceNew may have handed over as rows).
   void Cut(size_t b, size_t e) {
-    std::vector<uint32_t> items(e - b);
-    for (size_t i = b; i < e; ++i) items[i - b] = Item(i);
-    std::sort(items.begin(), items.end());  // the cut sees the set, not the row order
+    const size_t n = e - b;
+    std::vector<uint32_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(b + i);
+    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return Item(x) < Item(y); });
+    WorkSet leaf;
+    leaf.dims = dims_;
+    leaf.qi.resize(n * dims_);
+    leaf.sensitive.resize(n);
+    std::vector<uint32_t> item_of(n);
+    for (size_t i = 0; i < n; ++i) {
+      std::copy(Row(order[i]), Row(order[i]) + dims_, &leaf.qi[i * dims_]);
+      leaf.sensitive[i] = Value(order[i]);
+      item_of[i] = Item(order[i]);
+    }
+    std::vector<uint32_t> all(n);
+    for (size_t i = 0; i < n; ++i) all[i] = static_cast<uint32_t>(i);
     if (spec_.rule == GroupingRule::kAnonymity) {
-      groups_.push_back(ItemGroup{std::move(items)});
+      Emit(leaf, item_of, std::move(all));
       return;
     }
     if (spec_.rule == GroupingRule::kDistinct) {
-      for (auto& g : CutDistinct(schema_, work_, std::move(items), spec_.m)) {
-        groups_.push_back(ItemGroup{std::move(g)});
-      }
+      for (auto& g : CutDistinct(schema_, leaf, std::move(all), spec_.m)) Emit(leaf, item_of, std::move(g));
       return;
     }
     // kSignatureSlots: the i-th tuple of each value goes to group i, so every
     // group holds at most one tuple per value and the counterfeits collect in
     // the last groups, where the fewest real tuples are. Taking the tuples of
     // each value in k-d order puts neighbours in QI space into one group.
-    KdOrder(schema_, work_, items);
-    std::stable_sort(items.begin(), items.end(), [&](uint32_t x, uint32_t y) {
-      return work_.sensitive[x] < work_.sensitive[y];
-    });
-    CountRange(b, e);
-    uint32_t max = 0;
-    for (uint32_t v : present_) max = std::max(max, count_[v]);
-    const size_t first = groups_.size();
-    groups_.resize(first + max);
+    KdOrder(schema_, leaf, all);
+    std::stable_sort(all.begin(), all.end(),
+                     [&](uint32_t x, uint32_t y) { return leaf.sensitive[x] < leaf.sensitive[y]; });
+    std::vector<std::vector<uint32_t>> dealt;
     size_t run = 0;
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (i > 0 && work_.sensitive[items[i]] != work_.sensitive[items[i - 1]]) run = 0;
-      groups_[first + run++].items.push_back(items[i]);
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0 && leaf.sensitive[all[i]] != leaf.sensitive[all[i - 1]]) run = 0;
+      if (run == dealt.size()) dealt.emplace_back();
+      dealt[run++].push_back(all[i]);
     }
+    for (auto& g : dealt) Emit(leaf, item_of, std::move(g));
   }
 
   const Schema& schema_;
   const WorkSet& work_;
   const GroupingSpec& spec_;
   const size_t dims_;
-  const size_t width_;             // int32 words per row
-  std::unique_ptr<int32_t[]> rows_;
+  std::vector<int32_t> qi_;        // row i: dims_ codes
+  std::vector<uint32_t> values_;   // row i: dense sensitive id
+  std::vector<uint32_t> items_;    // row i: item id
   std::vector<uint32_t> count_;    // by dense value: rows of the current range
   std::vector<uint32_t> left_;     // by dense value: rows left of a candidate cut
   std::vector<uint32_t> present_;  // values with count_ > 0, ascending
@@ -390,6 +429,32 @@ class Partitioner {
 
 }  // namespace
 
+ItemRows GatherRows(const WorkSet& work, const std::vector<uint32_t>& items) {
+  ItemRows rows;
+  rows.qi.resize(items.size() * work.dims);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const int32_t* q = &work.qi[static_cast<size_t>(items[i]) * work.dims];
+    std::copy(q, q + work.dims, &rows.qi[i * work.dims]);
+  }
+  rows.items = items;
+  return rows;
+}
+
+ItemRows TakeRows(WorkSet* work, std::vector<uint32_t> items) {
+  // Ascending items move only towards the front: row items[j] >= j has not
+  // been overwritten when it is moved to j.
+  std::sort(items.begin(), items.end());
+  const size_t dims = work->dims;
+  for (size_t j = 0; j < items.size(); ++j) {
+    if (items[j] != j) std::copy_n(&work->qi[static_cast<size_t>(items[j]) * dims], dims, &work->qi[j * dims]);
+  }
+  ItemRows rows;
+  rows.qi = std::move(work->qi);
+  rows.qi.resize(items.size() * dims);
+  work->qi.clear();
+  rows.items = std::move(items);
+  return rows;
+}
 bool CanGroup(const WorkSet& work, const std::vector<uint32_t>& items, const GroupingSpec& spec) {
   if (items.empty()) return false;
   std::vector<uint32_t> count(work.values.size(), 0);
@@ -402,12 +467,10 @@ bool CanGroup(const WorkSet& work, const std::vector<uint32_t>& items, const Gro
   return SideGroupable(spec, present, [&](size_t i) { return count[present[i]]; }, items.size(), &cf);
 }
 
-std::vector<ItemGroup> PartitionIntoGroups(const Schema& schema, const WorkSet& work,
-                                           const std::vector<uint32_t>& items,
+std::vector<ItemGroup> PartitionIntoGroups(const Schema& schema, const WorkSet& work, ItemRows rows,
                                            const GroupingSpec& spec) {
-  if (items.empty()) return {};
-  Partitioner p(schema, work, spec);
-  return p.Run(items);
+  if (rows.items.empty()) return {};
+  return Partitioner(schema, work, spec, std::move(rows)).Run();
 }
 
 }  // namespace vanon

@@ -37,16 +37,31 @@ struct GroupingSpec {
 
 struct ItemGroup {
   std::vector<uint32_t> items;
+  std::vector<Cover> qi;  // generalized QIs covering the items
 };
+
+// QI rows of some items, row-major (work.dims codes a row), row i for
+// items[i].
+struct ItemRows {
+  std::vector<int32_t> qi;
+  std::vector<uint32_t> items;
+};
+
+// Copies the rows of `items` out of the work set.
+ItemRows GatherRows(const WorkSet& work, const std::vector<uint32_t>& items);
+
+// Takes the rows of `items` out of the work set without copying its QI
+// array: afterwards work->qi is empty. For the last partitioning of a
+// release, when nothing else needs the QI codes.
+ItemRows TakeRows(WorkSet* work, std::vector<uint32_t> items);
 
 // True when the items can form at least one group under the rule.
 bool CanGroup(const WorkSet& work, const std::vector<uint32_t>& items, const GroupingSpec& spec);
 
-// Splits `items` into groups that satisfy the rule and keep QI covers
-// small. Requires CanGroup(items). The result depends on the set of items,
-// not on their order.
-std::vector<ItemGroup> PartitionIntoGroups(const Schema& schema, const WorkSet& work,
-                                           const std::vector<uint32_t>& items,
+// Splits the items of `rows` into groups that satisfy the rule and keep QI
+// covers small. Requires CanGroup(rows.items). Reads work.sensitive, not
+// work.qi. The result depends on the set of items, not on their order.
+std::vector<ItemGroup> PartitionIntoGroups(const Schema& schema, const WorkSet& work, ItemRows rows,
                                            const GroupingSpec& spec);
 
 }  // namespace vanon

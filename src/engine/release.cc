@@ -66,6 +66,7 @@ struct Building {
   std::vector<uint32_t> items;
   std::vector<uint32_t> counterfeits;
   std::vector<uint32_t> signature;  // dense ids, sorted
+  std::vector<Cover> qi;            // covers of the items
 };
 
 class ReleaseBuilder {
@@ -222,9 +223,10 @@ class ReleaseBuilder {
       spec.signature_size = static_cast<uint32_t>(signature.size());
       std::vector<uint32_t> dense;
       for (SensitiveId v : signature) dense.push_back(work_.Dense(v));
-      for (ItemGroup& g : PartitionIntoGroups(schema_, work_, items, spec)) {
+      for (ItemGroup& g : PartitionIntoGroups(schema_, work_, GatherRows(work_, items), spec)) {
         Building b;
         b.signature = dense;
+        b.qi = std::move(g.qi);
         for (uint32_t v : dense) {
           bool present = false;
           for (uint32_t item : g.items) present |= work_.sensitive[item] == v;
@@ -309,6 +311,7 @@ class ReleaseBuilder {
           hi[a] = std::max(hi[a], work_.Qi(item, a));
         }
       }
+      for (size_t a = 0; a < work_.dims; ++a) b.qi[a] = schema_.Generalize(a, lo[a], hi[a]);
       b.counterfeits = std::move(still);
     }
     for (const auto& set : pool) rest.insert(rest.end(), set.begin(), set.end());
@@ -393,8 +396,9 @@ class ReleaseBuilder {
                        [&](uint32_t x, uint32_t y) { return keep[x] > keep[y]; });
     }
     std::vector<std::vector<uint32_t>>().swap(by_value);
-    std::vector<ItemGroup> partitioned = PartitionIntoGroups(schema_, work_, kept, spec);
-    std::vector<uint32_t>().swap(kept);
+    // The last use of the QI codes (groups carry their covers from here on):
+    // the partitioner takes the work set's QI array instead of a copy.
+    std::vector<ItemGroup> partitioned = PartitionIntoGroups(schema_, work_, TakeRows(&work_, std::move(kept)), spec);
     groups_.reserve(groups_.size() + partitioned.size());
     for (ItemGroup& g : partitioned) {
       Building b;
@@ -409,6 +413,7 @@ class ReleaseBuilder {
       std::sort(b.signature.begin(), b.signature.end());
       std::sort(b.counterfeits.begin(), b.counterfeits.end());
       b.items = std::move(g.items);
+      b.qi = std::move(g.qi);
       groups_.push_back(std::move(b));
     }
   }
@@ -429,12 +434,13 @@ class ReleaseBuilder {
       for (uint32_t item : items) WaitOrSuppress(work_.ref[item]);
       return;
     }
-    for (ItemGroup& g : PartitionIntoGroups(schema_, work_, items, spec)) {
+    for (ItemGroup& g : PartitionIntoGroups(schema_, work_, TakeRows(&work_, std::move(items)), spec)) {
       Building b;
       for (uint32_t item : g.items) b.signature.push_back(work_.sensitive[item]);
       std::sort(b.signature.begin(), b.signature.end());
       b.signature.erase(std::unique(b.signature.begin(), b.signature.end()), b.signature.end());
       b.items = std::move(g.items);
+      b.qi = std::move(g.qi);
       groups_.push_back(std::move(b));
     }
   }
@@ -452,7 +458,6 @@ class ReleaseBuilder {
 
   void Finish() {
     const size_t dims = work_.dims;
-    std::vector<int32_t> lo(dims), hi(dims);
     MetricTable table;
     table.qi_count = dims;
     out_.groups.reserve(groups_.size());
@@ -472,13 +477,9 @@ class ReleaseBuilder {
     if (params_.model == Model::kMInvariance) fresh_keys.reserve(grouped - known_placed_);
     for (Building& b : groups_) {
       Group g;
-      Bounds(b.items, &lo, &hi);
-      g.qi.resize(dims);
+      g.qi = std::move(b.qi);
       double loss = 0;
-      for (size_t a = 0; a < dims; ++a) {
-        g.qi[a] = schema_.Generalize(a, lo[a], hi[a]);
-        loss += schema_.Loss(a, g.qi[a]);
-      }
+      for (size_t a = 0; a < dims; ++a) loss += schema_.Loss(a, g.qi[a]);
       g.members.reserve(b.items.size());
       for (uint32_t item : b.items) {
         g.members.push_back(work_.ref[item]);
