@@ -275,17 +275,6 @@ class Cutter {
 std::vector<std::vector<uint32_t>> CutDistinct(const Schema& schema, const WorkSet& work,
                                                std::vector<uint32_t> items, uint32_t m) {
   m = std::max<uint32_t>(m, 1);
-  // Most partitions of a large release hold fewer than 2m tuples, all of
-  // different values: one group, which the cutter below would also return,
-  // in value order, after building a k-d order and per-value lists.
-  if (items.size() < 2 * static_cast<size_t>(m)) {
-    std::vector<uint32_t> sorted = items;
-    std::sort(sorted.begin(), sorted.end(),
-              [&](uint32_t x, uint32_t y) { return work.sensitive[x] < work.sensitive[y]; });
-    bool distinct = true;
-    for (size_t i = 1; i < sorted.size(); ++i) distinct &= work.sensitive[sorted[i]] != work.sensitive[sorted[i - 1]];
-    if (distinct) return {std::move(sorted)};
-  }
   return Cutter(schema, work, std::move(items), m).Run();
 }
 

@@ -363,6 +363,31 @@ class Partitioner {
     groups_.push_back(std::move(g));
   }
 
+  // Most final partitions of a large release hold fewer than 2m tuples of
+  // different values: they form one group in value order (what CutDistinct
+  // returns for them), emitted here without building a leaf work set.
+  // `order` holds the positions [b, e).
+  bool OneGroup(size_t b, size_t e, std::vector<uint32_t>* order) {
+    std::sort(order->begin(), order->end(), [&](uint32_t x, uint32_t y) { return Value(x) < Value(y); });
+    for (size_t i = 1; i < order->size(); ++i) {
+      if (Value((*order)[i]) == Value((*order)[i - 1])) return false;
+    }
+    ItemGroup g;
+    g.qi.resize(dims_);
+    for (size_t a = 0; a < dims_; ++a) {
+      int32_t lo = Qi(b, a), hi = lo;
+      for (size_t i = b; i < e; ++i) {
+        lo = std::min(lo, Qi(i, a));
+        hi = std::max(hi, Qi(i, a));
+      }
+      g.qi[a] = schema_.Generalize(a, lo, hi);
+    }
+    g.items.reserve(order->size());
+    for (uint32_t p : *order) g.items.push_back(Item(p));
+    groups_.push_back(std::move(g));
+    return true;
+  }
+
   // Cuts the final partition [b, e). The cut sees the partition as a small
   // work set of its own, rows in item order (local id i = i-th smallest
   // item), so it neither depends on the row order nor reads the shared QI
@@ -371,6 +396,9 @@ class Partitioner {
     const size_t n = e - b;
     std::vector<uint32_t> order(n);
     for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(b + i);
+    if (spec_.rule == GroupingRule::kDistinct && n < 2 * static_cast<size_t>(spec_.m) && OneGroup(b, e, &order)) {
+      return;
+    }
     std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return Item(x) < Item(y); });
     WorkSet leaf;
     leaf.dims = dims_;

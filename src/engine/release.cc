@@ -3,6 +3,7 @@
 #include "vanon/engine/release.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -67,6 +68,15 @@ struct Building {
   std::vector<uint32_t> counterfeits;
   std::vector<uint32_t> signature;  // dense ids, sorted
   std::vector<Cover> qi;            // covers of the items
+};
+
+// A new vehicle's place in out_.new_signatures: sorted as (8-byte key
+// prefix, ref, group) so the sort compares integers, not strings, in the
+// common case.
+struct FreshKey {
+  uint64_t prefix;
+  TupleRef ref;
+  uint32_t group;
 };
 
 class ReleaseBuilder {
@@ -466,13 +476,6 @@ class ReleaseBuilder {
     size_t grouped = 0;
     for (const Building& b : groups_) grouped += b.items.size();
     table.records.reserve(grouped + out_.suppressed.size());
-    // New signatures by key: sorted as (8-byte key prefix, ref, group)
-    // triples so the sort compares integers, not strings, in the common case.
-    struct FreshKey {
-      uint64_t prefix;
-      TupleRef ref;
-      uint32_t group;
-    };
     std::vector<FreshKey> fresh_keys;
     if (params_.model == Model::kMInvariance) fresh_keys.reserve(grouped - known_placed_);
     for (Building& b : groups_) {
@@ -509,15 +512,6 @@ class ReleaseBuilder {
     std::vector<bool>().swap(known_);
     std::vector<uint32_t>().swap(events_);
     std::vector<uint64_t>().swap(key_prefix_);
-    std::sort(fresh_keys.begin(), fresh_keys.end(), [&](const FreshKey& x, const FreshKey& y) {
-      if (x.prefix != y.prefix) return x.prefix < y.prefix;
-      return ResolveTuple(in_, x.ref).vehicle < ResolveTuple(in_, y.ref).vehicle;
-    });
-    out_.new_signatures.reserve(fresh_keys.size());
-    for (const FreshKey& k : fresh_keys) {
-      out_.new_signatures.push_back({ResolveTuple(in_, k.ref).vehicle, out_.groups[k.group].signature});
-    }
-    std::vector<FreshKey>().swap(fresh_keys);
     std::sort(out_.suppressed.begin(), out_.suppressed.end(),
               [](const Suppressed& x, const Suppressed& y) { return x.ref < y.ref; });
     std::sort(out_.waiting.begin(), out_.waiting.end(),
@@ -550,6 +544,35 @@ class ReleaseBuilder {
       for (SensitiveId v : work_.values) table.sensitive_leaf.push_back(schema_.sensitive_leaf[v]);
     }
     out_.metrics = ComputeMetrics(table);
+    // The metric records go before the new signatures are built: the
+    // largest output must not meet them at the memory peak.
+    MetricTable().records.swap(table.records);
+    NewSignatures(&fresh_keys);
+  }
+
+  // out_.new_signatures in key order, from (key prefix, ref, group) of each
+  // new vehicle. The keys are copied in ref order, i.e. reading the input
+  // tuples and their heap-allocated keys sequentially, into slots fixed by
+  // the key order; copying them in key order cost a cache and TLB miss or
+  // two per tuple.
+  void NewSignatures(std::vector<FreshKey>* fresh_keys) {
+    std::vector<FreshKey>& keys = *fresh_keys;
+    std::sort(keys.begin(), keys.end(), [&](const FreshKey& x, const FreshKey& y) {
+      if (x.prefix != y.prefix) return x.prefix < y.prefix;
+      return ResolveTuple(in_, x.ref).vehicle < ResolveTuple(in_, y.ref).vehicle;
+    });
+    constexpr uint32_t kNone = UINT32_MAX;
+    std::vector<uint32_t> slot_of(in_.tuples.size() + in_.waiting.size(), kNone);
+    for (size_t i = 0; i < keys.size(); ++i) slot_of[keys[i].ref] = static_cast<uint32_t>(i);
+    out_.new_signatures.resize(keys.size());
+    for (TupleRef ref = 0; ref < slot_of.size(); ++ref) {
+      if (slot_of[ref] != kNone) out_.new_signatures[slot_of[ref]].first = ResolveTuple(in_, ref).vehicle;
+    }
+    std::vector<uint32_t>().swap(slot_of);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      out_.new_signatures[i].second = out_.groups[keys[i].group].signature;
+    }
+    std::vector<FreshKey>().swap(keys);
   }
 
   // The ordered EMD needs ranks 0..domain-1; compress the ranks that occur.
