@@ -110,18 +110,6 @@ class Partitioner {
     std::swap(items_[i], items_[j]);
   }
 
-  // Value counts of rows [b, e) into count_, the values present (ascending)
-  // into present_.
-  void CountRange(size_t b, size_t e) {
-    for (uint32_t v : present_) count_[v] = 0;
-    present_.clear();
-    for (size_t i = b; i < e; ++i) {
-      const uint32_t v = Value(i);
-      if (count_[v]++ == 0) present_.push_back(v);
-    }
-    std::sort(present_.begin(), present_.end());
-  }
-
   void ClearLeft() {
     for (uint32_t v : present_) left_[v] = 0;
   }
@@ -160,7 +148,9 @@ class Partitioner {
       const uint32_t v = values_[i];
       if (count_[v]++ == 0) present_.push_back(v);
     }
-    std::sort(present_.begin(), present_.end());
+    // Only the EMD's floating-point sum depends on the order of the values;
+    // keep it independent of the row order.
+    if (spec_.t > 0) std::sort(present_.begin(), present_.end());
     // Try the attribute whose generalization costs most first (Mondrian's
     // widest normalized range, measured in NCP so hierarchies count).
     std::vector<std::pair<double, size_t>> order;
@@ -446,7 +436,7 @@ class Partitioner {
   std::vector<uint32_t> items_;    // row i: item id
   std::vector<uint32_t> count_;    // by dense value: rows of the current range
   std::vector<uint32_t> left_;     // by dense value: rows left of a candidate cut
-  std::vector<uint32_t> present_;  // values with count_ > 0, ascending
+  std::vector<uint32_t> present_;  // values with count_ > 0 (ascending when spec_.t > 0)
   std::vector<int32_t> lo_, hi_;
   std::vector<int32_t> keys_;      // scratch: one attribute of a range
   std::vector<uint32_t> hist_;     // scratch: code counts of one attribute
