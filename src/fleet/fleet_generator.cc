@@ -296,11 +296,12 @@ void FleetGenerator::Impl::WriteEvent(uint32_t v, int64_t ts) {
     s.lat = Step(s.lat, 1000, kCentreLat - kHalfLat, kCentreLat + kHalfLat);
     s.lon = Step(s.lon, 1500, kCentreLon - kHalfLon, kCentreLon + kHalfLon);
     AppendEventHead(out, vin, s.trip_id, ts, "location");
-    out.append("{\"lat\":");
+    // One object, so a gps_grid transform can coarsen the pair together.
+    out.append("{\"location\":{\"lat\":");
     AppendFixed(out, s.lat, 6);
     out.append(",\"lon\":");
     AppendFixed(out, s.lon, 6);
-    out.append("}}");
+    out.append("}}}");
   } else if (r < 87) {
     // Mostly the favourite, so the per-vehicle mode is stable.
     const uint32_t artist = rng_.Below(100) < 60 ? s.favourite : artists.Draw(rng_);

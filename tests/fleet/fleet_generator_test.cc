@@ -102,8 +102,8 @@ TEST(FleetGeneratorTest, ValidMessagesFollowTheDefaultInputFormat) {
       EXPECT_LE(speed, 180);
     } else if (event == "location") {
       // 20 x 20 km around 48.137154, 11.576124.
-      EXPECT_NEAR(payload["lat"].get_double().value(), 48.137154, 0.0900);
-      EXPECT_NEAR(payload["lon"].get_double().value(), 11.576124, 0.1347);
+      EXPECT_NEAR(payload["location"]["lat"].get_double().value(), 48.137154, 0.0900);
+      EXPECT_NEAR(payload["location"]["lon"].get_double().value(), 11.576124, 0.1347);
     } else if (event == "media_track_changed") {
       EXPECT_TRUE(payload["artist"].is_string());
       EXPECT_TRUE(payload["source"].is_string());
