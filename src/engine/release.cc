@@ -210,13 +210,27 @@ class ReleaseBuilder {
   // where needed) when their value belongs to it, otherwise suppressed.
   void PlaceKnown() {
     std::map<Signature, std::vector<uint32_t>> buckets;
-    known_.assign(work_.ref.size(), false);
-    for (uint32_t item = 0; item < work_.ref.size(); ++item) {
+    const size_t n = work_.ref.size();
+    known_.assign(n, false);
+    std::vector<bool> stored(n, false);
+    // Items in key order meet the stored signatures (an ordered map) in one
+    // merged walk; a tree lookup per item cost ~20 string compares, each a
+    // cache miss, and dominated releases where most vehicles are known.
+    std::vector<uint32_t> by_key(n);
+    for (uint32_t item = 0; item < n; ++item) by_key[item] = item;
+    if (!in_.known_signatures.empty()) {
+      std::sort(by_key.begin(), by_key.end(), [&](uint32_t x, uint32_t y) {
+        if (key_prefix_[x] != key_prefix_[y]) return key_prefix_[x] < key_prefix_[y];
+        return ResolveTuple(in_, work_.ref[x]).vehicle < ResolveTuple(in_, work_.ref[y]).vehicle;
+      });
+    }
+    auto it = in_.known_signatures.begin();
+    for (uint32_t item : by_key) {
       const Tuple& t = ResolveTuple(in_, work_.ref[item]);
-      auto it = in_.known_signatures.find(t.vehicle);
-      if (it == in_.known_signatures.end()) {
-        fresh_.push_back(item);
-      } else if (it->second.size() < params_.m) {
+      while (it != in_.known_signatures.end() && it->first < t.vehicle) ++it;
+      if (it == in_.known_signatures.end() || it->first != t.vehicle) continue;  // new vehicle
+      stored[item] = true;
+      if (it->second.size() < params_.m) {
         // Stored under a smaller m: no longer m-unique.
         Suppress(work_.ref[item], SuppressReason::kIneligible);
       } else if (!std::binary_search(it->second.begin(), it->second.end(), t.sensitive)) {
@@ -226,6 +240,10 @@ class ReleaseBuilder {
         known_[item] = true;
         ++known_placed_;
       }
+    }
+    std::vector<uint32_t>().swap(by_key);
+    for (uint32_t item = 0; item < n; ++item) {
+      if (!stored[item]) fresh_.push_back(item);
     }
     for (auto& [signature, items] : buckets) {
       GroupingSpec spec;
