@@ -212,18 +212,21 @@ class ReleaseBuilder {
     std::map<Signature, std::vector<uint32_t>> buckets;
     const size_t n = work_.ref.size();
     known_.assign(n, false);
+    if (in_.known_signatures.empty()) {
+      fresh_.resize(n);
+      for (uint32_t item = 0; item < n; ++item) fresh_[item] = item;
+      return;
+    }
     std::vector<bool> stored(n, false);
     // Items in key order meet the stored signatures (an ordered map) in one
     // merged walk; a tree lookup per item cost ~20 string compares, each a
     // cache miss, and dominated releases where most vehicles are known.
     std::vector<uint32_t> by_key(n);
     for (uint32_t item = 0; item < n; ++item) by_key[item] = item;
-    if (!in_.known_signatures.empty()) {
-      std::sort(by_key.begin(), by_key.end(), [&](uint32_t x, uint32_t y) {
-        if (key_prefix_[x] != key_prefix_[y]) return key_prefix_[x] < key_prefix_[y];
-        return ResolveTuple(in_, work_.ref[x]).vehicle < ResolveTuple(in_, work_.ref[y]).vehicle;
-      });
-    }
+    std::sort(by_key.begin(), by_key.end(), [&](uint32_t x, uint32_t y) {
+      if (key_prefix_[x] != key_prefix_[y]) return key_prefix_[x] < key_prefix_[y];
+      return ResolveTuple(in_, work_.ref[x]).vehicle < ResolveTuple(in_, work_.ref[y]).vehicle;
+    });
     auto it = in_.known_signatures.begin();
     for (uint32_t item : by_key) {
       const Tuple& t = ResolveTuple(in_, work_.ref[item]);
