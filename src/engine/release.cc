@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <map>
 #include <numeric>
-#include <set>
 
 #include "partitioner.h"
 #include "work_set.h"
@@ -61,6 +61,58 @@ uint64_t KeyPrefix(const std::string& key) {
   }
   return p;
 }
+
+// New vehicles of one value waiting to fill counterfeit slots: sorted by QI
+// order, taken ones skipped through path-compressed links to the nearest
+// untaken neighbour. (A std::set per value cost a tree insert and erase per
+// candidate, each comparison a cache miss into the QI array.)
+struct Pool {
+  static constexpr size_t kNone = SIZE_MAX;
+  std::vector<uint32_t> items;
+  std::vector<uint32_t> next;  // next[i]: first untaken >= i (size() = none)
+  std::vector<uint32_t> prev;  // prev[i]: 1 + last untaken < i (0 = none)
+  size_t left = 0;
+
+  template <typename Less>
+  void Sort(Less less) {
+    std::sort(items.begin(), items.end(), less);
+    next.resize(items.size() + 1);
+    prev.resize(items.size() + 1);
+    for (size_t i = 0; i <= items.size(); ++i) next[i] = prev[i] = static_cast<uint32_t>(i);
+    left = items.size();
+  }
+  // First position whose item is not less than `item`, taken or not.
+  template <typename Less>
+  size_t LowerBound(uint32_t item, Less less) const {
+    return static_cast<size_t>(std::lower_bound(items.begin(), items.end(), item, less) - items.begin());
+  }
+  // First untaken position >= i, or kNone.
+  size_t NextFrom(size_t i) {
+    const size_t p = Find(next, i);
+    return p == items.size() ? kNone : p;
+  }
+  // Last untaken position < i, or kNone.
+  size_t PrevBefore(size_t i) {
+    const size_t p = Find(prev, i);
+    return p == 0 ? kNone : p - 1;
+  }
+  void Take(size_t i) {
+    next[i] = static_cast<uint32_t>(i + 1);
+    prev[i + 1] = static_cast<uint32_t>(i);
+    --left;
+  }
+
+ private:
+  // Root of i in a forest where every slot points at itself or further
+  // along; halves the path on the way (amortized near-constant).
+  static size_t Find(std::vector<uint32_t>& link, size_t i) {
+    while (link[i] != i) {
+      link[i] = link[link[i]];
+      i = link[i];
+    }
+    return i;
+  }
+};
 
 // A group while it is being built: items plus counterfeit slots (dense ids).
 struct Building {
@@ -299,43 +351,43 @@ class ReleaseBuilder {
       }
       return x < y;
     };
-    std::vector<std::set<uint32_t, decltype(lex)>> pool(work_.values.size(),
-                                                        std::set<uint32_t, decltype(lex)>(lex));
+    std::vector<Pool> pool(work_.values.size());
     std::vector<uint32_t> rest;
     for (uint32_t item : fresh_) {
       if (wanted[work_.sensitive[item]]) {
-        pool[work_.sensitive[item]].insert(item);
+        pool[work_.sensitive[item]].items.push_back(item);
       } else {
         rest.push_back(item);
       }
     }
+    for (Pool& p : pool) p.Sort(lex);
     for (Building& b : groups_) {
       if (b.counterfeits.empty()) continue;
       std::vector<int32_t> lo(work_.dims), hi(work_.dims);
       Bounds(b.items, &lo, &hi);
       std::vector<uint32_t> still;
       for (uint32_t v : b.counterfeits) {
-        auto& candidates = pool[v];
-        if (candidates.empty()) {
+        Pool& candidates = pool[v];
+        if (candidates.left == 0) {
           still.push_back(v);
           continue;
         }
-        auto it = candidates.lower_bound(b.items.front());
-        auto best = candidates.end();
+        const size_t it = candidates.LowerBound(b.items.front(), lex);
+        size_t best = Pool::kNone;
         double best_loss = 0;
-        auto consider = [&](auto c) {
-          const double loss = AddedLoss(lo, hi, *c);
-          if (best == candidates.end() || loss < best_loss) {
+        auto consider = [&](size_t c) {
+          const double loss = AddedLoss(lo, hi, candidates.items[c]);
+          if (best == Pool::kNone || loss < best_loss) {
             best = c;
             best_loss = loss;
           }
         };
-        auto fwd = it;
-        for (int i = 0; i < 4 && fwd != candidates.end(); ++i, ++fwd) consider(fwd);
-        auto back = it;
-        for (int i = 0; i < 4 && back != candidates.begin(); ++i) consider(--back);
-        const uint32_t item = *best;
-        candidates.erase(best);
+        size_t fwd = candidates.NextFrom(it);
+        for (int i = 0; i < 4 && fwd != Pool::kNone; ++i, fwd = candidates.NextFrom(fwd + 1)) consider(fwd);
+        size_t back = candidates.PrevBefore(it);
+        for (int i = 0; i < 4 && back != Pool::kNone; ++i, back = candidates.PrevBefore(back)) consider(back);
+        const uint32_t item = candidates.items[best];
+        candidates.Take(best);
         b.items.push_back(item);
         for (size_t a = 0; a < work_.dims; ++a) {
           lo[a] = std::min(lo[a], work_.Qi(item, a));
@@ -345,7 +397,9 @@ class ReleaseBuilder {
       for (size_t a = 0; a < work_.dims; ++a) b.qi[a] = schema_.Generalize(a, lo[a], hi[a]);
       b.counterfeits = std::move(still);
     }
-    for (const auto& set : pool) rest.insert(rest.end(), set.begin(), set.end());
+    for (Pool& p : pool) {
+      for (size_t i = p.NextFrom(0); i != Pool::kNone; i = p.NextFrom(i + 1)) rest.push_back(p.items[i]);
+    }
     std::sort(rest.begin(), rest.end());
     fresh_ = std::move(rest);
   }
