@@ -94,8 +94,13 @@ class FleetThread {
     }
   }) {}
   ~FleetThread() { Join(); }
+  // Stops producing now.
   void Join() {
     fleet_.Stop();
+    Wait();
+  }
+  // Lets it produce up to its max_messages first.
+  void Wait() {
     if (thread_.joinable()) thread_.join();
   }
   PacedFleet& fleet() { return fleet_; }
@@ -151,7 +156,7 @@ KcatResult RunKcat(MockCluster& cluster, const PacedFleetOptions& like, uint64_t
   }
   const int64_t h1 = SumHighWatermarks(bootstrap, out, g_flags.partitions);
   const auto t1 = Clock::now();
-  fleet.Join();
+  fleet.Wait();
   if (!fleet.error().empty()) throw std::runtime_error("kcat phase producer: " + fleet.error());
   // Drained when the output stops growing for 3 s.
   int64_t last = -1;
