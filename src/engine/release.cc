@@ -178,7 +178,10 @@ class ReleaseBuilder {
     for (TupleRef ref = 0; ref < total; ++ref) {
       const Tuple& t = ResolveTuple(in_, ref);
       bool ok = t.qi.size() == schema_.size();
-      for (size_t a = 0; ok && a < t.qi.size(); ++a) ok = schema_.IsValidCode(a, t.qi[a]);
+      for (size_t a = 0; ok && a < t.qi.size(); ++a) {
+        // Unknown values are tracked in a 64-bit mask per item.
+        ok = t.qi[a] == kUnknownQiCode ? a < 64 : schema_.IsValidCode(a, t.qi[a]);
+      }
       if (ok) {
         keyed.push_back({KeyHash(0, t.vehicle), ref});
       } else {
@@ -252,6 +255,14 @@ class ReleaseBuilder {
     for (size_t i = 0; i < n; ++i) {
       const Tuple& t = ResolveTuple(in_, work_.ref[i]);
       std::copy(t.qi.begin(), t.qi.end(), work_.qi.begin() + static_cast<ptrdiff_t>(i * dims));
+      for (size_t a = 0; a < dims; ++a) {
+        if (t.qi[a] != kUnknownQiCode) continue;
+        // Partitioned as the domain's first value (so unknowns tend to share
+        // groups); Finish widens the group's cover to the root.
+        if (unknown_.empty()) unknown_.assign(n, 0);
+        unknown_[i] |= uint64_t{1} << a;
+        work_.qi[i * dims + a] = schema_.RootCover(a).lo;
+      }
       work_.sensitive[i] = work_.Dense(t.sensitive);
       events_[i] = t.events;
       if (!key_prefix_.empty()) key_prefix_[i] = KeyPrefix(t.vehicle);
@@ -556,6 +567,13 @@ class ReleaseBuilder {
     for (Building& b : groups_) {
       Group g;
       g.qi = std::move(b.qi);
+      if (!unknown_.empty()) {
+        uint64_t mask = 0;
+        for (uint32_t item : b.items) mask |= unknown_[item];
+        for (size_t a = 0; a < dims && mask != 0; ++a, mask >>= 1) {
+          if (mask & 1) g.qi[a] = schema_.RootCover(a);
+        }
+      }
       double loss = 0;
       for (size_t a = 0; a < dims; ++a) loss += schema_.Loss(a, g.qi[a]);
       g.members.reserve(b.items.size());
@@ -670,6 +688,7 @@ class ReleaseBuilder {
   std::vector<bool> known_;   // by item: placed under a stored signature
   std::vector<uint32_t> events_;       // by item: Tuple::events
   std::vector<uint64_t> key_prefix_;   // by item: KeyPrefix of the key (m-invariance)
+  std::vector<uint64_t> unknown_;      // by item: bit a = QI a unknown; empty when none is
   size_t known_placed_ = 0;
   std::vector<Building> groups_;
 };

@@ -37,6 +37,12 @@ Cover Schema::Generalize(size_t attr, int32_t lo, int32_t hi) const {
   return Cover{static_cast<int32_t>(blo), static_cast<int32_t>(std::min<int64_t>(bhi, d.max))};
 }
 
+Cover Schema::RootCover(size_t attr) const {
+  const QiAttribute& a = attributes_[attr];
+  if (a.IsCategorical()) return Cover{0, a.hierarchy->LeafCount() - 1};
+  return Generalize(attr, a.numeric.min, a.numeric.max);
+}
+
 double Schema::Loss(size_t attr, Cover cover) const {
   const QiAttribute& a = attributes_[attr];
   if (a.IsCategorical()) {

@@ -9,8 +9,9 @@ namespace vanon {
 namespace {
 
 int32_t ToCode(double v, const std::string& qi) {
-  // kIneligibleCode (INT32_MIN) must stay outside every domain.
-  constexpr double kLo = std::numeric_limits<int32_t>::min() + 1.0;
+  // kIneligibleCode (INT32_MIN) and kUnknownQiCode (INT32_MIN + 1) must stay
+  // outside every domain.
+  constexpr double kLo = std::numeric_limits<int32_t>::min() + 2.0;
   constexpr double kHi = std::numeric_limits<int32_t>::max();
   if (!(v >= kLo && v <= kHi)) {
     throw std::invalid_argument("quasi-identifier '" + qi + "': numeric range must lie within [" +

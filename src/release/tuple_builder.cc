@@ -6,6 +6,7 @@
 #include <map>
 
 #include "vanon/release/schema_from_config.h"
+#include "vanon/vehicle/decoded_vehicle.h"
 
 namespace vanon {
 
@@ -33,6 +34,10 @@ std::vector<int32_t> TupleBuilder::EncodeQi(const BufferedEvent& e) const {
   if (e.qi_values.size() != schema_.size()) return codes;
   for (size_t a = 0; a < schema_.size(); ++a) {
     const QiAttribute& attr = schema_.attribute(a);
+    if (e.qi_values[a] == kUnknownAttribute) {
+      codes[a] = kUnknownQiCode;  // published under the root (privacy-model.md section 1)
+      continue;
+    }
     if (attr.IsCategorical()) {
       codes[a] = attr.hierarchy->LeafId(e.qi_values[a]).value_or(kIneligibleCode);
       continue;

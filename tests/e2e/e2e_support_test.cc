@@ -63,8 +63,8 @@ TEST_F(TruthValuesTest, EncodesLeavesAndClampsAndRoundsNumbers) {
   EXPECT_EQ(v.EncodeQi({"Diesel", "12"}), (std::vector<int32_t>{1, 9}));   // clamped to max
   EXPECT_EQ(v.EncodeQi({"PHEV", "0.4"}), (std::vector<int32_t>{3, 2}));    // clamped to min
   EXPECT_EQ(v.EncodeQi({"Petrol", "4.6"}), (std::vector<int32_t>{0, 5}));  // rounded
-  EXPECT_FALSE(v.EncodeQi({"*", "5"}).has_value());        // unknown VIN
-  EXPECT_FALSE(v.EncodeQi({"BEV", "*"}).has_value());
+  EXPECT_EQ(v.EncodeQi({"*", "5"}), (std::vector<int32_t>{kUnknownQiCode, 5}));  // unknown VIN
+  EXPECT_EQ(v.EncodeQi({"BEV", "*"}), (std::vector<int32_t>{2, kUnknownQiCode}));
   EXPECT_FALSE(v.EncodeQi({"Electrified", "5"}).has_value());  // not a leaf
 }
 

@@ -21,7 +21,7 @@ std::optional<Cover> CategoricalCover(const CategoricalHierarchy& h, std::string
     if (h.Name(n) != label) continue;
     const Cover c{h.LeafBegin(n), h.LeafEnd(n) - 1};
     bool covers = true;
-    for (int32_t m : members) covers = covers && c.lo <= m && m <= c.hi;
+    for (int32_t m : members) covers = covers && (m == kUnknownQiCode || (c.lo <= m && m <= c.hi));
     if (covers) return c;
     if (!first) first = c;
   }

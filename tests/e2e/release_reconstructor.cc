@@ -259,6 +259,10 @@ void ReleaseReconstructor::Run::Release(int32_t p, int64_t e, PartitionAccount* 
                  " of its tokens have no event");
     }
     std::sort(group.members.begin(), group.members.end());
+    for (TupleRef m : group.members) {
+      const Tuple& t = m < current ? in.tuples[m] : in.waiting[m - current].tuple;
+      if (std::find(t.qi.begin(), t.qi.end(), kUnknownQiCode) != t.qi.end()) ++report_->partitions[p].published_unknown_qi;
+    }
     group.signature.assign(listed.begin(), listed.end());
     for (size_t a = 0; a < r_.schema_.size(); ++a) {
       const QiAttribute& attr = r_.schema_.attribute(a);

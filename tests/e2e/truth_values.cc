@@ -46,6 +46,10 @@ std::optional<std::vector<int32_t>> TruthValues::EncodeQi(const std::vector<std:
   if (raw.size() != schema_.size()) return std::nullopt;
   std::vector<int32_t> codes;
   for (size_t a = 0; a < raw.size(); ++a) {
+    if (raw[a] == "*") {  // unknown to the VIN table: published under the root
+      codes.push_back(kUnknownQiCode);
+      continue;
+    }
     if (schema_.attribute(a).IsCategorical()) {
       auto it = leaves_[a].find(raw[a]);
       if (it == leaves_[a].end()) return std::nullopt;

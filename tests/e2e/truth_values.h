@@ -25,8 +25,9 @@ class TruthValues {
   // registry aggregator).
   TruthValues(const Config& config, const Schema& schema);
 
-  // Codes of raw QI values in config order; nullopt when one lies outside
-  // its domain ("*" of an unknown VIN, a non-number), i.e. ineligible.
+  // Codes of raw QI values in config order ("*" of an unknown VIN is
+  // kUnknownQiCode); nullopt when one lies outside its domain (a name that
+  // is no leaf, a non-number), i.e. ineligible.
   // Numbers are clamped to the configured range, then rounded.
   std::optional<std::vector<int32_t>> EncodeQi(const std::vector<std::string>& raw) const;
 

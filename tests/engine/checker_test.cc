@@ -75,6 +75,26 @@ TEST(CheckerTest, ReportsUncoveredQiMissingTupleAndBadCounterfeits) {
   EXPECT_TRUE(Mentions(v, "signature is not the set of published values"));
 }
 
+// Only the root covers an unknown QI: a group that publishes a narrower
+// label for a vehicle whose value is unknown claims something false about it.
+TEST(CheckerTest, UnknownQiMustBeCoveredByTheRoot) {
+  const Schema schema = testing::TestSchema();
+  ReleaseInput in;
+  in.release_id = 7;
+  in.params.m = 2;
+  in.tuples = {Patient("A", kGastritis, 2), Patient("B", kApnea, 3)};
+  in.tuples[1].qi[2] = kUnknownQiCode;
+  ReleaseOutput out;
+  out.groups = {TwoPatients(0, 1, {kGastritis, kApnea})};  // seats [2,3]
+  out.new_signatures = {{"A", {kGastritis, kApnea}}, {"B", {kGastritis, kApnea}}};
+  out.metrics.published = 2;
+  ReleaseChecker narrow(schema);
+  EXPECT_TRUE(Mentions(narrow.Check(in, out), "label of 'seats' does not cover a member"));
+  out.groups[0].qi[2] = schema.RootCover(2);
+  ReleaseChecker root(schema);
+  EXPECT_FALSE(Mentions(root.Check(in, out), "does not cover a member"));
+}
+
 TEST(CheckerTest, ReportsEarlyDelayAndLostWaitingTuple) {
   const Schema schema = testing::TestSchema();
   ReleaseChecker checker(schema);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "test_schema.h"
 #include "vanon/engine/checker.h"
 
@@ -171,6 +173,48 @@ TEST(ReleaseTest, InvalidAndDuplicateTuplesAreIneligible) {
   ExpectClean(checker, in, out);
   EXPECT_EQ(out.metrics.suppressed_by_reason[static_cast<int>(SuppressReason::kIneligible)], 3u);
   EXPECT_EQ(out.metrics.published, 2u);
+}
+
+// A VIN the decoding table does not know has unknown QIs (privacy-model.md
+// section 1): it is published, and its group is generalized to the root on
+// exactly those attributes.
+TEST(ReleaseTest, UnknownQiIsPublishedUnderTheRoot) {
+  const Schema schema = TestSchema();
+  ReleaseInput in;
+  in.release_id = 1;
+  in.params.m = 3;
+  for (int i = 0; i < 9; ++i) {
+    in.tuples.push_back(Car("k" + std::to_string(i), 7, 2025, 5, static_cast<SensitiveId>(1 + i % 3)));
+  }
+  in.tuples.push_back(Car("k9", 7, 2025, 5, 3));
+  in.tuples.push_back(Car("u-engine", kUnknownQiCode, 2025, 5, 1));
+  in.tuples.push_back(Car("u-all", kUnknownQiCode, kUnknownQiCode, kUnknownQiCode, 2));
+  const ReleaseOutput out = ComputeRelease(schema, in);
+  ReleaseChecker checker(schema);
+  ExpectClean(checker, in, out);
+  EXPECT_TRUE(out.suppressed.empty());
+  EXPECT_EQ(out.metrics.published, 12u);
+  const TupleRef engine_only = 10, all = 11;
+  bool saw_engine_only = false, saw_all = false;
+  for (const Group& g : out.groups) {
+    const std::vector<std::string> labels = GroupLabels(schema, g);
+    const bool has_engine_only = std::count(g.members.begin(), g.members.end(), engine_only) > 0;
+    const bool has_all = std::count(g.members.begin(), g.members.end(), all) > 0;
+    saw_engine_only |= has_engine_only;
+    saw_all |= has_all;
+    if (has_engine_only || has_all) {
+      EXPECT_EQ(labels[0], "*");
+    }
+    if (has_all) {
+      EXPECT_EQ(g.qi[1], schema.RootCover(1));
+      EXPECT_EQ(g.qi[2], schema.RootCover(2));
+    }
+    // Groups without an unknown value keep their exact labels.
+    if (!has_engine_only && !has_all) {
+      EXPECT_EQ(labels[0], "Diesel");
+    }
+  }
+  EXPECT_TRUE(saw_engine_only && saw_all);
 }
 
 TEST(ReleaseTest, KAnonymityGroupsWithDistinctL) {

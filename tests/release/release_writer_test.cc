@@ -53,7 +53,7 @@ TEST(ReleaseWriterTest, NoVehicleOrTripKeyInAnyRecord) {
 TEST(ReleaseWriterTest, CheckerPassesOverSeveralReleasesWithChurn) {
   Pipeline p(TestConfig());
   ReleaseChecker checker(p.schema());
-  uint64_t counterfeits = 0, published = 0;
+  uint64_t counterfeits = 0, published = 0, unknown_published = 0;
   for (uint64_t r = 0; r < 5; ++r) {
     // Release 0: vehicles 0..119. Later: a different fifth of them is away
     // (their groups need counterfeits) and 10 new vehicles join.
@@ -65,13 +65,20 @@ TEST(ReleaseWriterTest, CheckerPassesOverSeveralReleasesWithChurn) {
     const release_test::Step s = p.Run(r, events, SeedOf(static_cast<uint8_t>(r)));
     const std::vector<std::string> violations = checker.Check(s.input, s.output);
     EXPECT_TRUE(violations.empty()) << "release " << r << ": " << violations.front();
-    EXPECT_GE(s.output.metrics.suppressed_by_reason[static_cast<size_t>(SuppressReason::kIneligible)], 2u);
+    // The value-less vehicle is ineligible; the unknown VIN is not: it is
+    // published under the root (or waits or conflicts like any other).
+    EXPECT_GE(s.output.metrics.suppressed_by_reason[static_cast<size_t>(SuppressReason::kIneligible)], 1u);
+    for (const Suppressed& x : s.output.suppressed) {
+      if (x.reason != SuppressReason::kIneligible) continue;
+      EXPECT_NE(ResolveTuple(s.input, x.ref).qi[0], kUnknownQiCode) << "release " << r;
+    }
 
     // Every event of a published current tuple is published once.
     uint64_t expected_events = 0;
     for (const Group& g : s.output.groups) {
       for (TupleRef ref : g.members) {
         if (ref < s.input.tuples.size()) expected_events += ResolveTuple(s.input, ref).events;
+        unknown_published += ResolveTuple(s.input, ref).qi[0] == kUnknownQiCode;
       }
       counterfeits += g.counterfeits.size();
       published += g.members.size();
@@ -82,6 +89,7 @@ TEST(ReleaseWriterTest, CheckerPassesOverSeveralReleasesWithChurn) {
   }
   EXPECT_GT(published, 200u);
   EXPECT_GT(counterfeits, 0u);  // churn must have exercised counterfeits
+  EXPECT_GT(unknown_published, 0u);  // the unknown VIN reached a release under the root
 }
 
 TEST(ReleaseWriterTest, TokensUniqueAndCounterfeitsNotAlwaysLast) {

@@ -81,13 +81,21 @@ TEST_F(TupleBuilderTest, QiFromLatestEventNumericClampedAndRounded) {
   EXPECT_EQ(Build({Event(1, 1, "BEV", "-1e300", "a")}).tuples[0].qi[1], 2);
 }
 
-TEST_F(TupleBuilderTest, UnknownQiMakesTheTupleIneligible) {
-  for (const char* engine : {"*", "Hydrogen"}) {
-    BuiltTuples b = Build({Event(1, 1, engine, "5", "a")});
-    EXPECT_EQ(b.problems[0], TupleProblem::kUnknownQi) << engine;
-    EXPECT_EQ(b.tuples[0].qi[0], kIneligibleCode);
-  }
-  for (const char* seats : {"*", "five", "nan", ""}) {
+// "*" is what ingestion stores for a QI the VIN table does not know: the
+// vehicle is published under the root (privacy-model.md section 1). A value
+// outside the domain is a different matter: the tuple is ineligible.
+TEST_F(TupleBuilderTest, UnknownQiIsRootCodedAndOutOfDomainIsIneligible) {
+  BuiltTuples unknown_engine = Build({Event(1, 1, "*", "5", "a")});
+  EXPECT_EQ(unknown_engine.problems[0], TupleProblem::kNone);
+  EXPECT_EQ(unknown_engine.tuples[0].qi, (std::vector<int32_t>{kUnknownQiCode, 5}));
+  BuiltTuples unknown_seats = Build({Event(1, 1, "BEV", "*", "a")});
+  EXPECT_EQ(unknown_seats.problems[0], TupleProblem::kNone);
+  EXPECT_EQ(unknown_seats.tuples[0].qi[1], kUnknownQiCode);
+
+  BuiltTuples hydrogen = Build({Event(1, 1, "Hydrogen", "5", "a")});
+  EXPECT_EQ(hydrogen.problems[0], TupleProblem::kUnknownQi);
+  EXPECT_EQ(hydrogen.tuples[0].qi[0], kIneligibleCode);
+  for (const char* seats : {"five", "nan", ""}) {
     BuiltTuples b = Build({Event(1, 1, "BEV", seats, "a")});
     EXPECT_EQ(b.problems[0], TupleProblem::kUnknownQi) << seats;
   }

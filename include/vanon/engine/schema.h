@@ -6,6 +6,7 @@
 #ifndef VANON_ENGINE_SCHEMA_H_
 #define VANON_ENGINE_SCHEMA_H_
 
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -16,6 +17,12 @@
 #include "vanon/engine/hierarchy.h"
 
 namespace vanon {
+
+// A QI code for "the value is unknown" (a VIN absent from the decoding
+// table, privacy-model.md section 1): the tuple is published, and only the
+// attribute's root covers it, so every group holding it is generalized to
+// the root on that attribute. Outside every domain, like any sentinel.
+inline constexpr int32_t kUnknownQiCode = INT32_MIN + 1;
 
 struct Cover {
   int32_t lo = 0;
@@ -57,6 +64,8 @@ class Schema {
   // Smallest publishable cover of the code range [lo, hi]: the leaf range of
   // the lowest common node, or the (binned) interval.
   Cover Generalize(size_t attr, int32_t lo, int32_t hi) const;
+  // The cover of the whole domain (the hierarchy's root, [min, max]).
+  Cover RootCover(size_t attr) const;
   // Normalized certainty penalty of publishing `cover` (0 = exact, 1 = root).
   double Loss(size_t attr, Cover cover) const;
   // "Electrified", "*", "[4,5]" or "5".

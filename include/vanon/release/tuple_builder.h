@@ -10,10 +10,12 @@
 //   is earliest); `registry` is a static value and is read like `last`.
 //   With no such event the vehicle gets SensitiveConfig::missing_value, or is
 //   ineligible when none is configured.
-// An ineligible vehicle (missing sensitive value, or a QI outside the domain,
-// e.g. "*" for a VIN the decoding table does not know) keeps its tuple with
-// kIneligibleCode as first QI code, so that ComputeRelease suppresses and
-// counts it ("ineligible") with every other suppression.
+// A QI the decoding table or registry does not know ("*", kUnknownAttribute)
+// becomes kUnknownQiCode: the vehicle is published, generalized to the root
+// on that QI. An ineligible vehicle (missing sensitive value, or a QI value
+// outside the domain) keeps its tuple with kIneligibleCode as first QI code,
+// so that ComputeRelease suppresses and counts it ("ineligible") with every
+// other suppression.
 #ifndef VANON_RELEASE_TUPLE_BUILDER_H_
 #define VANON_RELEASE_TUPLE_BUILDER_H_
 

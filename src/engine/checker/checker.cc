@@ -31,6 +31,11 @@ std::string Show(const Signature& s) {
 // Does the printed label stand for a set containing the raw code? Categorical:
 // the label names the leaf or one of its ancestors. Numeric: "v" or "[lo,hi]".
 bool LabelCovers(const QiAttribute& attr, Cover cover, int32_t raw) {
+  if (raw == kUnknownQiCode) {
+    // Only the whole domain covers an unknown value.
+    if (attr.IsCategorical()) return cover.lo == 0 && cover.hi == attr.hierarchy->LeafCount() - 1;
+    return cover.lo <= attr.numeric.min && cover.hi >= attr.numeric.max;
+  }
   if (attr.IsCategorical()) {
     const CategoricalHierarchy& h = *attr.hierarchy;
     if (raw < 0 || raw >= h.LeafCount()) return false;
