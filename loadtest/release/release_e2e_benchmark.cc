@@ -15,6 +15,7 @@
 // Flags (besides --benchmark_*): --rate --vehicles --duration --warmup
 // --partitions --kcat; see bench_flags.h and README.md.
 #include <benchmark/benchmark.h>
+#include <spdlog/cfg/env.h>
 #include <spdlog/spdlog.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -329,6 +330,7 @@ BENCHMARK(BM_ReleaseEndToEnd)->Iterations(1)->UseManualTime()->Unit(benchmark::k
 int main(int argc, char** argv) {
   if (!vanon::loadtest::ParseBenchFlags(&argc, argv, &vanon::loadtest::g_flags)) return 2;
   spdlog::set_level(spdlog::level::warn);  // per-release info lines would drown the counters
+  spdlog::cfg::load_env_levels();          // ... unless SPDLOG_LEVEL=info asks for them
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

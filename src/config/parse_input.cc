@@ -12,7 +12,10 @@ void ParseInput(Section& root, InputConfig* out) {
     std::string min;
     if (t.String("min", &min)) {
       int64_t ms = 0;
-      if (ParseRfc3339Millis(min, &ms)) {
+      if (ParseRfc3339Millis(min, &ms) && ms < 0) {
+        // State keys order event times as unsigned numbers.
+        t.Error("min", "\"" + min + "\" is before 1970-01-01T00:00:00Z; event times must not be negative");
+      } else if (ParseRfc3339Millis(min, &ms)) {
         out->timestamp.min = min;
         out->timestamp.min_ms = ms;
       } else {

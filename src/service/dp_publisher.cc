@@ -72,16 +72,22 @@ QiDomain DomainOf(const Schema& schema, const Config& config, const std::string&
   throw std::invalid_argument("dp: qi:" + name + " is not a configured quasi-identifier");
 }
 
-std::string Generalize(const Schema& schema, size_t attr, const std::string& raw) {
+void GeneralizeInto(const Schema& schema, size_t attr, const std::string& raw, std::string* out) {
   const QiAttribute& a = schema.attribute(attr);
-  if (a.IsCategorical()) return raw;  // a leaf, or outside the domain
+  if (a.IsCategorical()) {  // a leaf, or outside the domain
+    out->assign(raw);
+    return;
+  }
   // As TupleBuilder does: clamp to the range, round, then the fixed bin.
   double v = 0;
   auto [ptr, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v);
-  if (ec != std::errc() || ptr != raw.data() + raw.size() || !std::isfinite(v)) return "";
+  if (ec != std::errc() || ptr != raw.data() + raw.size() || !std::isfinite(v)) {
+    out->clear();
+    return;
+  }
   v = std::clamp(std::round(v), static_cast<double>(a.numeric.min), static_cast<double>(a.numeric.max));
   const int32_t code = static_cast<int32_t>(v);
-  return schema.Label(attr, schema.Generalize(attr, code, code));
+  out->assign(schema.Label(attr, schema.Generalize(attr, code, code)));
 }
 
 std::string WithPartition(std::string json, int32_t partition) {
@@ -258,28 +264,41 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
   if (!spend.publish()) throw std::runtime_error(spend.message);
 
   // Raw events, suppressed vehicles included, grouped by vehicle: bounding
-  // is per vehicle.
-  std::vector<dp::DpEvent> converted;
-  converted.reserve(events.size());
-  for (const BufferedEvent& e : events) {
-    dp::DpEvent d;
-    d.vehicle.assign(reinterpret_cast<const char*>(e.vehicle_key.data()), e.vehicle_key.size());
-    d.trip.assign(reinterpret_cast<const char*>(e.trip_key.data()), e.trip_key.size());
-    d.name = e.event;
-    d.ts_ms = e.ts_ms;
-    for (const QiLookup& q : qi_attrs_) {
-      d.qi.emplace_back(q.name, q.attr < e.qi_values.size() ? Generalize(*schema_, q.attr, e.qi_values[q.attr]) : "");
-    }
-    converted.push_back(std::move(d));
-  }
-  std::stable_sort(converted.begin(), converted.end(),
-                   [](const dp::DpEvent& a, const dp::DpEvent& b) { return a.vehicle < b.vehicle; });
-
+  // is per vehicle. Events are sorted by index and converted one vehicle at
+  // a time into a scratch vector whose strings keep their capacity, so a
+  // release of a million events does not allocate a million DpEvents.
+  std::vector<uint32_t> order(events.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return events[a].vehicle_key < events[b].vehicle_key; });
   dp::DpRelease release(plan_, release_id, epoch_start_ms, epoch_end_ms);
-  for (size_t i = 0; i < converted.size();) {
+  std::vector<dp::DpEvent> scratch;
+  std::string vehicle;
+  for (size_t i = 0; i < order.size();) {
+    const HmacToken& key = events[order[i]].vehicle_key;
     size_t j = i;
-    while (j < converted.size() && converted[j].vehicle == converted[i].vehicle) ++j;
-    release.AddVehicle(converted[i].vehicle, std::span<const dp::DpEvent>(converted.data() + i, j - i));
+    while (j < order.size() && events[order[j]].vehicle_key == key) ++j;
+    if (scratch.size() < j - i) scratch.resize(j - i);
+    for (size_t k = i; k < j; ++k) {
+      const BufferedEvent& e = events[order[k]];
+      dp::DpEvent& d = scratch[k - i];
+      d.vehicle.assign(reinterpret_cast<const char*>(e.vehicle_key.data()), e.vehicle_key.size());
+      d.trip.assign(reinterpret_cast<const char*>(e.trip_key.data()), e.trip_key.size());
+      d.name = e.event;
+      d.ts_ms = e.ts_ms;
+      d.qi.resize(qi_attrs_.size());
+      for (size_t q = 0; q < qi_attrs_.size(); ++q) {
+        const QiLookup& l = qi_attrs_[q];
+        d.qi[q].first = l.name;
+        if (l.attr < e.qi_values.size()) {
+          GeneralizeInto(*schema_, l.attr, e.qi_values[l.attr], &d.qi[q].second);
+        } else {
+          d.qi[q].second.clear();
+        }
+      }
+    }
+    vehicle.assign(reinterpret_cast<const char*>(key.data()), key.size());
+    release.AddVehicle(vehicle, std::span<const dp::DpEvent>(scratch.data(), j - i));
     i = j;
   }
   std::optional<dp::DpReleaseResult> published = release.Publish(policy_.per_release, random);

@@ -1,6 +1,8 @@
 #include "vanon/service/release_metrics.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "vanon/engine/release.h"
 
@@ -13,6 +15,9 @@ prometheus::Counter& NewCounter(prometheus::Registry& r, const char* name, const
 prometheus::Gauge& NewGauge(prometheus::Registry& r, const char* name, const char* help) {
   return prometheus::BuildGauge().Name(name).Help(help).Register(r).Add({});
 }
+// Upper bounds (le) of the event-to-publication latency, in seconds.
+const std::vector<double> kLatencyBuckets = {1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600};
+
 prometheus::Histogram& NewHistogram(prometheus::Registry& r, const char* name, const char* help,
                                     prometheus::Histogram::BucketBoundaries b) {
   return prometheus::BuildHistogram().Name(name).Help(help).Register(r).Add({}, std::move(b));
@@ -52,7 +57,7 @@ ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const Pr
                              {0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60})),
       latency_(NewHistogram(r, "vanon_event_to_publication_latency_seconds",
                             "From an event's time to the commit of the release publishing it.",
-                            {1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600})),
+                            kLatencyBuckets)),
       events_released_(NewCounter(r, "vanon_events_released_total",
                                   "Events published in the anonymized topic.")) {
   auto& by_reason = prometheus::BuildGauge()
@@ -105,10 +110,18 @@ void ReleaseMetricsExporter::Record(const CommittedRelease& c) {
   SetFinite(counterfeit_ratio_, m.counterfeit_ratio);
 }
 
-void ReleaseMetricsExporter::ObserveLatency(double seconds, uint64_t events) {
-  // prometheus-cpp 1.0 has no weighted Observe; a release has at most a few
-  // million events, and one Observe is a few tens of nanoseconds.
-  for (uint64_t i = 0; i < events; ++i) latency_.Observe(seconds);
+void ReleaseMetricsExporter::ObserveLatencies(std::span<const int64_t> event_ts_ms, int64_t commit_wall_ms) {
+  // A release has up to millions of events: count them into the buckets
+  // here and hand the histogram one update.
+  const std::vector<double>& bounds = kLatencyBuckets;
+  std::vector<double> counts(bounds.size() + 1, 0.0);
+  double sum = 0;
+  for (int64_t ts : event_ts_ms) {
+    const double s = static_cast<double>(commit_wall_ms - ts) / 1000.0;
+    sum += s;
+    counts[static_cast<size_t>(std::lower_bound(bounds.begin(), bounds.end(), s) - bounds.begin())] += 1;
+  }
+  latency_.ObserveMultiple(counts, sum);
 }
 
 void ReleaseMetricsExporter::RestoreLastRelease(int64_t commit_wall_ms) {

@@ -5,19 +5,19 @@
 #include <openssl/rand.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <set>
 #include <stdexcept>
-#include <unordered_map>
+#include <thread>
 
-#include "vanon/ingest/buffered_event.h"
+#include "release_share.h"
 #include "vanon/kafka/committed_reader.h"
 #include "vanon/kafka/transactional_producer.h"
-#include "vanon/release/payload_transformer.h"
-#include "vanon/release/release_writer.h"
 #include "vanon/release/schema_from_config.h"
 #include "vanon/release/seed_stream.h"
-#include "vanon/release/sensitive_dictionary.h"
-#include "vanon/release/tuple_builder.h"
-#include "vanon/service/dp_publisher.h"
 #include "vanon/service/fault_injection.h"
 #include "vanon/service/ingest_pipeline.h"
 #include "vanon/service/release_metrics.h"
@@ -27,26 +27,21 @@ namespace vanon {
 
 namespace {
 
+using SteadyClock = std::chrono::steady_clock;
+
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+double SecondsSince(SteadyClock::time_point t) {
+  return std::chrono::duration<double>(SteadyClock::now() - t).count();
 }
 
 // The release log keeps this many releases per partition (for operators and
 // for restoring the last-release metrics); older entries are deleted.
 constexpr int64_t kReleaseLogLength = 1000;
 constexpr int kCommitAttempts = 3;
-
-ReleaseParams ParamsFrom(const PrivacyConfig& p) {
-  ReleaseParams r;
-  r.model = p.model == PrivacyModel::kMInvariance ? Model::kMInvariance : Model::kKAnonymity;
-  r.m = static_cast<uint32_t>(p.m);
-  r.k = static_cast<uint32_t>(p.k);
-  r.l = static_cast<uint32_t>(p.l);
-  r.t = p.t;
-  r.max_delay = static_cast<uint32_t>(p.max_delay_epochs);
-  return r;
-}
 
 // Marks a transaction attempt (header only, never part of a record's value):
 // lets an operator or a test tell two attempts at the same release apart.
@@ -62,38 +57,26 @@ std::string AttemptId() {
   return s;
 }
 
-// The buffered events a release consumes: its epoch's events, and older
-// ones (which only the waiting tuples still own), each with its state key.
-struct EpochEvents {
-  std::vector<BufferedEvent> current;
-  std::vector<std::pair<int64_t, int64_t>> current_keys;  // (ts, offset)
-  std::vector<BufferedEvent> old;
-  std::vector<std::pair<int64_t, int64_t>> old_keys;
-};
-
-EpochEvents LoadEvents(const StateStore& store, int32_t partition, int64_t start_ms, int64_t end_ms) {
-  EpochEvents ev;
-  BufferedEvent e;
-  store.ScanEvents(partition, [&](int64_t ts, int64_t offset, std::string_view value) {
-    if (ts >= end_ms) return false;
-    if (!DecodeBufferedEvent(value, &e)) {
-      throw std::runtime_error("state: unreadable buffered event in partition " + std::to_string(partition));
-    }
-    bool current = ts >= start_ms;
-    (current ? ev.current : ev.old).push_back(e);
-    (current ? ev.current_keys : ev.old_keys).emplace_back(ts, offset);
-    return true;
-  });
-  return ev;
-}
-
-std::string VehicleKey(const HmacToken& t) { return std::string(reinterpret_cast<const char*>(t.data()), t.size()); }
-
 }  // namespace
 
 struct ReleaseRunner::Impl {
+  // A prepared share waiting for, or in, the release thread.
+  struct Pending {
+    int32_t partition = 0;
+    int64_t epoch = 0;
+    ReleaseLogEntry entry;
+    bool resumed = false;  // prepared by an earlier process
+    SteadyClock::time_point submitted;
+  };
+  // A share whose transaction committed, waiting for Apply().
+  struct Published {
+    ComputedShare share;
+    bool resumed = false;
+    int64_t commit_wall_ms = 0;
+    double seconds = 0;
+  };
+
   const Config& config;
-  int sensitive_extra;
   StateStore* store;
   TransactionalProducer* producer;
   ReleaseMetricsExporter* metrics;
@@ -101,33 +84,176 @@ struct ReleaseRunner::Impl {
   DpPublisher* dp;
   Schema schema;
   PayloadTransformer payload;
-  std::map<int32_t, uint64_t> waiting;
+  ShareContext ctx;
+  std::map<int32_t, uint64_t> waiting;  // consuming thread only
+
+  mutable std::mutex mu;
+  std::condition_variable work_cv, done_cv;
+  std::vector<Pending> queue;      // guarded by mu
+  std::vector<Published> done;     // guarded by mu
+  std::set<int32_t> in_flight;     // guarded by mu: queued, computing, or done
+  size_t computing = 0;            // guarded by mu
+  std::exception_ptr error;        // guarded by mu
+  bool stopping = false;           // guarded by mu
+  std::thread thread;
 
   Impl(const Config& c, int extra, StateStore* s, TransactionalProducer* p, ReleaseMetricsExporter* m,
        OutputTopology t, DpPublisher* d)
-      : config(c), sensitive_extra(extra), store(s), producer(p), metrics(m), topology(t), dp(d),
-        schema(SchemaFromConfig(c)), payload(c.payload) {}
+      : config(c), store(s), producer(p), metrics(m), topology(t), dp(d), schema(SchemaFromConfig(c)),
+        payload(c.payload) {
+    ctx.config = &config;
+    ctx.schema = &schema;
+    ctx.payload = &payload;
+    ctx.sensitive_extra = extra;
+    ctx.input_partitions = t.input_partitions;
+    ctx.store = store;
+    ctx.dp = dp;
+    thread = std::thread([this] { Loop(); });
+  }
+
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> l(mu);
+      stopping = true;
+    }
+    work_cv.notify_all();
+    thread.join();
+  }
 
   int32_t ReleasesPartition(int32_t p) const { return p % topology.releases_partitions; }
   int32_t AnonymizedPartition(int32_t p) const { return p % topology.anonymized_partitions; }
   int32_t CountsPartition(int32_t p) const { return p % topology.counts_partitions; }
 
-  ReleaseLogEntry Prepare(int32_t partition, int64_t epoch, const EpochClock& clock) {
-    ReleaseLogEntry entry;
-    entry.status = ReleaseStatus::kPrepared;
-    entry.seed = NewReleaseSeed();
-    entry.readback_partition = ReleasesPartition(partition);
-    entry.readback_offset = producer->HighWatermark(config.kafka.topics.releases, entry.readback_partition);
-    entry.prepared_wall_ms = WallMs();
+  void Submit(const std::vector<ShareRequest>& shares, const std::function<const EpochClock&(int32_t)>& clock_of) {
+    if (shares.empty()) return;
+    const auto now = SteadyClock::now();
     ReleaseWrite w(*store);
-    w.PutRelease(partition, epoch, entry);
-    // The watermark that closed the epoch is stored with the seed: after a
-    // restart, events of this epoch stay late, so the recomputation sees
-    // exactly the events the first attempt saw.
-    w.PutMeta(partition, kClockMeta, clock.EncodeState());
+    std::map<int32_t, int64_t> high_watermarks;
+    std::vector<Pending> ready;
+    for (const ShareRequest& s : shares) {
+      if (InFlight(s.partition)) {
+        throw std::logic_error("partition " + std::to_string(s.partition) + " already has a share in flight");
+      }
+      Pending p;
+      p.partition = s.partition;
+      p.epoch = s.epoch;
+      p.submitted = now;
+      std::optional<ReleaseLogEntry> entry = store->GetRelease(s.partition, s.epoch);
+      if (entry && entry->status == ReleaseStatus::kCommitted) {
+        // Apply wrote the log entry and closed the clock in one batch, so
+        // this means the clock in memory is behind state: never expected.
+        throw std::runtime_error("release " + std::to_string(s.epoch) + " of partition " +
+                                 std::to_string(s.partition) + " is committed but its epoch is still open");
+      }
+      if (entry) {
+        p.entry = *entry;
+        p.resumed = true;
+      } else {
+        p.entry.status = ReleaseStatus::kPrepared;
+        p.entry.seed = NewReleaseSeed();
+        p.entry.readback_partition = ReleasesPartition(s.partition);
+        auto hw = high_watermarks.find(p.entry.readback_partition);
+        if (hw == high_watermarks.end()) {
+          hw = high_watermarks
+                   .emplace(p.entry.readback_partition,
+                            producer->HighWatermark(config.kafka.topics.releases, p.entry.readback_partition))
+                   .first;
+        }
+        p.entry.readback_offset = hw->second;
+        p.entry.prepared_wall_ms = WallMs();
+        w.PutRelease(s.partition, s.epoch, p.entry);
+        // The watermark that closed the epoch is stored with the seed: after
+        // a restart, events of this epoch stay late, so the recomputation
+        // sees exactly the events the first attempt saw.
+        w.PutMeta(s.partition, kClockMeta, clock_of(s.partition).EncodeState());
+      }
+      ready.push_back(std::move(p));
+    }
     store->Commit(w);
     FaultPoint("release.after_prepare");
-    return entry;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      for (Pending& p : ready) {
+        in_flight.insert(p.partition);
+        queue.push_back(std::move(p));
+      }
+    }
+    work_cv.notify_one();
+  }
+
+  bool InFlight(int32_t partition) const {
+    std::lock_guard<std::mutex> l(mu);
+    return in_flight.count(partition) > 0;
+  }
+
+  bool Idle() const {
+    std::lock_guard<std::mutex> l(mu);
+    return in_flight.empty();
+  }
+
+  // The release thread: takes everything queued as one batch, computes its
+  // shares, publishes them in one transaction, hands them to Apply().
+  void Loop() {
+    for (;;) {
+      std::vector<Pending> batch;
+      {
+        std::unique_lock<std::mutex> l(mu);
+        work_cv.wait(l, [&] { return stopping || !queue.empty(); });
+        if (stopping) return;
+        batch.swap(queue);
+        computing = batch.size();
+      }
+      try {
+        std::vector<Published> out = RunBatch(batch);
+        std::lock_guard<std::mutex> l(mu);
+        for (Published& p : out) done.push_back(std::move(p));
+        computing = 0;
+      } catch (...) {
+        std::lock_guard<std::mutex> l(mu);
+        error = std::current_exception();
+        computing = 0;
+        done_cv.notify_all();
+        return;
+      }
+      done_cv.notify_all();
+    }
+  }
+
+  std::vector<Published> RunBatch(const std::vector<Pending>& batch) {
+    const auto t0 = SteadyClock::now();
+    std::vector<Published> out;
+    out.reserve(batch.size());
+    for (const Pending& p : batch) {
+      bool committed_before = false;
+      if (p.resumed) {
+        committed_before = SummaryCommitted(p.partition, p.epoch, p.entry);
+        spdlog::info("release {} partition {}: resuming a prepared release; {}", p.epoch, p.partition,
+                     committed_before ? "it was committed, applying its state" : "it was not committed, republishing");
+      }
+      Published pub;
+      pub.resumed = p.resumed;
+      pub.share = ComputeShare(ctx, p.partition, p.epoch, p.entry, committed_before);
+      out.push_back(std::move(pub));
+    }
+    const double compute_s = SecondsSince(t0);
+    const auto t1 = SteadyClock::now();
+    Publish(out);
+    const int64_t commit_wall = WallMs();
+    FaultPoint("release.after_commit");
+    size_t events = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      Published& pub = out[i];
+      pub.commit_wall_ms = commit_wall;
+      pub.seconds = SecondsSince(batch[i].submitted);
+      events += pub.share.records.events.size();
+      if (metrics && !pub.share.committed_before) metrics->ObserveLatencies(pub.share.published_ts, commit_wall);
+      pub.share.records.events = {};  // published; only the summary is kept, in the log entry
+      pub.share.records.groups = {};
+      pub.share.published_ts = {};
+    }
+    spdlog::info("release batch: {} shares, {} events, computed in {:.3f} s, published in {:.3f} s", out.size(),
+                 events, compute_s, SecondsSince(t1));
+    return out;
   }
 
   // True when a read_committed reader finds this release's summary after the
@@ -152,27 +278,23 @@ struct ReleaseRunner::Impl {
     return found;
   }
 
-  void Publish(int32_t partition, int64_t epoch, const ReleaseRecords& rec, const std::vector<std::string>& dp_records) {
-    const std::string key = std::to_string(epoch) + "/" + std::to_string(partition);
-    const int32_t anon = AnonymizedPartition(partition);
-    const int32_t rel = ReleasesPartition(partition);
-    const int32_t counts = CountsPartition(partition);
+  // One transaction for every share of the batch that no earlier attempt
+  // committed; each share's summary follows its own records.
+  void Publish(const std::vector<Published>& shares) {
+    std::vector<const ComputedShare*> todo;
+    for (const Published& p : shares) {
+      if (!p.share.committed_before) todo.push_back(&p.share);
+    }
+    if (todo.empty()) return;
     for (int attempt = 1;; ++attempt) {
       try {
         KafkaHeaders headers = {{"vanon.attempt", AttemptId()}};
         producer->BeginTransaction();
-        const size_t half = rec.events.size() / 2;
-        for (size_t i = 0; i < half; ++i) producer->Produce(config.kafka.topics.anonymized, anon, {}, rec.events[i], headers);
-        if (FaultInjectionEnabled()) {
-          producer->Flush(30000);  // so the broker really holds half a transaction
-          FaultPoint("release.mid_produce");
+        bool first = true;
+        for (const ComputedShare* s : todo) {
+          ProduceShare(*s, headers, first);
+          first = false;
         }
-        for (size_t i = half; i < rec.events.size(); ++i) {
-          producer->Produce(config.kafka.topics.anonymized, anon, {}, rec.events[i], headers);
-        }
-        for (const std::string& d : dp_records) producer->Produce(config.kafka.topics.counts, counts, key, d, headers);
-        for (const std::string& g : rec.groups) producer->Produce(config.kafka.topics.releases, rel, key, g, headers);
-        producer->Produce(config.kafka.topics.releases, rel, key, rec.summary, headers);
         if (FaultInjectionEnabled()) {
           producer->Flush(30000);
           FaultPoint("release.before_commit");
@@ -180,210 +302,94 @@ struct ReleaseRunner::Impl {
         producer->CommitTransaction();
         return;
       } catch (const AbortableKafkaError& e) {
-        spdlog::warn("release {} partition {}: transaction attempt {} failed, aborting: {}", epoch, partition,
-                     attempt, e.what());
+        spdlog::warn("release batch of {} shares: transaction attempt {} failed, aborting: {}", todo.size(), attempt,
+                     e.what());
         producer->AbortTransaction();
         if (attempt >= kCommitAttempts) throw;
       }
     }
   }
 
-  ReleaseOutcome Run(int32_t partition, int64_t epoch, EpochClock* clock, PartitionProgress* progress) {
-    const auto t0 = std::chrono::steady_clock::now();
-    ReleaseOutcome outcome;
-    outcome.partition = partition;
-    outcome.release = epoch;
-
-    std::optional<ReleaseLogEntry> entry = store->GetRelease(partition, epoch);
-    bool committed_before = false;
-    if (entry && entry->status == ReleaseStatus::kCommitted) {
-      // Apply wrote the log entry and closed the clock in one batch, so this
-      // means the clock in memory is behind state: never expected.
-      throw std::runtime_error("release " + std::to_string(epoch) + " of partition " + std::to_string(partition) +
-                               " is committed but its epoch is still open");
+  void ProduceShare(const ComputedShare& s, const KafkaHeaders& headers, bool first) {
+    const std::string key = std::to_string(s.epoch) + "/" + std::to_string(s.partition);
+    const int32_t anon = AnonymizedPartition(s.partition);
+    const std::vector<std::string>& events = s.records.events;
+    const size_t half = events.size() / 2;
+    for (size_t i = 0; i < half; ++i) producer->Produce(config.kafka.topics.anonymized, anon, {}, events[i], headers);
+    if (first && FaultInjectionEnabled()) {
+      producer->Flush(30000);  // so the broker really holds half a transaction
+      FaultPoint("release.mid_produce");
     }
-    if (entry) {
-      committed_before = SummaryCommitted(partition, epoch, *entry);
-      outcome.recovered = committed_before;
-      outcome.republished = !committed_before;
-      spdlog::info("release {} partition {}: resuming a prepared release; {}", epoch, partition,
-                   committed_before ? "it was committed, applying its state" : "it was not committed, republishing");
-    } else {
-      entry = Prepare(partition, epoch, *clock);
+    for (size_t i = half; i < events.size(); ++i) {
+      producer->Produce(config.kafka.topics.anonymized, anon, {}, events[i], headers);
     }
+    const int32_t counts = CountsPartition(s.partition);
+    for (const std::string& d : s.dp.records) producer->Produce(config.kafka.topics.counts, counts, key, d, headers);
+    const int32_t rel = ReleasesPartition(s.partition);
+    for (const std::string& g : s.records.groups) producer->Produce(config.kafka.topics.releases, rel, key, g, headers);
+    producer->Produce(config.kafka.topics.releases, rel, key, s.records.summary, headers);
+  }
 
-    // Compute. Everything below is a function of the state written before
-    // prepare and of the seed, so every attempt yields the same records.
-    const int64_t start = clock->EpochStart(epoch), end = clock->EpochEnd(epoch);
-    EpochEvents ev = LoadEvents(*store, partition, start, end);
-    SensitiveDictionary dict(schema.sensitive_hierarchy.get());
-    if (auto d = store->GetMeta(partition, kDictionaryMeta)) {
-      if (!dict.DecodeState(*d)) throw std::runtime_error("state: unreadable sensitive dictionary");
+  std::vector<ReleaseOutcome> Apply(const std::function<PartitionState(int32_t)>& state_of, bool wait) {
+    std::vector<Published> ready;
+    {
+      std::unique_lock<std::mutex> l(mu);
+      if (wait) done_cv.wait(l, [&] { return error || (queue.empty() && computing == 0); });
+      if (error) std::rethrow_exception(error);
+      ready.swap(done);
     }
-    TupleBuilder builder(config, schema, sensitive_extra, &dict);
-    BuiltTuples built = builder.Build(ev.current);
-
-    ReleaseInput in;
-    in.release_id = static_cast<uint64_t>(epoch);
-    in.waiting = store->LoadWaiting(partition);
-    TupleEvents tuple_events = EventsOfBuiltTuples(built, ev.current, in.waiting.size());
-    in.tuples = std::move(built.tuples);
-
-    // Older events belong to waiting tuples, by vehicle.
-    std::unordered_map<std::string, std::vector<size_t>> old_by_vehicle;
-    for (size_t i = 0; i < ev.old.size(); ++i) old_by_vehicle[VehicleKey(ev.old[i].vehicle_key)].push_back(i);
-    for (size_t w = 0; w < in.waiting.size(); ++w) {
-      auto it = old_by_vehicle.find(in.waiting[w].tuple.vehicle);
-      if (it == old_by_vehicle.end()) continue;
-      for (size_t i : it->second) tuple_events[in.tuples.size() + w].push_back(&ev.old[i]);
+    std::vector<ReleaseOutcome> outcomes;
+    for (Published& pub : ready) {
+      outcomes.push_back(ApplyShare(pub, state_of(pub.share.partition)));
+      std::lock_guard<std::mutex> l(mu);
+      in_flight.erase(pub.share.partition);
     }
+    return outcomes;
+  }
 
-    std::vector<std::string> lookup;
-    lookup.reserve(in.tuples.size() + in.waiting.size());
-    for (const Tuple& t : in.tuples) lookup.push_back(t.vehicle);
-    for (const WaitingTuple& w : in.waiting) lookup.push_back(w.tuple.vehicle);
-    std::vector<std::optional<StoredSignature>> stored = store->GetSignatures(partition, lookup);
-    std::unordered_map<std::string, const StoredSignature*> stored_by_vehicle;
-    for (size_t i = 0; i < lookup.size(); ++i) {
-      if (!stored[i]) continue;
-      in.known_signatures.emplace(lookup[i], stored[i]->values);
-      stored_by_vehicle.emplace(lookup[i], &*stored[i]);
-    }
-
-    SeedStream random(entry->seed);
-    in.params = ParamsFrom(config.privacy);
-    in.params.seed = random.NextU64();
-    ReleaseOutput out = ComputeRelease(schema, in);
-    ReleaseRecords rec = WriteRelease({&schema, config.sensitive ? &dict : nullptr, &payload},
-                                      {partition, topology.input_partitions, start, end}, in, out,
-                                      tuple_events, &random);
-
-    // DP counts on the raw events of the epoch, suppressed vehicles included.
-    // The ledger charge is durable before any noisy value leaves; a
-    // recomputation finds it spent and draws the same noise from `random`.
-    DpPublisher::Result dp_result;
-    if (dp) dp_result = dp->Compute(partition, epoch, start, end, ev.current, random);
-
-    if (!committed_before) Publish(partition, epoch, rec, dp_result.records);
-    const int64_t commit_wall = WallMs();
-    FaultPoint("release.after_commit");
-
-    // Apply.
-    ReleaseWrite w(*store);
-    const size_t n_current = in.tuples.size();
-    auto delete_events = [&](TupleRef ref) -> uint64_t {
-      uint64_t n = 0;
-      if (ref < n_current) {
-        for (const BufferedEvent* e : tuple_events[ref]) {
-          size_t i = static_cast<size_t>(e - ev.current.data());
-          w.DeleteEvent(partition, ev.current_keys[i].first, ev.current_keys[i].second);
-          ++n;
-        }
-      } else {
-        for (const BufferedEvent* e : tuple_events[ref]) {
-          size_t i = static_cast<size_t>(e - ev.old.data());
-          w.DeleteEvent(partition, ev.old_keys[i].first, ev.old_keys[i].second);
-          ++n;
-        }
-      }
-      return n;
-    };
-    // Purge first: in a write batch the later operation wins, and a vehicle
-    // published now must keep the signature the puts below refresh.
-    PurgeSignatures(partition, epoch, &w);
-    uint64_t published_events = 0, suppressed_events = 0;
-    for (const Group& g : out.groups) {
-      for (TupleRef ref : g.members) {
-        published_events += delete_events(ref);
-        const std::string& vehicle = ResolveTuple(in, ref).vehicle;
-        auto known = stored_by_vehicle.find(vehicle);
-        if (known != stored_by_vehicle.end()) {
-          StoredSignature s = *known->second;
-          s.last_release = epoch;
-          w.PutSignature(partition, vehicle, s);
-        }
-      }
-    }
-    for (const Suppressed& s : out.suppressed) suppressed_events += delete_events(s.ref);
-    for (const auto& [vehicle, sig] : out.new_signatures) {
-      w.PutSignature(partition, vehicle, StoredSignature{sig, epoch, epoch});
-    }
-    // Events older than the epoch that no waiting tuple owns cannot occur
-    // (apply deletes them with their tuple); if state says otherwise they
-    // are counted as suppressed rather than kept forever.
-    std::unordered_map<std::string, bool> owned;
-    for (const WaitingTuple& wt : in.waiting) owned[wt.tuple.vehicle] = true;
-    uint64_t orphans = 0;
-    for (const auto& [vehicle, idx] : old_by_vehicle) {
-      if (owned.count(vehicle)) continue;
-      for (size_t i : idx) w.DeleteEvent(partition, ev.old_keys[i].first, ev.old_keys[i].second);
-      orphans += idx.size();
-    }
-    if (orphans > 0) {
-      spdlog::error("release {} partition {}: {} buffered events had no waiting tuple; counted as suppressed",
-                    epoch, partition, orphans);
-      suppressed_events += orphans;
-    }
-    for (const WaitingTuple& wt : in.waiting) w.DeleteWaiting(partition, wt.tuple.vehicle);
-    for (const StillWaiting& sw : out.waiting) w.PutWaiting(partition, WaitingTuple{ResolveTuple(in, sw.ref), sw.first_release});
-
-    clock->Close(epoch);
-    progress->released += published_events;
-    progress->suppressed += suppressed_events;
-    progress->releases++;
-    entry->status = ReleaseStatus::kCommitted;
-    entry->committed_wall_ms = commit_wall;
-    entry->summary = rec.summary;
-    if (dp) dp->Apply(partition, dp_result, &w);
-    w.PutMeta(partition, kDictionaryMeta, dict.EncodeState());
-    w.PutMeta(partition, kClockMeta, clock->EncodeState());
-    w.SetProgress(partition, *progress);
-    w.PutRelease(partition, epoch, *entry);
-    w.DeleteRelease(partition, epoch - kReleaseLogLength);
+  ReleaseOutcome ApplyShare(Published& pub, PartitionState state) {
+    ComputedShare& s = pub.share;
+    ReleaseWrite& w = *s.apply;
+    state.clock->Close(s.epoch);
+    state.progress->released += s.published_events;
+    state.progress->suppressed += s.suppressed_events;
+    state.progress->releases++;
+    ReleaseLogEntry entry = s.entry;
+    entry.status = ReleaseStatus::kCommitted;
+    entry.committed_wall_ms = pub.commit_wall_ms;
+    entry.summary = s.records.summary;
+    w.PutMeta(s.partition, kClockMeta, state.clock->EncodeState());
+    w.SetProgress(s.partition, *state.progress);
+    w.PutRelease(s.partition, s.epoch, entry);
+    w.DeleteRelease(s.partition, s.epoch - kReleaseLogLength);
     store->Commit(w);
     FaultPoint("release.after_apply");
 
-    if (dp) dp->Committed(dp_result);
-    waiting[partition] = out.waiting.size();
-    outcome.dp_records = dp_result.records.size();
-    outcome.dp_budget_exhausted = dp_result.budget_exhausted;
-    outcome.metrics = out.metrics;
-    outcome.events_published = published_events;
-    outcome.events_suppressed = suppressed_events;
-    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (dp) dp->Committed(s.dp);
+    waiting[s.partition] = s.waiting;
+    ReleaseOutcome o;
+    o.partition = s.partition;
+    o.release = s.epoch;
+    o.metrics = s.metrics;
+    o.events_published = s.published_events;
+    o.events_suppressed = s.suppressed_events;
+    o.recovered = pub.resumed && s.committed_before;
+    o.republished = pub.resumed && !s.committed_before;
+    o.dp_records = s.dp.records.size();
+    o.dp_budget_exhausted = s.dp.budget_exhausted;
+    o.seconds = pub.seconds;
     if (metrics) {
-      metrics->Record({out.metrics, published_events, outcome.seconds, commit_wall});
-      for (const Group& g : out.groups) {
-        for (TupleRef ref : g.members) {
-          for (const BufferedEvent* e : tuple_events[ref]) {
-            metrics->ObserveLatency(static_cast<double>(commit_wall - e->ts_ms) / 1000.0, 1);
-          }
-        }
-      }
+      metrics->Record({s.metrics, s.published_events, o.seconds, pub.commit_wall_ms});
       metrics->SetWaiting(Waiting());
     }
-    const ReleaseMetrics& m = out.metrics;
+    const ReleaseMetrics& m = s.metrics;
     spdlog::info(
         "release {} partition {}: {} tuples, {} published in {} groups, {} counterfeits, suppressed "
         "{}/{}/{} (conflict/delay/ineligible), {} waiting, {} events out, {:.3f} s{}",
-        epoch, partition, m.tuples, m.published, m.groups, m.counterfeits, m.suppressed_by_reason[0],
-        m.suppressed_by_reason[1], m.suppressed_by_reason[2], m.waiting, published_events, outcome.seconds,
-        outcome.recovered ? " (recovered after a crash)" : outcome.republished ? " (republished after a crash)" : "");
-    return outcome;
-  }
-
-  // Signatures of vehicles not published for longer than the retention
-  // horizon are forgotten: the guarantee covers releases inside it.
-  void PurgeSignatures(int32_t partition, int64_t epoch, ReleaseWrite* w) {
-    const int64_t horizon = static_cast<int64_t>(config.privacy.signature_retention_days) * 86400 /
-                            std::max<int64_t>(config.privacy.epoch.length_seconds, 1);
-    // A scan per release is cheap next to the release itself, but there is no
-    // need to do it more often than every 64 releases.
-    if (epoch % 64 != 0) return;
-    store->ScanSignatures(partition, [&](std::string_view vehicle, const StoredSignature& s) {
-      if (s.last_release < epoch - horizon) w->DeleteSignature(partition, vehicle);
-      return true;
-    });
+        s.epoch, s.partition, m.tuples, m.published, m.groups, m.counterfeits, m.suppressed_by_reason[0],
+        m.suppressed_by_reason[1], m.suppressed_by_reason[2], m.waiting, s.published_events, o.seconds,
+        o.recovered ? " (recovered after a crash)" : o.republished ? " (republished after a crash)" : "");
+    return o;
   }
 
   uint64_t Waiting() const {
@@ -400,8 +406,18 @@ ReleaseRunner::ReleaseRunner(const Config& config, int sensitive_extra, StateSto
 
 ReleaseRunner::~ReleaseRunner() = default;
 
-ReleaseOutcome ReleaseRunner::Run(int32_t partition, int64_t epoch, EpochClock* clock, PartitionProgress* progress) {
-  return impl_->Run(partition, epoch, clock, progress);
+void ReleaseRunner::Submit(const std::vector<ShareRequest>& shares,
+                           const std::function<const EpochClock&(int32_t)>& clock_of) {
+  impl_->Submit(shares, clock_of);
+}
+
+bool ReleaseRunner::InFlight(int32_t partition) const { return impl_->InFlight(partition); }
+
+bool ReleaseRunner::Idle() const { return impl_->Idle(); }
+
+std::vector<ReleaseOutcome> ReleaseRunner::Apply(const std::function<PartitionState(int32_t)>& state_of,
+                                                 bool wait) {
+  return impl_->Apply(state_of, wait);
 }
 
 uint64_t ReleaseRunner::waiting() const { return impl_->Waiting(); }

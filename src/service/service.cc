@@ -164,6 +164,24 @@ int Service::Run(const std::atomic<bool>& stop) {
     });
   }
   if (last_commit > 0) r.release_metrics.RestoreLastRelease(last_commit);
+  auto state_of = [&](int32_t p) {
+    return ReleaseRunner::PartitionState{&pipeline.Clock(p), &pipeline.Progress(p)};
+  };
+  auto note_outcomes = [&](const std::vector<ReleaseOutcome>& outcomes) {
+    if (outcomes.empty()) return;
+    r.heartbeat = SteadySeconds();
+    if (dp) r.dp_paused = dp->budget_exhausted();
+    std::lock_guard<std::mutex> l(r.url_mu);
+    for (const ReleaseOutcome& o : outcomes) {
+      r.last_release.last_release = std::max(r.last_release.last_release, o.release);
+      if (o.metrics.tuples > 0) {
+        r.last_release.last_suppression_ratio = o.metrics.suppression_ratio;
+        r.last_release.last_emd_max = o.metrics.emd_max_equal;
+        r.last_release.last_counterfeit_ratio = o.metrics.counterfeit_ratio;
+        r.last_release.last_groups = o.metrics.groups;
+      }
+    }
+  };
   Consumer consumer(
       c.kafka.bootstrap, c.kafka.group_id, c.kafka.topics.input,
       static_cast<size_t>(c.input.max_message_bytes), c.kafka.properties,
@@ -175,7 +193,9 @@ int Service::Run(const std::atomic<bool>& stop) {
       },
       [&](const std::vector<int32_t>& gone) {
         // Everything consumed so far is already committed to state: Process()
-        // writes each batch atomically before the next poll.
+        // writes each batch atomically before the next poll. Shares in
+        // flight are finished and applied while their clocks are still here.
+        note_outcomes(releases.Apply(state_of, /*wait=*/true));
         pipeline.ForgetPartitions(gone);
         spdlog::info("{} partitions revoked", gone.size());
       });
@@ -188,26 +208,16 @@ int Service::Run(const std::atomic<bool>& stop) {
       const int64_t now_ms = NowMs();
       pipeline.Process(batch, now_ms);
       r.heartbeat = SteadySeconds();
+      note_outcomes(releases.Apply(state_of, /*wait=*/false));
+      std::vector<ShareRequest> closable;
       for (int32_t p : consumer.Assigned()) {
         pipeline.Progress(p);  // loaded, so Totals() covers every assigned partition
         EpochClock& clock = pipeline.Clock(p);
         clock.AdvanceIdle(now_ms);
-        while (!stop.load()) {
-          std::optional<int64_t> epoch = clock.NextClosable();
-          if (!epoch) break;
-          ReleaseOutcome o = releases.Run(p, *epoch, &clock, &pipeline.Progress(p));
-          r.heartbeat = SteadySeconds();
-          if (dp) r.dp_paused = dp->budget_exhausted();
-          std::lock_guard<std::mutex> l(r.url_mu);
-          r.last_release.last_release = o.release;
-          if (o.metrics.tuples > 0) {
-            r.last_release.last_suppression_ratio = o.metrics.suppression_ratio;
-            r.last_release.last_emd_max = o.metrics.emd_max_equal;
-            r.last_release.last_counterfeit_ratio = o.metrics.counterfeit_ratio;
-            r.last_release.last_groups = o.metrics.groups;
-          }
-        }
+        if (releases.InFlight(p)) continue;
+        if (std::optional<int64_t> epoch = clock.NextClosable()) closable.push_back({p, *epoch});
       }
+      releases.Submit(closable, [&](int32_t p) -> const EpochClock& { return pipeline.Clock(p); });
       PartitionProgress t = pipeline.Totals();
       {
         std::lock_guard<std::mutex> l(r.url_mu);
@@ -243,7 +253,8 @@ int Service::Run(const std::atomic<bool>& stop) {
         r.metrics.state_bytes.Set(static_cast<double>(store->ApproximateBytes()));
       }
     }
-    spdlog::info("stopping: batch finished, closing consumer");
+    note_outcomes(releases.Apply(state_of, /*wait=*/true));
+    spdlog::info("stopping: batch and releases in flight finished, closing consumer");
   } catch (const std::exception& e) {
     spdlog::error("fatal: {}", e.what());
     exit_code = 1;

@@ -25,6 +25,16 @@ void ReleaseWrite::DeleteEvent(int32_t partition, int64_t ts_ms, int64_t offset)
   CheckStatus(rep_->batch.Delete(rep_->store->events, EventKey(partition, ts_ms, offset)), "batch delete");
 }
 
+void ReleaseWrite::DeleteEventRange(int32_t partition, int64_t from_ms, int64_t to_ms) {
+  // Event keys sort by (partition, ts, offset) and offsets are >= 0.
+  CheckStatus(rep_->batch.DeleteRange(rep_->store->events, EventKey(partition, from_ms, 0), EventKey(partition, to_ms, 0)),
+              "batch delete range");
+}
+
+void ReleaseWrite::PutEvent(int32_t partition, int64_t ts_ms, int64_t offset, std::string_view encoded) {
+  CheckStatus(rep_->batch.Put(rep_->store->events, EventKey(partition, ts_ms, offset), ToSlice(encoded)), "batch put");
+}
+
 void ReleaseWrite::PutSignature(int32_t partition, std::string_view vehicle, const StoredSignature& s) {
   CheckStatus(rep_->batch.Put(rep_->store->signatures, VehicleKey(partition, vehicle), s.Encode()), "batch put");
 }

@@ -72,6 +72,9 @@ std::vector<InvalidCase> Cases() {
       {"BadRfc3339", "state:\n",
        "input:\n  timestamp: {min: \"2021-02-30T00:00:00Z\"}\nstate:\n",
        "2021-02-30", "input.timestamp.min", "RFC 3339"},
+      {"MinTimestampBefore1970", "state:\n",
+       "input:\n  timestamp: {min: \"1969-12-31T23:59:59Z\"}\nstate:\n",
+       "1969-12-31", "input.timestamp.min", "must not be negative"},
       {"SensitiveMissingInMInvariance",
        "sensitive:\n  field: payload.artist\n  aggregator: mode\n"
        "  missing_value: Radio\n",

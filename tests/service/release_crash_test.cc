@@ -95,6 +95,16 @@ bool ParseSummary(const std::string& json, Summary* s) {
          !doc["events"].get_int64().get(s->events) && !doc["groups"].get_int64().get(s->groups);
 }
 
+// The "group" member of a group record or an anonymized event ("" if none).
+std::string GroupOf(const std::string& json) {
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(json);
+  simdjson::ondemand::document doc;
+  std::string_view g;
+  if (parser.iterate(padded).get(doc) || doc["group"].get_string().get(g)) return "";
+  return std::string(g);
+}
+
 // Asserts no raw VIN and no HMAC of one (hex, as vanon would print it) in
 // `text`; `what` names the source in the failure message.
 void ExpectNoIdentifiers(const std::string& text, const std::set<std::string>& vins, const std::string& what) {
@@ -165,13 +175,30 @@ TEST_P(ReleaseCrash, RestartPublishesEachReleaseOnceWithIdenticalContentAndAccou
 
   // Output: per (release, partition) exactly one summary; the attempt that
   // wrote it holds as many groups and events as it says; records of any
-  // other (interrupted) attempt are byte-identical to records of it.
+  // other (interrupted) attempt are byte-identical to records of it. One
+  // attempt (transaction) may carry several partitions' shares, so events
+  // are assigned to their share through their group id.
   std::vector<TopicRecord> rel = testing::ReadTopic(kafka.bootstrap, "vehicle.releases");
   std::vector<TopicRecord> anon = testing::ReadTopic(kafka.bootstrap, "vehicle.events.anonymized");
   std::map<std::string, std::map<std::string, std::vector<const TopicRecord*>>> by_release;  // key -> attempt
   std::map<std::string, std::vector<const TopicRecord*>> anon_by_attempt;
   for (const TopicRecord& r : rel) by_release[r.key][r.headers.at("vanon.attempt")].push_back(&r);
-  for (const TopicRecord& r : anon) anon_by_attempt[r.headers.at("vanon.attempt")].push_back(&r);
+  std::map<std::string, std::map<std::string, std::vector<const TopicRecord*>>> anon_by_attempt_group;
+  for (const TopicRecord& r : anon) {
+    anon_by_attempt[r.headers.at("vanon.attempt")].push_back(&r);
+    anon_by_attempt_group[r.headers.at("vanon.attempt")][GroupOf(r.value)].push_back(&r);
+  }
+  // The anonymized events of share `key` written by `attempt`.
+  auto share_events = [&](const std::map<std::string, std::vector<const TopicRecord*>>& attempts,
+                          const std::string& attempt) {
+    std::vector<const TopicRecord*> out;
+    auto& by_group = anon_by_attempt_group[attempt];
+    for (const TopicRecord* g : attempts.at(attempt)) {
+      auto it = by_group.find(GroupOf(g->value));
+      if (it != by_group.end() && !it->first.empty()) out.insert(out.end(), it->second.begin(), it->second.end());
+    }
+    return out;
+  };
   std::vector<TopicRecord> counts = testing::ReadTopic(kafka.bootstrap, "vehicle.counts.dp");
   std::map<std::string, std::map<std::string, std::vector<const TopicRecord*>>> counts_by_release;
   for (const TopicRecord& r : counts) counts_by_release[r.key][r.headers.at("vanon.attempt")].push_back(&r);
@@ -196,16 +223,17 @@ TEST_P(ReleaseCrash, RestartPublishesEachReleaseOnceWithIdenticalContentAndAccou
     EXPECT_EQ(key, std::to_string(s.release) + "/" + std::to_string(s.partition));
     releases_of_partition[s.partition].insert(s.release);
     EXPECT_EQ(attempts.at(committed).size(), static_cast<size_t>(s.groups) + 1) << key;
-    EXPECT_EQ(anon_by_attempt[committed].size(), static_cast<size_t>(s.events)) << key;
+    const std::vector<const TopicRecord*> committed_events = share_events(attempts, committed);
+    EXPECT_EQ(committed_events.size(), static_cast<size_t>(s.events)) << key;
     summary_events += s.events;
     std::set<std::string> good;
     for (const TopicRecord* r : attempts.at(committed)) good.insert(r->value);
-    for (const TopicRecord* r : anon_by_attempt[committed]) good.insert(r->value);
+    for (const TopicRecord* r : committed_events) good.insert(r->value);
     for (const auto& [attempt, records] : attempts) {
       if (attempt == committed) continue;
       ++interrupted_attempts;
       for (const TopicRecord* r : records) EXPECT_TRUE(good.count(r->value)) << "republication differs: " << key;
-      for (const TopicRecord* r : anon_by_attempt[attempt]) EXPECT_TRUE(good.count(r->value)) << key;
+      for (const TopicRecord* r : share_events(attempts, attempt)) EXPECT_TRUE(good.count(r->value)) << key;
     }
     // DP counts travel in the release's transaction: the committed attempt
     // has them, and any other attempt drew exactly the same noise (fresh
@@ -240,6 +268,19 @@ TEST_P(ReleaseCrash, RestartPublishesEachReleaseOnceWithIdenticalContentAndAccou
     for (const TopicRecord* r : records) EXPECT_TRUE(all_committed.count(r->value)) << "republication differs";
   }
   EXPECT_EQ(summary_events, static_cast<int64_t>(released));
+  // ... and committed transactions hold no event outside their shares' groups.
+  std::set<std::string> committed_attempts;
+  for (const auto& [key, attempts] : by_release) {
+    for (const auto& [attempt, records] : attempts) {
+      for (const TopicRecord* r : records) {
+        Summary one;
+        if (ParseSummary(r->value, &one)) committed_attempts.insert(attempt);
+      }
+    }
+  }
+  size_t committed_anon = 0;
+  for (const std::string& a : committed_attempts) committed_anon += anon_by_attempt[a].size();
+  EXPECT_EQ(committed_anon, static_cast<size_t>(summary_events));
   for (const auto& [p, ids] : releases_of_partition) {
     EXPECT_EQ(static_cast<int64_t>(ids.size()), *ids.rbegin() - *ids.begin() + 1) << "a release id is missing";
   }

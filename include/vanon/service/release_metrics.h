@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 
 #include "vanon/config.h"
 #include "vanon/engine/metrics.h"
@@ -29,7 +30,7 @@ class ReleaseMetricsExporter {
 
   void Record(const CommittedRelease& c);
   // Event time to commit, one observation per published event.
-  void ObserveLatency(double seconds, uint64_t events);
+  void ObserveLatencies(std::span<const int64_t> event_ts_ms, int64_t commit_wall_ms);
   void SetWaiting(uint64_t tuples) { waiting_.Set(static_cast<double>(tuples)); }
   // At start: the last commit time found in state, so the staleness alert
   // does not fire (or stay silent) because of a restart.

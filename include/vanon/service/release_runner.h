@@ -1,26 +1,34 @@
-// Publishes one input partition's share of a release, exactly once, and
-// moves the partition's state past it. Three steps, each durable before the
+// Publishes input partitions' shares of releases, exactly once, and moves
+// each partition's state past them. Three steps, each durable before the
 // next begins:
 //   prepare  a release-log entry with a fresh random seed (and the clock that
 //            closed the epoch), so every later attempt computes the same
 //            records;
-//   publish  all records in one Kafka transaction, summary last;
-//   apply    in one RocksDB batch: events deleted, signatures and waiting
-//            tuples updated, clock closed, counters moved, log entry marked
-//            committed.
+//   publish  the records of every share in the batch in one Kafka
+//            transaction, each share's summary after its own records;
+//   apply    per share, one RocksDB batch: events deleted, signatures and
+//            waiting tuples updated, clock closed, counters moved, log entry
+//            marked committed.
 // After a crash between publish and apply, the entry is still "prepared";
 // the runner reads the releases topic (read_committed) from the offset
 // stored at prepare time, and republishes only if the summary is not there.
+//
+// Threads: Submit() and Apply() run on the consuming thread, which owns the
+// epoch clocks and progress counters. Computing the shares and the Kafka
+// transaction run on the runner's release thread, so consumption goes on
+// while a release is computed and published. Shares queued while a batch is
+// in flight form the next batch. A partition has at most one share in
+// flight: its next epoch needs the signatures this one leaves.
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "vanon/config.h"
 #include "vanon/engine/metrics.h"
-#include "vanon/engine/schema.h"
 #include "vanon/release/epoch_clock.h"
 #include "vanon/state/partition_progress.h"
 
@@ -38,6 +46,11 @@ struct OutputTopology {
   int32_t counts_partitions = 1;
 };
 
+struct ShareRequest {
+  int32_t partition = 0;
+  int64_t epoch = 0;  // the partition clock's NextClosable()
+};
+
 struct ReleaseOutcome {
   int32_t partition = 0;
   int64_t release = 0;
@@ -48,35 +61,46 @@ struct ReleaseOutcome {
   bool recovered = false;    // ... or found committed: only the state was applied
   size_t dp_records = 0;     // published on the counts topic with the release
   bool dp_budget_exhausted = false;
-  double seconds = 0;
+  double seconds = 0;        // submitted -> transaction committed
 };
 
 class ReleaseRunner {
  public:
   // sensitive_extra: BufferLayout::sensitive of the ingest pipeline.
-  // dp (may be null) adds the differentially private counts of each release
+  // dp (may be null) adds the differentially private counts of each share
   // to its transaction and its state to the apply batch.
   ReleaseRunner(const Config& config, int sensitive_extra, StateStore* store,
                 TransactionalProducer* producer, ReleaseMetricsExporter* metrics,
                 OutputTopology topology, DpPublisher* dp = nullptr);
+  // Lets the batch in flight finish (it is prepared in state, so a restart
+  // would apply or republish it anyway), then stops the release thread.
   ~ReleaseRunner();
   ReleaseRunner(const ReleaseRunner&) = delete;
   ReleaseRunner& operator=(const ReleaseRunner&) = delete;
 
-  // Releases `epoch`, which must be clock->NextClosable(). Updates *clock
-  // and *progress in memory and in state. Throws on Kafka or state errors
-  // (the caller stops; a restart resumes from the release log).
-  ReleaseOutcome Run(int32_t partition, int64_t epoch, EpochClock* clock, PartitionProgress* progress);
+  // Prepares the shares in one state batch and queues them. clock_of(p) is
+  // the partition's clock; no share of p may be in flight.
+  void Submit(const std::vector<ShareRequest>& shares,
+              const std::function<const EpochClock&(int32_t)>& clock_of);
+  bool InFlight(int32_t partition) const;
+  bool Idle() const;
 
-  // Sum of the tuples currently waiting over the partitions released so far.
+  // Applies the shares whose transaction committed. With wait, first waits
+  // until no share is in flight. Rethrows an error of the release thread
+  // (Kafka or state): the caller stops, and a restart resumes from the
+  // release log.
+  struct PartitionState {
+    EpochClock* clock;
+    PartitionProgress* progress;
+  };
+  std::vector<ReleaseOutcome> Apply(const std::function<PartitionState(int32_t)>& state_of, bool wait);
+
+  // Tuples currently waiting, summed over the partitions released so far.
   uint64_t waiting() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// Meta record holding a partition's SensitiveDictionary.
-inline constexpr const char* kDictionaryMeta = "dictionary";
 
 }  // namespace vanon

@@ -62,6 +62,11 @@ class ReleaseWrite {
   ReleaseWrite& operator=(const ReleaseWrite&) = delete;
 
   void DeleteEvent(int32_t partition, int64_t ts_ms, int64_t offset);
+  // Every buffered event of the partition with from_ms <= ts < to_ms: one
+  // range tombstone instead of one per event.
+  void DeleteEventRange(int32_t partition, int64_t from_ms, int64_t to_ms);
+  // Puts an event back, e.g. after DeleteEventRange in the same batch.
+  void PutEvent(int32_t partition, int64_t ts_ms, int64_t offset, std::string_view encoded);
   void PutSignature(int32_t partition, std::string_view vehicle, const StoredSignature& s);
   void DeleteSignature(int32_t partition, std::string_view vehicle);
   void PutWaiting(int32_t partition, const WaitingTuple& w);  // key: w.tuple.vehicle

@@ -1,0 +1,209 @@
+#include "release_share.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "vanon/ingest/buffered_event.h"
+#include "vanon/release/epoch_clock.h"
+#include "vanon/release/seed_stream.h"
+#include "vanon/release/sensitive_dictionary.h"
+#include "vanon/release/tuple_builder.h"
+
+namespace vanon {
+
+namespace {
+
+ReleaseParams ParamsFrom(const PrivacyConfig& p) {
+  ReleaseParams r;
+  r.model = p.model == PrivacyModel::kMInvariance ? Model::kMInvariance : Model::kKAnonymity;
+  r.m = static_cast<uint32_t>(p.m);
+  r.k = static_cast<uint32_t>(p.k);
+  r.l = static_cast<uint32_t>(p.l);
+  r.t = p.t;
+  r.max_delay = static_cast<uint32_t>(p.max_delay_epochs);
+  return r;
+}
+
+// The buffered events a share consumes: its epoch's events, and older ones
+// (which only the waiting tuples still own), each with its state key.
+struct EpochEvents {
+  std::vector<BufferedEvent> current;
+  std::vector<std::pair<int64_t, int64_t>> current_keys;  // (ts, offset)
+  std::vector<BufferedEvent> old;
+  std::vector<std::pair<int64_t, int64_t>> old_keys;
+};
+
+EpochEvents LoadEvents(const StateStore& store, int32_t partition, int64_t start_ms, int64_t end_ms) {
+  EpochEvents ev;
+  store.ScanEvents(partition, [&](int64_t ts, int64_t offset, std::string_view value) {
+    if (ts >= end_ms) return false;
+    const bool current = ts >= start_ms;
+    std::vector<BufferedEvent>& to = current ? ev.current : ev.old;
+    if (!DecodeBufferedEvent(value, &to.emplace_back())) {
+      throw std::runtime_error("state: unreadable buffered event in partition " + std::to_string(partition));
+    }
+    (current ? ev.current_keys : ev.old_keys).emplace_back(ts, offset);
+    return true;
+  });
+  return ev;
+}
+
+std::string VehicleKey(const HmacToken& t) { return std::string(reinterpret_cast<const char*>(t.data()), t.size()); }
+
+// Signatures of vehicles not published for longer than the retention
+// horizon are forgotten: the guarantee covers releases inside it. A scan
+// per release is cheap next to the release itself, but every 64 releases
+// is often enough.
+void PurgeSignatures(const ShareContext& ctx, int32_t partition, int64_t epoch, ReleaseWrite* w) {
+  if (epoch % 64 != 0) return;
+  const int64_t horizon = static_cast<int64_t>(ctx.config->privacy.signature_retention_days) * 86400 /
+                          std::max<int64_t>(ctx.config->privacy.epoch.length_seconds, 1);
+  ctx.store->ScanSignatures(partition, [&](std::string_view vehicle, const StoredSignature& s) {
+    if (s.last_release < epoch - horizon) w->DeleteSignature(partition, vehicle);
+    return true;
+  });
+}
+
+}  // namespace
+
+ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
+                           const ReleaseLogEntry& entry, bool committed_before) {
+  const Config& config = *ctx.config;
+  const Schema& schema = *ctx.schema;
+  StateStore& store = *ctx.store;
+  ComputedShare share;
+  share.partition = partition;
+  share.epoch = epoch;
+  share.entry = entry;
+  share.committed_before = committed_before;
+
+  const EpochClock clock(config.privacy.epoch);
+  const int64_t start = clock.EpochStart(epoch), end = clock.EpochEnd(epoch);
+  EpochEvents ev = LoadEvents(store, partition, start, end);
+  SensitiveDictionary dict(schema.sensitive_hierarchy.get());
+  if (auto d = store.GetMeta(partition, kDictionaryMeta)) {
+    if (!dict.DecodeState(*d)) throw std::runtime_error("state: unreadable sensitive dictionary");
+  }
+  TupleBuilder builder(config, schema, ctx.sensitive_extra, &dict);
+  BuiltTuples built = builder.Build(ev.current);
+
+  ReleaseInput in;
+  in.release_id = static_cast<uint64_t>(epoch);
+  in.waiting = store.LoadWaiting(partition);
+  TupleEvents tuple_events = EventsOfBuiltTuples(built, ev.current, in.waiting.size());
+  in.tuples = std::move(built.tuples);
+
+  // Older events belong to waiting tuples, by vehicle.
+  std::unordered_map<std::string, std::vector<size_t>> old_by_vehicle;
+  for (size_t i = 0; i < ev.old.size(); ++i) old_by_vehicle[VehicleKey(ev.old[i].vehicle_key)].push_back(i);
+  for (size_t w = 0; w < in.waiting.size(); ++w) {
+    auto it = old_by_vehicle.find(in.waiting[w].tuple.vehicle);
+    if (it == old_by_vehicle.end()) continue;
+    for (size_t i : it->second) tuple_events[in.tuples.size() + w].push_back(&ev.old[i]);
+  }
+
+  std::vector<std::string> lookup;
+  lookup.reserve(in.tuples.size() + in.waiting.size());
+  for (const Tuple& t : in.tuples) lookup.push_back(t.vehicle);
+  for (const WaitingTuple& w : in.waiting) lookup.push_back(w.tuple.vehicle);
+  std::vector<std::optional<StoredSignature>> stored = store.GetSignatures(partition, lookup);
+  std::unordered_map<std::string, const StoredSignature*> stored_by_vehicle;
+  for (size_t i = 0; i < lookup.size(); ++i) {
+    if (!stored[i]) continue;
+    in.known_signatures.emplace(lookup[i], stored[i]->values);
+    stored_by_vehicle.emplace(lookup[i], &*stored[i]);
+  }
+
+  SeedStream random(entry.seed);
+  in.params = ParamsFrom(config.privacy);
+  in.params.seed = random.NextU64();
+  ReleaseOutput out = ComputeRelease(schema, in);
+  share.records = WriteRelease({&schema, config.sensitive ? &dict : nullptr, ctx.payload},
+                               {partition, ctx.input_partitions, start, end}, in, out, tuple_events, &random);
+
+  // DP counts on the raw events of the epoch, suppressed vehicles included.
+  // The ledger charge is durable before any noisy value leaves; a
+  // recomputation finds it spent and draws the same noise from `random`.
+  if (ctx.dp) share.dp = ctx.dp->Compute(partition, epoch, start, end, ev.current, random);
+
+  // The state changes. The epoch's events go with one range deletion; the
+  // few that still-waiting tuples own are put back after it (in a write
+  // batch the later operation wins). One tombstone per share instead of
+  // one per event keeps both the batch and later scans cheap.
+  share.apply = std::make_unique<ReleaseWrite>(store);
+  ReleaseWrite& w = *share.apply;
+  const size_t n_current = in.tuples.size();
+  std::vector<bool> consumed(ev.current.size(), false);
+  auto consume = [&](TupleRef ref, bool published) -> uint64_t {
+    uint64_t n = 0;
+    for (const BufferedEvent* e : tuple_events[ref]) {
+      if (ref < n_current) {
+        consumed[static_cast<size_t>(e - ev.current.data())] = true;
+      } else {
+        size_t i = static_cast<size_t>(e - ev.old.data());
+        w.DeleteEvent(partition, ev.old_keys[i].first, ev.old_keys[i].second);
+      }
+      if (published) share.published_ts.push_back(e->ts_ms);
+      ++n;
+    }
+    return n;
+  };
+  w.DeleteEventRange(partition, start, end);
+  // Purge before the puts below: a vehicle published now must keep the
+  // signature they refresh.
+  PurgeSignatures(ctx, partition, epoch, &w);
+  for (const Group& g : out.groups) {
+    for (TupleRef ref : g.members) {
+      share.published_events += consume(ref, true);
+      const std::string& vehicle = ResolveTuple(in, ref).vehicle;
+      auto known = stored_by_vehicle.find(vehicle);
+      if (known != stored_by_vehicle.end()) {
+        StoredSignature s = *known->second;
+        s.last_release = epoch;
+        w.PutSignature(partition, vehicle, s);
+      }
+    }
+  }
+  for (const Suppressed& s : out.suppressed) share.suppressed_events += consume(s.ref, false);
+  for (const auto& [vehicle, sig] : out.new_signatures) {
+    w.PutSignature(partition, vehicle, StoredSignature{sig, epoch, epoch});
+  }
+  std::string encoded;
+  for (size_t i = 0; i < ev.current.size(); ++i) {
+    if (consumed[i]) continue;
+    encoded.clear();
+    EncodeBufferedEvent(ev.current[i], &encoded);
+    w.PutEvent(partition, ev.current_keys[i].first, ev.current_keys[i].second, encoded);
+  }
+  // Events older than the epoch that no waiting tuple owns cannot occur
+  // (apply deletes them with their tuple); if state says otherwise they
+  // are counted as suppressed rather than kept forever.
+  std::unordered_set<std::string> owned;
+  for (const WaitingTuple& wt : in.waiting) owned.insert(wt.tuple.vehicle);
+  uint64_t orphans = 0;
+  for (const auto& [vehicle, idx] : old_by_vehicle) {
+    if (owned.count(vehicle)) continue;
+    for (size_t i : idx) w.DeleteEvent(partition, ev.old_keys[i].first, ev.old_keys[i].second);
+    orphans += idx.size();
+  }
+  if (orphans > 0) {
+    spdlog::error("release {} partition {}: {} buffered events had no waiting tuple; counted as suppressed",
+                  epoch, partition, orphans);
+    share.suppressed_events += orphans;
+  }
+  for (const WaitingTuple& wt : in.waiting) w.DeleteWaiting(partition, wt.tuple.vehicle);
+  for (const StillWaiting& sw : out.waiting) w.PutWaiting(partition, WaitingTuple{ResolveTuple(in, sw.ref), sw.first_release});
+  if (ctx.dp) ctx.dp->Apply(partition, share.dp, &w);
+  w.PutMeta(partition, kDictionaryMeta, dict.EncodeState());
+
+  share.metrics = out.metrics;
+  share.waiting = out.waiting.size();
+  return share;
+}
+
+}  // namespace vanon

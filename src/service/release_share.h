@@ -1,0 +1,59 @@
+// One input partition's share of one release, computed on the release thread.
+//
+// Everything here is a function of the state written before the share was
+// prepared and of the release's seed, so every attempt at the same share
+// yields byte-identical records: that is what lets a restart republish a
+// release whose transaction never committed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "vanon/config.h"
+#include "vanon/engine/metrics.h"
+#include "vanon/engine/schema.h"
+#include "vanon/release/payload_transformer.h"
+#include "vanon/release/release_writer.h"
+#include "vanon/service/dp_publisher.h"
+#include "vanon/state/release_state.h"
+#include "vanon/state/state_store.h"
+
+namespace vanon {
+
+// What every share of a runner needs; owned by the runner.
+struct ShareContext {
+  const Config* config = nullptr;
+  const Schema* schema = nullptr;
+  PayloadTransformer* payload = nullptr;
+  int sensitive_extra = -1;      // BufferLayout::sensitive of the ingest pipeline
+  int32_t input_partitions = 1;  // for the summary's `partitions`
+  StateStore* store = nullptr;
+  DpPublisher* dp = nullptr;     // may be null
+};
+
+struct ComputedShare {
+  int32_t partition = 0;
+  int64_t epoch = 0;
+  ReleaseLogEntry entry;          // as prepared (seed, readback offset)
+  bool committed_before = false;  // an earlier attempt committed: publish nothing
+  ReleaseRecords records;
+  DpPublisher::Result dp;
+  ReleaseMetrics metrics;
+  uint64_t waiting = 0;  // tuples still waiting after this share
+  uint64_t published_events = 0;
+  uint64_t suppressed_events = 0;
+  std::vector<int64_t> published_ts;  // event times of the published events
+  // The share's state changes: buffered events deleted, signatures, waiting
+  // tuples, dictionary, DP state. The runner adds the release-log entry, the
+  // closed clock and the progress counters, which the consuming thread owns.
+  std::unique_ptr<ReleaseWrite> apply;
+};
+
+ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
+                           const ReleaseLogEntry& entry, bool committed_before);
+
+// Meta record holding a partition's SensitiveDictionary.
+inline constexpr const char* kDictionaryMeta = "dictionary";
+
+}  // namespace vanon
