@@ -65,6 +65,10 @@ void EpochClock::AdvanceIdle(int64_t wall_ms) {
   Raise(SatSub(SatAdd(max_ts_, idle), lateness_ms_));
 }
 
+void EpochClock::Resume(int64_t wall_ms) {
+  if (seen_event_ && wall_ms > last_event_wall_) last_event_wall_ = wall_ms;
+}
+
 std::optional<int64_t> EpochClock::NextClosable() const {
   if (!next_open_ || EpochEnd(*next_open_) > watermark_) return std::nullopt;
   return next_open_;

@@ -251,6 +251,7 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
   Result result;
   result.partition = partition;
   if (!enabled_) return result;
+  std::lock_guard<std::mutex> lock(compute_mu_);
 
   dp::BudgetLedger& ledger = Ledger(partition);
   const uint64_t release_id = static_cast<uint64_t>(epoch);

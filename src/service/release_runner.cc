@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <atomic>
 #include <exception>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -42,6 +44,9 @@ double SecondsSince(SteadyClock::time_point t) {
 // for restoring the last-release metrics); older entries are deleted.
 constexpr int64_t kReleaseLogLength = 1000;
 constexpr int kCommitAttempts = 3;
+// Shares of a batch computed at once. The target machines have two cores;
+// the consuming thread and librdkafka share them, so more would only queue.
+constexpr int kComputeThreads = 2;
 
 // Marks a transaction attempt (header only, never part of a record's value):
 // lets an operator or a test tell two attempts at the same release apart.
@@ -83,7 +88,7 @@ struct ReleaseRunner::Impl {
   OutputTopology topology;
   DpPublisher* dp;
   Schema schema;
-  PayloadTransformer payload;
+  std::vector<std::unique_ptr<PayloadTransformer>> payloads;  // one per computing thread
   ShareContext ctx;
   std::map<int32_t, uint64_t> waiting;  // consuming thread only
 
@@ -99,11 +104,10 @@ struct ReleaseRunner::Impl {
 
   Impl(const Config& c, int extra, StateStore* s, TransactionalProducer* p, ReleaseMetricsExporter* m,
        OutputTopology t, DpPublisher* d)
-      : config(c), store(s), producer(p), metrics(m), topology(t), dp(d), schema(SchemaFromConfig(c)),
-        payload(c.payload) {
+      : config(c), store(s), producer(p), metrics(m), topology(t), dp(d), schema(SchemaFromConfig(c)) {
+    for (int k = 0; k < kComputeThreads; ++k) payloads.push_back(std::make_unique<PayloadTransformer>(c.payload));
     ctx.config = &config;
     ctx.schema = &schema;
-    ctx.payload = &payload;
     ctx.sensitive_extra = extra;
     ctx.input_partitions = t.input_partitions;
     ctx.store = store;
@@ -219,29 +223,53 @@ struct ReleaseRunner::Impl {
     }
   }
 
+  // Shares are computed by a small pool, in submission order, while this
+  // thread produces each finished share into the batch's transaction: the
+  // producing (and librdkafka's sending) overlaps the computing.
   std::vector<Published> RunBatch(const std::vector<Pending>& batch) {
     const auto t0 = SteadyClock::now();
-    std::vector<Published> out;
-    out.reserve(batch.size());
-    for (const Pending& p : batch) {
-      bool committed_before = false;
-      if (p.resumed) {
-        committed_before = SummaryCommitted(p.partition, p.epoch, p.entry);
-        spdlog::info("release {} partition {}: resuming a prepared release; {}", p.epoch, p.partition,
-                     committed_before ? "it was committed, applying its state" : "it was not committed, republishing");
+    const size_t n = batch.size();
+    std::vector<Published> out(n);
+    std::vector<std::promise<void>> computed(n);
+    std::vector<std::shared_future<void>> ready;
+    for (std::promise<void>& c : computed) ready.push_back(c.get_future().share());
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto work = [&](PayloadTransformer* payload) {
+      for (size_t i = next++; i < n; i = next++) {
+        try {
+          if (failed) throw std::runtime_error("release batch abandoned after an earlier share failed");
+          const Pending& p = batch[i];
+          bool committed_before = false;
+          if (p.resumed) {
+            committed_before = SummaryCommitted(p.partition, p.epoch, p.entry);
+            spdlog::info("release {} partition {}: resuming a prepared release; {}", p.epoch, p.partition,
+                         committed_before ? "it was committed, applying its state"
+                                          : "it was not committed, republishing");
+          }
+          out[i].resumed = p.resumed;
+          out[i].share = ComputeShare(ctx, payload, p.partition, p.epoch, p.entry, committed_before);
+          computed[i].set_value();
+        } catch (...) {
+          failed = true;
+          computed[i].set_exception(std::current_exception());
+        }
       }
-      Published pub;
-      pub.resumed = p.resumed;
-      pub.share = ComputeShare(ctx, p.partition, p.epoch, p.entry, committed_before);
-      out.push_back(std::move(pub));
-    }
-    const double compute_s = SecondsSince(t0);
-    const auto t1 = SteadyClock::now();
-    Publish(out);
+    };
+    std::vector<std::thread> pool;
+    for (size_t k = 0; k < std::min(payloads.size(), n); ++k) pool.emplace_back(work, payloads[k].get());
+    struct Joiner {
+      std::vector<std::thread>& threads;
+      ~Joiner() {
+        for (std::thread& t : threads) t.join();
+      }
+    } joiner{pool};
+
+    Publish(out, ready);
     const int64_t commit_wall = WallMs();
     FaultPoint("release.after_commit");
     size_t events = 0;
-    for (size_t i = 0; i < out.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
       Published& pub = out[i];
       pub.commit_wall_ms = commit_wall;
       pub.seconds = SecondsSince(batch[i].submitted);
@@ -251,8 +279,8 @@ struct ReleaseRunner::Impl {
       pub.share.records.groups = {};
       pub.share.published_ts = {};
     }
-    spdlog::info("release batch: {} shares, {} events, computed in {:.3f} s, published in {:.3f} s", out.size(),
-                 events, compute_s, SecondsSince(t1));
+    spdlog::info("release batch: {} shares, {} events, computed and published in {:.3f} s", n, events,
+                 SecondsSince(t0));
     return out;
   }
 
@@ -279,22 +307,23 @@ struct ReleaseRunner::Impl {
   }
 
   // One transaction for every share of the batch that no earlier attempt
-  // committed; each share's summary follows its own records.
-  void Publish(const std::vector<Published>& shares) {
-    std::vector<const ComputedShare*> todo;
-    for (const Published& p : shares) {
-      if (!p.share.committed_before) todo.push_back(&p.share);
-    }
-    if (todo.empty()) return;
+  // committed; each share's summary follows its own records. Shares are
+  // produced in order as ready[i] says they are computed; a retry after an
+  // abortable error produces them all again from memory.
+  void Publish(const std::vector<Published>& shares, const std::vector<std::shared_future<void>>& ready) {
     for (int attempt = 1;; ++attempt) {
+      bool open = false;
       try {
         KafkaHeaders headers = {{"vanon.attempt", AttemptId()}};
-        producer->BeginTransaction();
-        bool first = true;
-        for (const ComputedShare* s : todo) {
-          ProduceShare(*s, headers, first);
-          first = false;
+        for (size_t i = 0; i < shares.size(); ++i) {
+          ready[i].get();  // rethrows the share's computation error
+          const ComputedShare& s = shares[i].share;
+          if (s.committed_before) continue;
+          if (!open) producer->BeginTransaction();
+          ProduceShare(s, headers, !open);
+          open = true;
         }
+        if (!open) return;  // every share was committed by an earlier attempt
         if (FaultInjectionEnabled()) {
           producer->Flush(30000);
           FaultPoint("release.before_commit");
@@ -302,7 +331,7 @@ struct ReleaseRunner::Impl {
         producer->CommitTransaction();
         return;
       } catch (const AbortableKafkaError& e) {
-        spdlog::warn("release batch of {} shares: transaction attempt {} failed, aborting: {}", todo.size(), attempt,
+        spdlog::warn("release batch of {} shares: transaction attempt {} failed, aborting: {}", shares.size(), attempt,
                      e.what());
         producer->AbortTransaction();
         if (attempt >= kCommitAttempts) throw;

@@ -71,7 +71,7 @@ void PurgeSignatures(const ShareContext& ctx, int32_t partition, int64_t epoch, 
 
 }  // namespace
 
-ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
+ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload, int32_t partition, int64_t epoch,
                            const ReleaseLogEntry& entry, bool committed_before) {
   const Config& config = *ctx.config;
   const Schema& schema = *ctx.schema;
@@ -123,7 +123,7 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   in.params = ParamsFrom(config.privacy);
   in.params.seed = random.NextU64();
   ReleaseOutput out = ComputeRelease(schema, in);
-  share.records = WriteRelease({&schema, config.sensitive ? &dict : nullptr, ctx.payload},
+  share.records = WriteRelease({&schema, config.sensitive ? &dict : nullptr, payload},
                                {partition, ctx.input_partitions, start, end}, in, out, tuple_events, &random);
 
   // DP counts on the raw events of the epoch, suppressed vehicles included.

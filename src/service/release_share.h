@@ -25,7 +25,6 @@ namespace vanon {
 struct ShareContext {
   const Config* config = nullptr;
   const Schema* schema = nullptr;
-  PayloadTransformer* payload = nullptr;
   int sensitive_extra = -1;      // BufferLayout::sensitive of the ingest pipeline
   int32_t input_partitions = 1;  // for the summary's `partitions`
   StateStore* store = nullptr;
@@ -50,7 +49,9 @@ struct ComputedShare {
   std::unique_ptr<ReleaseWrite> apply;
 };
 
-ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
+// Safe to run for different partitions at once; `payload` must be the
+// calling thread's own (it counts what it drops).
+ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload, int32_t partition, int64_t epoch,
                            const ReleaseLogEntry& entry, bool committed_before);
 
 // Meta record holding a partition's SensitiveDictionary.

@@ -188,6 +188,7 @@ int Service::Run(const std::atomic<bool>& stop) {
       c.kafka.consumer_properties,
       [&](int32_t p) {
         auto at = pipeline.ResumeOffset(p);
+        pipeline.Clock(p).Resume(NowMs());
         spdlog::info("partition {} assigned, resuming at {}", p, at ? std::to_string(*at) : "earliest");
         return at;
       },

@@ -84,6 +84,28 @@ TEST(EpochClockTest, IdlePartitionAdvancesByWallTime) {
   EXPECT_EQ(c.watermark_ms(), 120000);
 }
 
+TEST(EpochClockTest, DowntimeBeforeResumeIsNotIdleness) {
+  // Stored at wall 1,000,000, restored after 10 minutes down: the backlog in
+  // Kafka must not turn late because the service was not running.
+  EpochClock before(Cfg());
+  before.Observe(65000, 1000000);
+  EpochClock c(Cfg());
+  ASSERT_TRUE(c.DecodeState(before.EncodeState()));
+  const int64_t restart = 1000000 + 600000;
+  c.Resume(restart);
+  c.AdvanceIdle(restart);
+  EXPECT_EQ(c.watermark_ms(), 55000);
+  EXPECT_EQ(c.Observe(70000, restart + 10), Arrival::kOnTime);
+  // Idle from the last event after the restart: advances again.
+  c.AdvanceIdle(restart + 10 + 30000);
+  EXPECT_EQ(c.watermark_ms(), 90000);
+  // Without Resume the same clock would have jumped by the downtime.
+  EpochClock stale(Cfg());
+  ASSERT_TRUE(stale.DecodeState(before.EncodeState()));
+  stale.AdvanceIdle(restart);
+  EXPECT_EQ(stale.watermark_ms(), 65000 + 600000 - 10000);
+}
+
 TEST(EpochClockTest, IdleWithoutAnyEventDoesNothing) {
   EpochClock c(Cfg());
   c.AdvanceIdle(1'000'000'000);

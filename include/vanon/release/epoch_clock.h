@@ -46,6 +46,12 @@ class EpochClock {
   // least idle_timeout. Call it periodically; the watermark never goes back.
   void AdvanceIdle(int64_t wall_ms);
 
+  // The partition was (re)assigned, or the service started, at wall_ms.
+  // Time spent down or unassigned is not idleness (the partition's events
+  // may be waiting in Kafka, and would all turn late if it were), so the
+  // idle timer starts again here.
+  void Resume(int64_t wall_ms);
+
   // The oldest epoch that may be released now (its end <= watermark), or
   // nullopt. Epochs close in order, including ones without any event, so each
   // partition publishes a summary for every release id after its first event.

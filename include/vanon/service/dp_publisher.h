@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -64,6 +65,8 @@ class DpPublisher {
   };
 
   // `random` is the release's SeedStream after WriteRelease drew from it.
+  // Safe to call from several threads (shares of one batch are computed in
+  // parallel); calls are serialized.
   // The budget's rolling window follows epoch_start_ms (event time), so a
   // recomputation takes the same decision. Throws std::runtime_error when
   // the ledger cannot be read or written (corrupt or failing state).
@@ -106,6 +109,7 @@ class DpPublisher {
   std::vector<QiLookup> qi_attrs_;  // QIs the queries use (dimension or filter)
   std::vector<TreeQuery> trees_;
   int tree_levels_ = 0;
+  std::mutex compute_mu_;  // Compute() and everything it touches
   std::map<int32_t, std::unique_ptr<PartitionBudget>> budgets_;
   std::map<int32_t, bool> exhausted_;  // last committed state per partition
   std::map<int32_t, dp::BudgetStatus> statuses_;
