@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -84,7 +85,15 @@ ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload,
 
   const EpochClock clock(config.privacy.epoch);
   const int64_t start = clock.EpochStart(epoch), end = clock.EpochEnd(epoch);
+  // Phase times for the debug log: where a slow release spends its time.
+  auto lap = [last = std::chrono::steady_clock::now()]() mutable {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - last).count();
+    last = now;
+    return ms;
+  };
   EpochEvents ev = LoadEvents(store, partition, start, end);
+  const double load_ms = lap();
   SensitiveDictionary dict(schema.sensitive_hierarchy.get());
   if (auto d = store.GetMeta(partition, kDictionaryMeta)) {
     if (!dict.DecodeState(*d)) throw std::runtime_error("state: unreadable sensitive dictionary");
@@ -97,6 +106,7 @@ ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload,
   in.waiting = store.LoadWaiting(partition);
   TupleEvents tuple_events = EventsOfBuiltTuples(built, ev.current, in.waiting.size());
   in.tuples = std::move(built.tuples);
+  const double build_ms = lap();
 
   // Older events belong to waiting tuples, by vehicle.
   std::unordered_map<std::string, std::vector<size_t>> old_by_vehicle;
@@ -122,14 +132,18 @@ ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload,
   SeedStream random(entry.seed);
   in.params = ParamsFrom(config.privacy);
   in.params.seed = random.NextU64();
+  const double lookup_ms = lap();
   ReleaseOutput out = ComputeRelease(schema, in);
+  const double engine_ms = lap();
   share.records = WriteRelease({&schema, config.sensitive ? &dict : nullptr, payload},
                                {partition, ctx.input_partitions, start, end}, in, out, tuple_events, &random);
 
   // DP counts on the raw events of the epoch, suppressed vehicles included.
   // The ledger charge is durable before any noisy value leaves; a
   // recomputation finds it spent and draws the same noise from `random`.
+  const double write_ms = lap();
   if (ctx.dp) share.dp = ctx.dp->Compute(partition, epoch, start, end, ev.current, random);
+  const double dp_ms = lap();
 
   // The state changes. The epoch's events go with one range deletion; the
   // few that still-waiting tuples own are put back after it (in a write
@@ -203,6 +217,9 @@ ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload,
 
   share.metrics = out.metrics;
   share.waiting = out.waiting.size();
+  spdlog::debug("release {} partition {}: {} events; ms: load {:.0f}, tuples {:.0f}, signatures {:.0f}, engine {:.0f}, "
+                "records {:.0f}, dp {:.0f}, state batch {:.0f}",
+                epoch, partition, ev.current.size(), load_ms, build_ms, lookup_ms, engine_ms, write_ms, dp_ms, lap());
   return share;
 }
 
