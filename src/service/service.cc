@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <mutex>
 #include <thread>
 
@@ -182,21 +183,33 @@ int Service::Run(const std::atomic<bool>& stop) {
       }
     }
   };
+  // Callbacks run inside librdkafka's poll: an exception must not unwind
+  // through its C frames, so it is kept and rethrown after Poll returns.
+  std::exception_ptr rebalance_error;
   Consumer consumer(
       c.kafka.bootstrap, c.kafka.group_id, c.kafka.topics.input,
       static_cast<size_t>(c.input.max_message_bytes), c.kafka.properties,
       c.kafka.consumer_properties,
-      [&](int32_t p) {
-        auto at = pipeline.ResumeOffset(p);
-        pipeline.Clock(p).Resume(NowMs());
-        spdlog::info("partition {} assigned, resuming at {}", p, at ? std::to_string(*at) : "earliest");
-        return at;
+      [&](int32_t p) -> std::optional<int64_t> {
+        try {
+          auto at = pipeline.ResumeOffset(p);
+          pipeline.Clock(p).Resume(NowMs());
+          spdlog::info("partition {} assigned, resuming at {}", p, at ? std::to_string(*at) : "earliest");
+          return at;
+        } catch (...) {
+          if (!rebalance_error) rebalance_error = std::current_exception();
+          return std::nullopt;
+        }
       },
       [&](const std::vector<int32_t>& gone) {
         // Everything consumed so far is already committed to state: Process()
         // writes each batch atomically before the next poll. Shares in
         // flight are finished and applied while their clocks are still here.
-        note_outcomes(releases.Apply(state_of, /*wait=*/true));
+        try {
+          note_outcomes(releases.Apply(state_of, /*wait=*/true));
+        } catch (...) {
+          if (!rebalance_error) rebalance_error = std::current_exception();
+        }
         pipeline.ForgetPartitions(gone);
         spdlog::info("{} partitions revoked", gone.size());
       });
@@ -206,6 +219,7 @@ int Service::Run(const std::atomic<bool>& stop) {
   try {
     while (!stop.load()) {
       const auto& batch = consumer.Poll(static_cast<size_t>(c.kafka.poll_batch_max), c.kafka.poll_timeout_ms);
+      if (rebalance_error) std::rethrow_exception(rebalance_error);
       const int64_t now_ms = NowMs();
       pipeline.Process(batch, now_ms);
       r.heartbeat = SteadySeconds();
