@@ -136,15 +136,21 @@ PayloadTransformer::PayloadTransformer(const PayloadConfig& config)
 PayloadTransformer::~PayloadTransformer() = default;
 
 std::string PayloadTransformer::Transform(std::string_view payload_json) {
+  std::string out;
+  TransformInto(payload_json, &out);
+  return out;
+}
+
+void PayloadTransformer::TransformInto(std::string_view payload_json, std::string* out) {
   simdjson::dom::element root;
   if (impl_->parser.parse(payload_json.data(), payload_json.size()).get(root) || !root.is_object()) {
     ++stats_.malformed_payloads;
-    return "{}";
+    out->append("{}");
+    return;
   }
-  std::string out = "{";
-  impl_->Object(*this, root.get_object().value_unsafe(), "", &out);
-  out.push_back('}');
-  return out;
+  out->push_back('{');
+  impl_->Object(*this, root.get_object().value_unsafe(), "", out);
+  out->push_back('}');
 }
 
 int64_t PayloadTransformer::PublishedTime(int64_t ts_ms) const {

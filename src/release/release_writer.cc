@@ -154,7 +154,9 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
     for (const Slot& s : slots) {
       if (s.counterfeit) continue;
       for (const BufferedEvent* e : events[s.ref]) {
-        std::string ev = "{\"release\":";
+        std::string ev;
+        ev.reserve(96 + group_id.size() + s.token.size() + qi.size() + e->event.size() + e->payload_json.size());
+        ev.append("{\"release\":");
         AppendJsonInt(&ev, input.release_id);
         ev.append(",\"group\":");
         AppendJsonString(&ev, group_id);
@@ -164,7 +166,8 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
         AppendJsonInt(&ev, deps.payload->PublishedTime(e->ts_ms));
         ev.append(",\"event\":");
         AppendJsonString(&ev, e->event);
-        ev.append(",\"payload\":").append(deps.payload->Transform(e->payload_json));
+        ev.append(",\"payload\":");
+        deps.payload->TransformInto(e->payload_json, &ev);
         ev.push_back('}');
         records.events.push_back(std::move(ev));
       }

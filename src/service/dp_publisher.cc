@@ -251,12 +251,14 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
   Result result;
   result.partition = partition;
   if (!enabled_) return result;
-  std::lock_guard<std::mutex> lock(compute_mu_);
-
-  dp::BudgetLedger& ledger = Ledger(partition);
+  // The ledgers (a map shared by all partitions) and the running totals are
+  // touched under the lock; counting the events and drawing the noise need
+  // only this share's data and run outside it.
+  std::unique_lock<std::mutex> lock(compute_mu_);
   const uint64_t release_id = static_cast<uint64_t>(epoch);
-  const dp::SpendResult spend = ledger.TrySpend(release_id, epoch_start_ms, policy_.per_release);
-  result.status = ledger.Status(epoch_start_ms);
+  const dp::SpendResult spend = Ledger(partition).TrySpend(release_id, epoch_start_ms, policy_.per_release);
+  result.status = Ledger(partition).Status(epoch_start_ms);
+  lock.unlock();
   if (spend.outcome == dp::SpendOutcome::kExhausted) {
     result.budget_exhausted = true;
     result.exhausted_message = spend.message;
@@ -307,8 +309,9 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
   for (const dp::DpCountRecord& r : published->records) result.records.push_back(WithPartition(dp::ToJson(r), partition));
   result.contributions_cut = published->contributions_cut;
 
+  lock.lock();
   RunningTotals(partition, epoch, epoch_start_ms, release, random, &result);
-  result.status = ledger.Status(epoch_start_ms);
+  result.status = Ledger(partition).Status(epoch_start_ms);
   result.cells_published = result.records.size();
   return result;
 }

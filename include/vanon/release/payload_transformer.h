@@ -55,6 +55,8 @@ class PayloadTransformer {
 
   // A minified JSON object. Non-const: reuses one parser's buffers.
   std::string Transform(std::string_view payload_json);
+  // The same, appended to *out (a release writes millions of these).
+  void TransformInto(std::string_view payload_json, std::string* out);
 
   // ts floored to time_bucket_seconds.
   int64_t PublishedTime(int64_t ts_ms) const;
