@@ -52,4 +52,15 @@ Schema SchemaFromConfig(const Config& config) {
   return schema;
 }
 
+ReleaseParams ReleaseParamsFromConfig(const PrivacyConfig& privacy) {
+  ReleaseParams p;
+  p.model = privacy.model == PrivacyModel::kMInvariance ? Model::kMInvariance : Model::kKAnonymity;
+  p.m = static_cast<uint32_t>(privacy.m);
+  p.k = static_cast<uint32_t>(privacy.k);
+  p.l = static_cast<uint32_t>(privacy.l);
+  p.t = privacy.t;
+  p.max_delay = static_cast<uint32_t>(privacy.max_delay_epochs);
+  return p;
+}
+
 }  // namespace vanon

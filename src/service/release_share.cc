@@ -11,6 +11,7 @@
 
 #include "vanon/ingest/buffered_event.h"
 #include "vanon/release/epoch_clock.h"
+#include "vanon/release/schema_from_config.h"
 #include "vanon/release/seed_stream.h"
 #include "vanon/release/sensitive_dictionary.h"
 #include "vanon/release/tuple_builder.h"
@@ -18,17 +19,6 @@
 namespace vanon {
 
 namespace {
-
-ReleaseParams ParamsFrom(const PrivacyConfig& p) {
-  ReleaseParams r;
-  r.model = p.model == PrivacyModel::kMInvariance ? Model::kMInvariance : Model::kKAnonymity;
-  r.m = static_cast<uint32_t>(p.m);
-  r.k = static_cast<uint32_t>(p.k);
-  r.l = static_cast<uint32_t>(p.l);
-  r.t = p.t;
-  r.max_delay = static_cast<uint32_t>(p.max_delay_epochs);
-  return r;
-}
 
 // The buffered events a share consumes: its epoch's events, and older ones
 // (which only the waiting tuples still own), each with its state key.
@@ -130,7 +120,7 @@ ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload,
   }
 
   SeedStream random(entry.seed);
-  in.params = ParamsFrom(config.privacy);
+  in.params = ReleaseParamsFromConfig(config.privacy);
   in.params.seed = random.NextU64();
   const double lookup_ms = lap();
   ReleaseOutput out = ComputeRelease(schema, in);

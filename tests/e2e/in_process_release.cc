@@ -91,7 +91,7 @@ void InProcessRelease::Rep::Release(int32_t p, int64_t e) {
   in.tuples = built.tuples;
   in.known_signatures = s.signatures;
   in.waiting = s.waiting;
-  in.params = ParamsFromConfig(config.privacy);
+  in.params = ReleaseParamsFromConfig(config.privacy);
   in.params.seed = static_cast<uint64_t>(e);
   ReleaseOutput out = ComputeRelease(schema, in);
 

@@ -9,6 +9,7 @@
 #include "label_cover.h"
 #include "record_index.h"
 #include "truth_values.h"
+#include "vanon/release/schema_from_config.h"
 #include "vanon/engine/checker.h"
 
 namespace vanon::e2e {
@@ -73,7 +74,7 @@ class ReleaseReconstructor::Run {
         report_(report),
         values_(r.config_, r.schema_),
         index_(r.config_, r.truth_, r.late_messages_, r.events_, r.groups_, &report->violations),
-        params_(ParamsFromConfig(r.config_.privacy)) {
+        params_(ReleaseParamsFromConfig(r.config_.privacy)) {
     for (size_t i = 0; i < r.summaries_.size(); ++i) {
       summaries_of_[{r.summaries_[i].partition, r.summaries_[i].release}].push_back(i);
     }

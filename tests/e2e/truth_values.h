@@ -58,9 +58,6 @@ class ValueIds {
   std::map<std::string, SensitiveId, std::less<>> ids_;
 };
 
-// What the checker needs from the config: model, m, k, l, t, max delay.
-ReleaseParams ParamsFromConfig(const PrivacyConfig& privacy);
-
 }  // namespace vanon::e2e
 
 #endif  // VANON_TESTS_E2E_TRUTH_VALUES_H_

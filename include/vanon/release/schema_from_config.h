@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "vanon/config.h"
+#include "vanon/engine/release.h"
 #include "vanon/engine/schema.h"
 
 namespace vanon {
@@ -26,6 +27,10 @@ inline constexpr int32_t kIneligibleCode = std::numeric_limits<int32_t>::min();
 // std::invalid_argument for a numeric range outside int32 (kIneligibleCode
 // excluded).
 Schema SchemaFromConfig(const Config& config);
+
+// The engine's parameters (model, m, k, l, t, max delay) from the privacy
+// section; the seed is left for the caller to draw.
+ReleaseParams ReleaseParamsFromConfig(const PrivacyConfig& privacy);
 
 }  // namespace vanon
 
