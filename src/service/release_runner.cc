@@ -4,9 +4,9 @@
 #include <spdlog/spdlog.h>
 #include <openssl/rand.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <atomic>
 #include <exception>
 #include <future>
 #include <map>
@@ -188,11 +188,6 @@ struct ReleaseRunner::Impl {
   bool InFlight(int32_t partition) const {
     std::lock_guard<std::mutex> l(mu);
     return in_flight.count(partition) > 0;
-  }
-
-  bool Idle() const {
-    std::lock_guard<std::mutex> l(mu);
-    return in_flight.empty();
   }
 
   // The release thread: takes everything queued as one batch, computes its
@@ -443,8 +438,6 @@ void ReleaseRunner::Submit(const std::vector<ShareRequest>& shares,
 }
 
 bool ReleaseRunner::InFlight(int32_t partition) const { return impl_->InFlight(partition); }
-
-bool ReleaseRunner::Idle() const { return impl_->Idle(); }
 
 std::vector<ReleaseOutcome> ReleaseRunner::Apply(const std::function<PartitionState(int32_t)>& state_of,
                                                  bool wait) {

@@ -83,7 +83,6 @@ class ReleaseRunner {
   void Submit(const std::vector<ShareRequest>& shares,
               const std::function<const EpochClock&(int32_t)>& clock_of);
   bool InFlight(int32_t partition) const;
-  bool Idle() const;
 
   // Applies the shares whose transaction committed. With wait, first waits
   // until no share is in flight. Rethrows an error of the release thread
