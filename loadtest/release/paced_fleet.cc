@@ -1,5 +1,7 @@
 #include "paced_fleet.h"
 
+#include <pthread.h>
+
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -18,6 +20,7 @@ int64_t WallMs() {
 }  // namespace
 
 void PacedFleet::Run() {
+  pthread_setname_np(pthread_self(), "fleet");
   VinDecoder table = VinDecoder::Load(options_.vin_table);
   FleetOptions fo;
   fo.vehicles = options_.vehicles;

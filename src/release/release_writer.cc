@@ -1,6 +1,6 @@
 #include "vanon/release/release_writer.h"
 
-#include <set>
+#include <unordered_set>
 #include <stdexcept>
 #include <utility>
 
@@ -13,16 +13,20 @@ namespace {
 // Fresh 64-bit random ids, unique within one release.
 class IdDrawer {
  public:
-  explicit IdDrawer(dp::RandomSource* random) : random_(random) {}
+  IdDrawer(dp::RandomSource* random, size_t expected) : random_(random) { used_.reserve(expected); }
   std::string Next(char prefix) {
     uint64_t v = random_->NextU64();
     while (!used_.insert(v).second) v = random_->NextU64();
-    return fmt::format("{}-{:016x}", prefix, v);
+    static const char* kHex = "0123456789abcdef";
+    std::string id(18, '-');
+    id[0] = prefix;
+    for (int i = 17; i >= 2; --i, v >>= 4) id[static_cast<size_t>(i)] = kHex[v & 15];
+    return id;
   }
 
  private:
   dp::RandomSource* random_;
-  std::set<uint64_t> used_;
+  std::unordered_set<uint64_t> used_;
 };
 
 template <typename T>
@@ -108,7 +112,9 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
   }
   const Schema& schema = *deps.schema;
   ReleaseRecords records;
-  IdDrawer ids(random);
+  size_t expected_ids = output.groups.size();
+  for (const Group& g : output.groups) expected_ids += g.members.size() + g.counterfeits.size();
+  IdDrawer ids(random, expected_ids);
 
   std::vector<size_t> group_order(output.groups.size());
   for (size_t g = 0; g < group_order.size(); ++g) group_order[g] = g;

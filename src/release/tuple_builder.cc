@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "vanon/ingest/vehicle_order.h"
 #include "vanon/release/schema_from_config.h"
 #include "vanon/vehicle/decoded_vehicle.h"
 
@@ -98,15 +99,7 @@ std::optional<std::string> TupleBuilder::Aggregate(std::span<const BufferedEvent
 }
 
 BuiltTuples TupleBuilder::Build(std::span<const BufferedEvent> events) const {
-  std::vector<uint32_t> order(events.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-    const BufferedEvent& a = events[x];
-    const BufferedEvent& b = events[y];
-    if (a.vehicle_key != b.vehicle_key) return a.vehicle_key < b.vehicle_key;
-    if (a.ts_ms != b.ts_ms) return a.ts_ms < b.ts_ms;
-    return x < y;
-  });
+  const std::vector<uint32_t> order = OrderByVehicle(events, /*by_time=*/true);
 
   BuiltTuples out;
   for (size_t begin = 0; begin < order.size();) {

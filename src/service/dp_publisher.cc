@@ -16,6 +16,7 @@
 #include "vanon/dp/tree_counter.h"
 #include "vanon/engine/schema.h"
 #include "vanon/ingest/keyed_hasher.h"
+#include "vanon/ingest/vehicle_order.h"
 #include "vanon/release/schema_from_config.h"
 #include "vanon/state/state_store.h"
 
@@ -270,10 +271,7 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
   // is per vehicle. Events are sorted by index and converted one vehicle at
   // a time into a scratch vector whose strings keep their capacity, so a
   // release of a million events does not allocate a million DpEvents.
-  std::vector<uint32_t> order(events.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return events[a].vehicle_key < events[b].vehicle_key; });
+  const std::vector<uint32_t> order = OrderByVehicle(events, /*by_time=*/false);
   dp::DpRelease release(plan_, release_id, epoch_start_ms, epoch_end_ms);
   std::vector<dp::DpEvent> scratch;
   std::string vehicle;

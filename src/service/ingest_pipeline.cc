@@ -93,10 +93,26 @@ std::optional<int64_t> IngestPipeline::ResumeOffset(int32_t partition) {
   return next;
 }
 
+EventBuffer& IngestPipeline::Events(int32_t partition) {
+  auto it = buffers_.find(partition);
+  if (it != buffers_.end()) return it->second;
+  EventBuffer buffer(config_.privacy.epoch.length_seconds * 1000);
+  store_->ScanEvents(partition, [&](int64_t ts, int64_t offset, std::string_view value) {
+    KeyedEvent e{ts, offset, {}};
+    if (!DecodeBufferedEvent(value, &e.event)) {
+      throw std::runtime_error("state: unreadable buffered event in partition " + std::to_string(partition));
+    }
+    buffer.Add(std::move(e));
+    return true;
+  });
+  return buffers_.emplace(partition, std::move(buffer)).first->second;
+}
+
 void IngestPipeline::ForgetPartitions(const std::vector<int32_t>& partitions) {
   for (int32_t p : partitions) {
     progress_.erase(p);
     clocks_.erase(p);
+    buffers_.erase(p);
   }
 }
 
@@ -129,11 +145,13 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
   uint64_t rejected = 0, accepted = 0, unknown = 0, late = 0;
   std::map<std::string, uint64_t> rejected_by;
   Rejection rejection;
+  stored_.clear();
   for (const InputMessage& m : batch) {
     auto it = next.find(m.partition);
     if (it == next.end()) {
       it = next.emplace(m.partition, Progress(m.partition)).first;
       clocks.emplace(m.partition, Clock(m.partition));
+      Events(m.partition);  // read from state before this batch adds to it
     }
     PartitionProgress& pr = it->second;
     if (m.offset < pr.next_offset) continue;  // already accounted for
@@ -187,15 +205,17 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
       }
       continue;
     }
-    buffered_.vehicle_key = v.key;
-    buffered_.trip_key = v.last_trip_key;
-    buffered_.ts_ms = parsed_.ts_ms;
-    buffered_.event = parsed_.event;
-    buffered_.qi_values = v.qi;
-    buffered_.extras = parsed_.extras;
-    buffered_.payload_json = parsed_.payload_json;
+    KeyedEvent& kept = stored_.emplace_back(m.partition, KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
+    BufferedEvent& b = kept.event;
+    b.vehicle_key = v.key;
+    b.trip_key = v.last_trip_key;
+    b.ts_ms = parsed_.ts_ms;
+    b.event = parsed_.event;
+    b.qi_values = v.qi;
+    b.extras = std::move(parsed_.extras);  // the parser fills them anew
+    b.payload_json = std::move(parsed_.payload_json);
     encoded_.clear();
-    EncodeBufferedEvent(buffered_, &encoded_);
+    EncodeBufferedEvent(b, &encoded_);
     write.PutEvent(m.partition, parsed_.ts_ms, m.offset, encoded_);
   }
   bool routed = rejected > 0 || (late > 0 && config_.privacy.late_events == LateEvents::kTopic);
@@ -211,6 +231,8 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
   store_->Commit(write);
   for (auto& [p, pr] : next) progress_[p] = pr;
   for (auto& [p, clock] : clocks) clocks_.insert_or_assign(p, clock);
+  for (auto& [p, e] : stored_) buffers_.at(p).Add(std::move(e));
+  stored_.clear();
   if (metrics_) {
     metrics_->consumed.Increment(static_cast<double>(accepted + rejected));
     metrics_->accepted.Increment(static_cast<double>(accepted));

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 #include <spdlog/spdlog.h>
 #include <openssl/rand.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
@@ -72,6 +73,7 @@ struct ReleaseRunner::Impl {
     ReleaseLogEntry entry;
     bool resumed = false;  // prepared by an earlier process
     SteadyClock::time_point submitted;
+    EpochEvents events;
   };
   // A share whose transaction committed, waiting for Apply().
   struct Published {
@@ -112,7 +114,10 @@ struct ReleaseRunner::Impl {
     ctx.input_partitions = t.input_partitions;
     ctx.store = store;
     ctx.dp = dp;
-    thread = std::thread([this] { Loop(); });
+    thread = std::thread([this] {
+      pthread_setname_np(pthread_self(), "vanon-release");  // for top -H and perf
+      Loop();
+    });
   }
 
   ~Impl() {
@@ -128,7 +133,7 @@ struct ReleaseRunner::Impl {
   int32_t AnonymizedPartition(int32_t p) const { return p % topology.anonymized_partitions; }
   int32_t CountsPartition(int32_t p) const { return p % topology.counts_partitions; }
 
-  void Submit(const std::vector<ShareRequest>& shares, const std::function<const EpochClock&(int32_t)>& clock_of) {
+  void Submit(const std::vector<ShareRequest>& shares, const std::function<PartitionState(int32_t)>& state_of) {
     if (shares.empty()) return;
     const auto now = SteadyClock::now();
     ReleaseWrite w(*store);
@@ -169,8 +174,10 @@ struct ReleaseRunner::Impl {
         // The watermark that closed the epoch is stored with the seed: after
         // a restart, events of this epoch stay late, so the recomputation
         // sees exactly the events the first attempt saw.
-        w.PutMeta(s.partition, kClockMeta, clock_of(s.partition).EncodeState());
+        w.PutMeta(s.partition, kClockMeta, state_of(s.partition).clock->EncodeState());
       }
+      const EpochClock& clock = *state_of(s.partition).clock;
+      p.events = state_of(s.partition).events->Take(clock.EpochStart(s.epoch), clock.EpochEnd(s.epoch));
       ready.push_back(std::move(p));
     }
     store->Commit(w);
@@ -221,7 +228,7 @@ struct ReleaseRunner::Impl {
   // Shares are computed by a small pool, in submission order, while this
   // thread produces each finished share into the batch's transaction: the
   // producing (and librdkafka's sending) overlaps the computing.
-  std::vector<Published> RunBatch(const std::vector<Pending>& batch) {
+  std::vector<Published> RunBatch(std::vector<Pending>& batch) {
     const auto t0 = SteadyClock::now();
     const size_t n = batch.size();
     std::vector<Published> out(n);
@@ -232,10 +239,11 @@ struct ReleaseRunner::Impl {
     std::atomic<bool> failed{false};
     std::atomic<double> last_computed{0};
     auto work = [&](PayloadTransformer* payload) {
+      pthread_setname_np(pthread_self(), "vanon-compute");
       for (size_t i = next++; i < n; i = next++) {
         try {
           if (failed) throw std::runtime_error("release batch abandoned after an earlier share failed");
-          const Pending& p = batch[i];
+          Pending& p = batch[i];
           bool committed_before = false;
           if (p.resumed) {
             committed_before = SummaryCommitted(p.partition, p.epoch, p.entry);
@@ -244,7 +252,7 @@ struct ReleaseRunner::Impl {
                                           : "it was not committed, republishing");
           }
           out[i].resumed = p.resumed;
-          out[i].share = ComputeShare(ctx, payload, p.partition, p.epoch, p.entry, committed_before);
+          out[i].share = ComputeShare(ctx, payload, p.partition, p.epoch, p.entry, committed_before, std::move(p.events));
           last_computed = SecondsSince(t0);
           computed[i].set_value();
         } catch (...) {
@@ -389,6 +397,8 @@ struct ReleaseRunner::Impl {
     w.PutRelease(s.partition, s.epoch, entry);
     w.DeleteRelease(s.partition, s.epoch - kReleaseLogLength);
     store->Commit(w);
+    for (KeyedEvent& e : s.remaining) state.events->Add(std::move(e));
+    s.remaining = {};
     FaultPoint("release.after_apply");
 
     if (dp) dp->Committed(s.dp);
@@ -433,8 +443,8 @@ ReleaseRunner::ReleaseRunner(const Config& config, int sensitive_extra, StateSto
 ReleaseRunner::~ReleaseRunner() = default;
 
 void ReleaseRunner::Submit(const std::vector<ShareRequest>& shares,
-                           const std::function<const EpochClock&(int32_t)>& clock_of) {
-  impl_->Submit(shares, clock_of);
+                           const std::function<PartitionState(int32_t)>& state_of) {
+  impl_->Submit(shares, state_of);
 }
 
 bool ReleaseRunner::InFlight(int32_t partition) const { return impl_->InFlight(partition); }

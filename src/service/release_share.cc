@@ -20,30 +20,6 @@ namespace vanon {
 
 namespace {
 
-// The buffered events a share consumes: its epoch's events, and older ones
-// (which only the waiting tuples still own), each with its state key.
-struct EpochEvents {
-  std::vector<BufferedEvent> current;
-  std::vector<std::pair<int64_t, int64_t>> current_keys;  // (ts, offset)
-  std::vector<BufferedEvent> old;
-  std::vector<std::pair<int64_t, int64_t>> old_keys;
-};
-
-EpochEvents LoadEvents(const StateStore& store, int32_t partition, int64_t start_ms, int64_t end_ms) {
-  EpochEvents ev;
-  store.ScanEvents(partition, [&](int64_t ts, int64_t offset, std::string_view value) {
-    if (ts >= end_ms) return false;
-    const bool current = ts >= start_ms;
-    std::vector<BufferedEvent>& to = current ? ev.current : ev.old;
-    if (!DecodeBufferedEvent(value, &to.emplace_back())) {
-      throw std::runtime_error("state: unreadable buffered event in partition " + std::to_string(partition));
-    }
-    (current ? ev.current_keys : ev.old_keys).emplace_back(ts, offset);
-    return true;
-  });
-  return ev;
-}
-
 std::string VehicleKey(const HmacToken& t) { return std::string(reinterpret_cast<const char*>(t.data()), t.size()); }
 
 // Signatures of vehicles not published for longer than the retention
@@ -63,7 +39,7 @@ void PurgeSignatures(const ShareContext& ctx, int32_t partition, int64_t epoch, 
 }  // namespace
 
 ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload, int32_t partition, int64_t epoch,
-                           const ReleaseLogEntry& entry, bool committed_before) {
+                           const ReleaseLogEntry& entry, bool committed_before, EpochEvents ev) {
   const Config& config = *ctx.config;
   const Schema& schema = *ctx.schema;
   StateStore& store = *ctx.store;
@@ -82,8 +58,6 @@ ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload,
     last = now;
     return ms;
   };
-  EpochEvents ev = LoadEvents(store, partition, start, end);
-  const double load_ms = lap();
   SensitiveDictionary dict(schema.sensitive_hierarchy.get());
   if (auto d = store.GetMeta(partition, kDictionaryMeta)) {
     if (!dict.DecodeState(*d)) throw std::runtime_error("state: unreadable sensitive dictionary");
@@ -142,7 +116,7 @@ ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload,
   share.apply = std::make_unique<ReleaseWrite>(store);
   ReleaseWrite& w = *share.apply;
   const size_t n_current = in.tuples.size();
-  std::vector<bool> consumed(ev.current.size(), false);
+  std::vector<bool> consumed(ev.current.size(), false), old_deleted(ev.old.size(), false);
   auto consume = [&](TupleRef ref, bool published) -> uint64_t {
     uint64_t n = 0;
     for (const BufferedEvent* e : tuple_events[ref]) {
@@ -151,6 +125,7 @@ ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload,
       } else {
         size_t i = static_cast<size_t>(e - ev.old.data());
         w.DeleteEvent(partition, ev.old_keys[i].first, ev.old_keys[i].second);
+        old_deleted[i] = true;
       }
       if (published) share.published_ts.push_back(e->ts_ms);
       ++n;
@@ -192,7 +167,10 @@ ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload,
   uint64_t orphans = 0;
   for (const auto& [vehicle, idx] : old_by_vehicle) {
     if (owned.count(vehicle)) continue;
-    for (size_t i : idx) w.DeleteEvent(partition, ev.old_keys[i].first, ev.old_keys[i].second);
+    for (size_t i : idx) {
+      w.DeleteEvent(partition, ev.old_keys[i].first, ev.old_keys[i].second);
+      old_deleted[i] = true;
+    }
     orphans += idx.size();
   }
   if (orphans > 0) {
@@ -205,11 +183,19 @@ ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload,
   if (ctx.dp) ctx.dp->Apply(partition, share.dp, &w);
   w.PutMeta(partition, kDictionaryMeta, dict.EncodeState());
 
+  // What the batch keeps goes back to the partition's EventBuffer at apply.
+  for (size_t i = 0; i < ev.current.size(); ++i) {
+    if (!consumed[i]) share.remaining.push_back({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});
+  }
+  for (size_t i = 0; i < ev.old.size(); ++i) {
+    if (!old_deleted[i]) share.remaining.push_back({ev.old_keys[i].first, ev.old_keys[i].second, std::move(ev.old[i])});
+  }
+
   share.metrics = out.metrics;
   share.waiting = out.waiting.size();
-  spdlog::debug("release {} partition {}: {} events; ms: load {:.0f}, tuples {:.0f}, signatures {:.0f}, engine {:.0f}, "
+  spdlog::debug("release {} partition {}: {} events; ms: tuples {:.0f}, signatures {:.0f}, engine {:.0f}, "
                 "records {:.0f}, dp {:.0f}, state batch {:.0f}",
-                epoch, partition, ev.current.size(), load_ms, build_ms, lookup_ms, engine_ms, write_ms, dp_ms, lap());
+                epoch, partition, ev.current.size(), build_ms, lookup_ms, engine_ms, write_ms, dp_ms, lap());
   return share;
 }
 

@@ -13,6 +13,7 @@
 #include "vanon/config.h"
 #include "vanon/engine/metrics.h"
 #include "vanon/engine/schema.h"
+#include "vanon/release/event_buffer.h"
 #include "vanon/release/payload_transformer.h"
 #include "vanon/release/release_writer.h"
 #include "vanon/service/dp_publisher.h"
@@ -47,12 +48,17 @@ struct ComputedShare {
   // tuples, dictionary, DP state. The runner adds the release-log entry, the
   // closed clock and the progress counters, which the consuming thread owns.
   std::unique_ptr<ReleaseWrite> apply;
+  // The events `apply` keeps in state (those of tuples still waiting), for
+  // the partition's EventBuffer once it is committed.
+  std::vector<KeyedEvent> remaining;
 };
 
-// Safe to run for different partitions at once; `payload` must be the
-// calling thread's own (it counts what it drops).
+// `events` are the partition's buffered events up to the epoch's end, as
+// EventBuffer::Take gives them (the same as a scan of state). Safe to run
+// for different partitions at once; `payload` must be the calling thread's
+// own (it counts what it drops).
 ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload, int32_t partition, int64_t epoch,
-                           const ReleaseLogEntry& entry, bool committed_before);
+                           const ReleaseLogEntry& entry, bool committed_before, EpochEvents events);
 
 // Meta record holding a partition's SensitiveDictionary.
 inline constexpr const char* kDictionaryMeta = "dictionary";

@@ -1,5 +1,8 @@
 #include "vanon/service/service.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 #include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
 
@@ -103,6 +106,8 @@ std::string Service::MetricsUrl() const {
 }
 
 int Service::Run(const std::atomic<bool>& stop) {
+  // Named for top -H and perf; the main thread keeps the process's name.
+  if (getpid() != gettid()) pthread_setname_np(pthread_self(), "vanon-consume");
   Rep& r = *rep_;
   const Config& c = r.config;
   HealthChecks checks;
@@ -166,7 +171,7 @@ int Service::Run(const std::atomic<bool>& stop) {
   }
   if (last_commit > 0) r.release_metrics.RestoreLastRelease(last_commit);
   auto state_of = [&](int32_t p) {
-    return ReleaseRunner::PartitionState{&pipeline.Clock(p), &pipeline.Progress(p)};
+    return ReleaseRunner::PartitionState{&pipeline.Clock(p), &pipeline.Progress(p), &pipeline.Events(p)};
   };
   auto note_outcomes = [&](const std::vector<ReleaseOutcome>& outcomes) {
     if (outcomes.empty()) return;
@@ -194,6 +199,7 @@ int Service::Run(const std::atomic<bool>& stop) {
         try {
           auto at = pipeline.ResumeOffset(p);
           pipeline.Clock(p).Resume(NowMs());
+          pipeline.Events(p);  // read from state now rather than at the first batch
           spdlog::info("partition {} assigned, resuming at {}", p, at ? std::to_string(*at) : "earliest");
           return at;
         } catch (...) {
@@ -232,7 +238,7 @@ int Service::Run(const std::atomic<bool>& stop) {
         if (releases.InFlight(p)) continue;
         if (std::optional<int64_t> epoch = clock.NextClosable()) closable.push_back({p, *epoch});
       }
-      releases.Submit(closable, [&](int32_t p) -> const EpochClock& { return pipeline.Clock(p); });
+      releases.Submit(closable, state_of);
       PartitionProgress t = pipeline.Totals();
       {
         std::lock_guard<std::mutex> l(r.url_mu);

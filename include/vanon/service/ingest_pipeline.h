@@ -19,6 +19,7 @@
 #include "vanon/ingest/event_parser.h"
 #include "vanon/kafka/consumer.h"
 #include "vanon/release/epoch_clock.h"
+#include "vanon/release/event_buffer.h"
 #include "vanon/service/qi_resolver.h"
 #include "vanon/state/partition_progress.h"
 
@@ -66,6 +67,10 @@ class IngestPipeline {
   // this object stays the one in-memory copy.
   PartitionProgress& Progress(int32_t partition);
   EpochClock& Clock(int32_t partition);
+  // The partition's buffered events in memory (see EventBuffer), read from
+  // state on first use. Releases take their epoch from it and give back
+  // what their apply batch keeps.
+  EventBuffer& Events(int32_t partition);
 
  private:
   // What ingestion derives from a VIN, cached because a fleet's vehicles send
@@ -89,9 +94,10 @@ class IngestPipeline {
   std::unique_ptr<KeyedHasher> hasher_;
   std::map<int32_t, PartitionProgress> progress_;
   std::map<int32_t, EpochClock> clocks_;
+  std::map<int32_t, EventBuffer> buffers_;
+  std::vector<std::pair<int32_t, KeyedEvent>> stored_;  // this batch's, for buffers_ after commit
   std::unordered_map<std::string, VehicleInfo> vehicles_;
   ParsedEvent parsed_;
-  BufferedEvent buffered_;
   std::string encoded_;
 };
 

@@ -30,6 +30,7 @@
 #include "vanon/config.h"
 #include "vanon/engine/metrics.h"
 #include "vanon/release/epoch_clock.h"
+#include "vanon/release/event_buffer.h"
 #include "vanon/state/partition_progress.h"
 
 namespace vanon {
@@ -78,20 +79,23 @@ class ReleaseRunner {
   ReleaseRunner(const ReleaseRunner&) = delete;
   ReleaseRunner& operator=(const ReleaseRunner&) = delete;
 
-  // Prepares the shares in one state batch and queues them. clock_of(p) is
-  // the partition's clock; no share of p may be in flight.
-  void Submit(const std::vector<ShareRequest>& shares,
-              const std::function<const EpochClock&(int32_t)>& clock_of);
-  bool InFlight(int32_t partition) const;
-
-  // Applies the shares whose transaction committed. With wait, first waits
-  // until no share is in flight. Rethrows an error of the release thread
-  // (Kafka or state): the caller stops, and a restart resumes from the
-  // release log.
+  // What the consuming thread owns of a partition.
   struct PartitionState {
     EpochClock* clock;
     PartitionProgress* progress;
+    EventBuffer* events;
   };
+
+  // Prepares the shares in one state batch and queues them, each with its
+  // events taken from the partition's EventBuffer. No share of a partition
+  // may be in flight already.
+  void Submit(const std::vector<ShareRequest>& shares, const std::function<PartitionState(int32_t)>& state_of);
+  bool InFlight(int32_t partition) const;
+
+  // Applies the shares whose transaction committed, and gives the events
+  // they keep back to their EventBuffers. With wait, first waits until no
+  // share is in flight. Rethrows an error of the release thread (Kafka or
+  // state): the caller stops, and a restart resumes from the release log.
   std::vector<ReleaseOutcome> Apply(const std::function<PartitionState(int32_t)>& state_of, bool wait);
 
   // Tuples currently waiting, summed over the partitions released so far.

@@ -1,0 +1,67 @@
+#include "vanon/ingest/vehicle_order.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+namespace vanon {
+namespace {
+
+// Events over a few vehicles, some of which share their first 8 key bytes
+// (so the fallback to the whole key is exercised), with repeated times.
+std::vector<BufferedEvent> MixedEvents(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<HmacToken> vehicles(12);
+  for (size_t v = 0; v < vehicles.size(); ++v) {
+    for (auto& b : vehicles[v]) b = static_cast<uint8_t>(rng());
+    if (v % 3 == 1) {  // same 8-byte prefix as its predecessor, different tail
+      std::copy_n(vehicles[v - 1].begin(), 8, vehicles[v].begin());
+    }
+  }
+  std::vector<BufferedEvent> events(500);
+  for (BufferedEvent& e : events) {
+    e.vehicle_key = vehicles[rng() % vehicles.size()];
+    e.ts_ms = static_cast<int64_t>(rng() % 20);
+  }
+  return events;
+}
+
+std::vector<uint32_t> Reference(const std::vector<BufferedEvent>& events, bool by_time) {
+  std::vector<uint32_t> order(events.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (events[a].vehicle_key != events[b].vehicle_key) return events[a].vehicle_key < events[b].vehicle_key;
+    return by_time && events[a].ts_ms < events[b].ts_ms;
+  });
+  return order;
+}
+
+TEST(VehicleOrder, EqualsStableSortByVehicle) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    const std::vector<BufferedEvent> events = MixedEvents(seed);
+    EXPECT_EQ(OrderByVehicle(events, false), Reference(events, false)) << "seed " << seed;
+  }
+}
+
+TEST(VehicleOrder, EqualsStableSortByVehicleThenTime) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    const std::vector<BufferedEvent> events = MixedEvents(seed);
+    EXPECT_EQ(OrderByVehicle(events, true), Reference(events, true)) << "seed " << seed;
+  }
+}
+
+TEST(VehicleOrder, SharedPrefixStillSeparatesVehicles) {
+  std::vector<BufferedEvent> events(3);
+  events[0].vehicle_key.fill(7);
+  events[1].vehicle_key.fill(7);
+  events[1].vehicle_key[31] = 1;  // smaller in the last byte only
+  events[2].vehicle_key.fill(7);
+  EXPECT_EQ(OrderByVehicle(events, false), (std::vector<uint32_t>{1, 0, 2}));
+}
+
+TEST(VehicleOrder, Empty) { EXPECT_TRUE(OrderByVehicle({}, true).empty()); }
+
+}  // namespace
+}  // namespace vanon

@@ -1,0 +1,78 @@
+#include "vanon/release/event_buffer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <tuple>
+
+namespace vanon {
+namespace {
+
+KeyedEvent At(int64_t ts, int64_t offset) {
+  KeyedEvent e;
+  e.ts_ms = ts;
+  e.offset = offset;
+  e.event.ts_ms = ts;
+  e.event.event = "e" + std::to_string(offset);
+  return e;
+}
+
+std::vector<std::pair<int64_t, int64_t>> Sorted(std::vector<std::pair<int64_t, int64_t>> keys) {
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+TEST(EventBuffer, TakeSplitsAtTheEpochAndOrdersLikeStateKeys) {
+  EventBuffer buffer(1000);
+  std::mt19937 rng(7);
+  std::vector<std::pair<int64_t, int64_t>> current, old, later;
+  // Arrival is offset order; times go back and forth, as with lateness.
+  for (int64_t offset = 0; offset < 400; ++offset) {
+    const int64_t ts = static_cast<int64_t>(rng() % 4000);
+    buffer.Add(At(ts, offset));
+    (ts < 2000 ? old : ts < 3000 ? current : later).emplace_back(ts, offset);
+  }
+  EpochEvents ev = buffer.Take(2000, 3000);
+  EXPECT_EQ(ev.current_keys, Sorted(current));
+  EXPECT_EQ(ev.old_keys, Sorted(old));
+  ASSERT_EQ(ev.current.size(), current.size());
+  for (size_t i = 0; i < ev.current.size(); ++i) {
+    EXPECT_EQ(ev.current[i].ts_ms, ev.current_keys[i].first);
+    EXPECT_EQ(ev.current[i].event, "e" + std::to_string(ev.current_keys[i].second));
+  }
+  EXPECT_EQ(buffer.size(), later.size());
+  // What was taken is gone; what is put back comes out again.
+  EXPECT_TRUE(buffer.Take(2000, 3000).current.empty());
+  buffer.Add(At(2500, 1000));
+  buffer.Add(At(10, 1001));
+  EpochEvents again = buffer.Take(2000, 3000);
+  EXPECT_EQ(again.current_keys, (std::vector<std::pair<int64_t, int64_t>>{{2500, 1000}}));
+  EXPECT_EQ(again.old_keys, (std::vector<std::pair<int64_t, int64_t>>{{10, 1001}}));
+  EXPECT_EQ(buffer.Take(3000, 4000).current_keys, Sorted(later));
+  EXPECT_EQ(buffer.size(), 0u);
+}
+
+TEST(EventBuffer, EqualTimesOrderByOffset) {
+  EventBuffer buffer(1000);
+  buffer.Add(At(500, 9));
+  buffer.Add(At(500, 3));
+  buffer.Add(At(499, 10));
+  EXPECT_EQ(buffer.Take(0, 1000).current_keys,
+            (std::vector<std::pair<int64_t, int64_t>>{{499, 10}, {500, 3}, {500, 9}}));
+}
+
+TEST(EventBuffer, BoundsInsideAnEpochKeepTheRest) {
+  EventBuffer buffer(1000);
+  buffer.Add(At(1200, 1));
+  buffer.Add(At(1700, 2));
+  EpochEvents ev = buffer.Take(1000, 1500);
+  EXPECT_EQ(ev.current_keys, (std::vector<std::pair<int64_t, int64_t>>{{1200, 1}}));
+  EXPECT_EQ(buffer.size(), 1u);
+  EXPECT_EQ(buffer.Take(1500, 2000).current_keys, (std::vector<std::pair<int64_t, int64_t>>{{1700, 2}}));
+}
+
+TEST(EventBuffer, RefusesANonPositiveEpoch) { EXPECT_THROW(EventBuffer(0), std::invalid_argument); }
+
+}  // namespace
+}  // namespace vanon
