@@ -9,7 +9,7 @@ PACKAGES=(
   librdkafka-dev librocksdb-dev prometheus-cpp-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libfmt-dev libcli11-dev libspdlog-dev libssl-dev
-  libcpp-httplib-dev
+  libcpp-httplib-dev libjemalloc-dev
   prometheus kcat yamllint python3 python3-jsonschema python3-yaml curl
 )
 

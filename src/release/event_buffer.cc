@@ -8,24 +8,20 @@ namespace vanon {
 
 namespace {
 
-// Appends `from` to the two lists in (ts, offset) order. Arrival order is
-// offset order, and event times are nearly sorted, so sorting small keys and
-// then moving each event once is cheap.
-void AppendSorted(std::vector<KeyedEvent>& from, std::vector<BufferedEvent>* events,
+constexpr size_t kChunkEvents = 4096;
+
+// Moves `from` into the two lists in (ts, offset) order: the order of the
+// state's keys, so a release sees what a scan of state would give it.
+void AppendSorted(std::vector<KeyedEvent*>& from, std::vector<BufferedEvent>* events,
                   std::vector<std::pair<int64_t, int64_t>>* keys) {
-  struct Key {
-    int64_t ts, offset;
-    uint32_t index;
-  };
-  std::vector<Key> order(from.size());
-  for (size_t i = 0; i < from.size(); ++i) order[i] = {from[i].ts_ms, from[i].offset, static_cast<uint32_t>(i)};
-  std::sort(order.begin(), order.end(),
-            [](const Key& a, const Key& b) { return std::tie(a.ts, a.offset) < std::tie(b.ts, b.offset); });
+  std::sort(from.begin(), from.end(), [](const KeyedEvent* a, const KeyedEvent* b) {
+    return std::tie(a->ts_ms, a->offset) < std::tie(b->ts_ms, b->offset);
+  });
   events->reserve(events->size() + from.size());
   keys->reserve(keys->size() + from.size());
-  for (const Key& k : order) {
-    events->push_back(std::move(from[k.index].event));
-    keys->emplace_back(k.ts, k.offset);
+  for (KeyedEvent* e : from) {
+    events->push_back(std::move(e->event));
+    keys->emplace_back(e->ts_ms, e->offset);
   }
 }
 
@@ -42,33 +38,54 @@ int64_t EventBuffer::EpochOf(int64_t ts_ms) const {
 }
 
 void EventBuffer::Add(KeyedEvent e) {
-  by_epoch_[EpochOf(e.ts_ms)].push_back(std::move(e));
+  Chunks& chunks = by_epoch_[EpochOf(e.ts_ms)];
+  if (chunks.empty() || chunks.back().size() == kChunkEvents) chunks.emplace_back().reserve(kChunkEvents);
+  chunks.back().push_back(std::move(e));
   ++size_;
 }
 
-EpochEvents EventBuffer::Take(int64_t start_ms, int64_t end_ms) {
-  EpochEvents out;
-  // Epoch lists that lie wholly before end_ms go out whole; the one that
-  // straddles it (if end_ms is not an epoch boundary) is split.
-  std::vector<KeyedEvent> current, old;
+TakenEvents EventBuffer::Take(int64_t end_ms) {
+  TakenEvents out;
   auto it = by_epoch_.begin();
   while (it != by_epoch_.end() && it->first * length_ms_ < end_ms) {
-    std::vector<KeyedEvent> keep;
-    for (KeyedEvent& e : it->second) {
-      if (e.ts_ms >= end_ms) {
-        keep.push_back(std::move(e));
-      } else {
-        (e.ts_ms >= start_ms ? current : old).push_back(std::move(e));
+    Chunks& chunks = it->second;
+    if ((it->first + 1) * length_ms_ <= end_ms) {
+      for (std::vector<KeyedEvent>& chunk : chunks) {
+        size_ -= chunk.size();
+        out.push_back(std::move(chunk));
+      }
+      it = by_epoch_.erase(it);
+      continue;
+    }
+    // The list straddles end_ms: split it event by event.
+    Chunks keep;
+    std::vector<KeyedEvent>& taken = out.emplace_back();
+    for (std::vector<KeyedEvent>& chunk : chunks) {
+      for (KeyedEvent& e : chunk) {
+        if (e.ts_ms < end_ms) {
+          taken.push_back(std::move(e));
+          --size_;
+        } else {
+          if (keep.empty() || keep.back().size() == kChunkEvents) keep.emplace_back().reserve(kChunkEvents);
+          keep.back().push_back(std::move(e));
+        }
       }
     }
-    size_ -= it->second.size() - keep.size();
-    if (keep.empty()) {
-      it = by_epoch_.erase(it);
-    } else {
-      it->second = std::move(keep);
-      ++it;
-    }
+    chunks = std::move(keep);
+    ++it;
   }
+  return out;
+}
+
+EpochEvents ArrangeEpochEvents(TakenEvents taken, int64_t start_ms) {
+  std::vector<KeyedEvent*> current, old;
+  size_t n = 0;
+  for (const std::vector<KeyedEvent>& chunk : taken) n += chunk.size();
+  current.reserve(n);
+  for (std::vector<KeyedEvent>& chunk : taken) {
+    for (KeyedEvent& e : chunk) (e.ts_ms >= start_ms ? current : old).push_back(&e);
+  }
+  EpochEvents out;
   AppendSorted(current, &out.current, &out.current_keys);
   AppendSorted(old, &out.old, &out.old_keys);
   return out;

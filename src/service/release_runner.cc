@@ -4,12 +4,14 @@
 #include <spdlog/spdlog.h>
 #include <openssl/rand.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <exception>
-#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -48,6 +50,10 @@ constexpr int kCommitAttempts = 3;
 // Shares of a batch computed at once. The target machines have two cores;
 // the consuming thread and librdkafka share them, so more would only queue.
 constexpr int kComputeThreads = 2;
+constexpr int kComputeNice = 5;
+// A batch stops taking in queued shares at this size, so its records (held
+// until commit) stay bounded.
+constexpr size_t kMaxBatchShares = 64;
 
 // Marks a transaction attempt (header only, never part of a record's value):
 // lets an operator or a test tell two attempts at the same release apart.
@@ -73,7 +79,7 @@ struct ReleaseRunner::Impl {
     ReleaseLogEntry entry;
     bool resumed = false;  // prepared by an earlier process
     SteadyClock::time_point submitted;
-    EpochEvents events;
+    TakenEvents events;
   };
   // A share whose transaction committed, waiting for Apply().
   struct Published {
@@ -96,10 +102,10 @@ struct ReleaseRunner::Impl {
 
   mutable std::mutex mu;
   std::condition_variable work_cv, done_cv;
-  std::vector<Pending> queue;      // guarded by mu
+  std::deque<Pending> queue;       // guarded by mu
   std::vector<Published> done;     // guarded by mu
   std::set<int32_t> in_flight;     // guarded by mu: queued, computing, or done
-  size_t computing = 0;            // guarded by mu
+  size_t computing = 0;            // guarded by mu: shares taken from the queue, not yet done
   std::exception_ptr error;        // guarded by mu
   bool stopping = false;           // guarded by mu
   std::thread thread;
@@ -177,7 +183,7 @@ struct ReleaseRunner::Impl {
         w.PutMeta(s.partition, kClockMeta, state_of(s.partition).clock->EncodeState());
       }
       const EpochClock& clock = *state_of(s.partition).clock;
-      p.events = state_of(s.partition).events->Take(clock.EpochStart(s.epoch), clock.EpochEnd(s.epoch));
+      p.events = state_of(s.partition).events->Take(clock.EpochEnd(s.epoch));
       ready.push_back(std::move(p));
     }
     store->Commit(w);
@@ -189,7 +195,7 @@ struct ReleaseRunner::Impl {
         queue.push_back(std::move(p));
       }
     }
-    work_cv.notify_one();
+    work_cv.notify_all();  // the release thread, and a batch's computing threads
   }
 
   bool InFlight(int32_t partition) const {
@@ -197,20 +203,33 @@ struct ReleaseRunner::Impl {
     return in_flight.count(partition) > 0;
   }
 
-  // The release thread: takes everything queued as one batch, computes its
-  // shares, publishes them in one transaction, hands them to Apply().
+  // A batch: the shares of one transaction. Shares queued while it is open
+  // (not yet committing) join it, so a partition whose epoch closed a
+  // moment after the others does not wait for a whole batch to commit.
+  struct Slot {
+    Pending pending;
+    Published out;
+    bool computed = false;       // guarded by mu
+    std::exception_ptr error;    // guarded by mu
+  };
+  struct Batch {
+    std::deque<Slot> slots;      // guarded by mu; grows at the back only
+    size_t claimed = 0;          // guarded by mu: slots a computing thread took
+    bool sealed = false;         // guarded by mu: no more slots; threads exit
+    bool failed = false;         // guarded by mu
+  };
+
+  // The release thread: opens a batch when shares are queued, publishes it,
+  // hands its shares to Apply().
   void Loop() {
     for (;;) {
-      std::vector<Pending> batch;
       {
         std::unique_lock<std::mutex> l(mu);
         work_cv.wait(l, [&] { return stopping || !queue.empty(); });
         if (stopping) return;
-        batch.swap(queue);
-        computing = batch.size();
       }
       try {
-        std::vector<Published> out = RunBatch(batch);
+        std::vector<Published> out = RunBatch();
         std::lock_guard<std::mutex> l(mu);
         for (Published& p : out) done.push_back(std::move(p));
         computing = 0;
@@ -225,67 +244,126 @@ struct ReleaseRunner::Impl {
     }
   }
 
-  // Shares are computed by a small pool, in submission order, while this
-  // thread produces each finished share into the batch's transaction: the
-  // producing (and librdkafka's sending) overlaps the computing.
-  std::vector<Published> RunBatch(std::vector<Pending>& batch) {
-    const auto t0 = SteadyClock::now();
-    const size_t n = batch.size();
-    std::vector<Published> out(n);
-    std::vector<std::promise<void>> computed(n);
-    std::vector<std::shared_future<void>> ready;
-    for (std::promise<void>& c : computed) ready.push_back(c.get_future().share());
-    std::atomic<size_t> next{0};
-    std::atomic<bool> failed{false};
-    std::atomic<double> last_computed{0};
-    auto work = [&](PayloadTransformer* payload) {
-      pthread_setname_np(pthread_self(), "vanon-compute");
-      for (size_t i = next++; i < n; i = next++) {
-        try {
-          if (failed) throw std::runtime_error("release batch abandoned after an earlier share failed");
-          Pending& p = batch[i];
-          bool committed_before = false;
-          if (p.resumed) {
-            committed_before = SummaryCommitted(p.partition, p.epoch, p.entry);
-            spdlog::info("release {} partition {}: resuming a prepared release; {}", p.epoch, p.partition,
-                         committed_before ? "it was committed, applying its state"
-                                          : "it was not committed, republishing");
-          }
-          out[i].resumed = p.resumed;
-          out[i].share = ComputeShare(ctx, payload, p.partition, p.epoch, p.entry, committed_before, std::move(p.events));
-          last_computed = SecondsSince(t0);
-          computed[i].set_value();
-        } catch (...) {
-          failed = true;
-          computed[i].set_exception(std::current_exception());
+  // Moves queued shares into the batch. Caller holds mu.
+  void Join(Batch& b) {
+    while (!queue.empty() && b.slots.size() < kMaxBatchShares) {
+      Slot& slot = b.slots.emplace_back();
+      slot.pending = std::move(queue.front());
+      queue.pop_front();
+      ++computing;
+    }
+    work_cv.notify_all();
+  }
+
+  // A computing thread: takes unclaimed slots, in order, until the batch is
+  // sealed.
+  void Compute(Batch& b, PayloadTransformer* payload, SteadyClock::time_point t0, std::atomic<double>* last) {
+    std::unique_lock<std::mutex> l(mu);
+    for (;;) {
+      work_cv.wait(l, [&] { return b.sealed || b.claimed < b.slots.size(); });
+      if (b.claimed >= b.slots.size()) return;  // sealed
+      Slot& slot = b.slots[b.claimed++];
+      const bool abandon = b.failed;
+      l.unlock();
+      std::exception_ptr err;
+      try {
+        if (abandon) throw std::runtime_error("release batch abandoned after an earlier share failed");
+        Pending& p = slot.pending;
+        bool committed_before = false;
+        if (p.resumed) {
+          committed_before = SummaryCommitted(p.partition, p.epoch, p.entry);
+          spdlog::info("release {} partition {}: resuming a prepared release; {}", p.epoch, p.partition,
+                       committed_before ? "it was committed, applying its state"
+                                        : "it was not committed, republishing");
         }
+        slot.out.resumed = p.resumed;
+        slot.out.share = ComputeShare(ctx, payload, p.partition, p.epoch, p.entry, committed_before,
+                                      std::move(p.events));
+        *last = SecondsSince(t0);
+      } catch (...) {
+        err = std::current_exception();
       }
-    };
+      l.lock();
+      slot.computed = true;
+      slot.error = err;
+      if (err) b.failed = true;
+      work_cv.notify_all();
+    }
+  }
+
+  // Waits until slot i is computed (taking in shares queued meanwhile), or
+  // returns null when every slot has been handed out and nothing is queued:
+  // then the batch is sealed.
+  Slot* NextComputed(Batch& b, size_t i) {
+    std::unique_lock<std::mutex> l(mu);
+    for (;;) {
+      if (!b.sealed) Join(b);
+      if (i >= b.slots.size()) {
+        b.sealed = true;
+        work_cv.notify_all();
+        return nullptr;
+      }
+      if (b.slots[i].computed) {
+        if (b.slots[i].error) std::rethrow_exception(b.slots[i].error);
+        return &b.slots[i];
+      }
+      work_cv.wait(l, [&] {
+        return b.slots[i].computed || (!b.sealed && !queue.empty() && b.slots.size() < kMaxBatchShares);
+      });
+    }
+  }
+
+  // Shares are computed by a small pool while this thread produces each
+  // finished share, in order, into the batch's transaction: producing (and
+  // librdkafka's sending) overlaps computing.
+  std::vector<Published> RunBatch() {
+    const auto t0 = SteadyClock::now();
+    Batch b;
+    std::atomic<double> last_computed{0};
     std::vector<std::thread> pool;
-    for (size_t k = 0; k < std::min(payloads.size(), n); ++k) pool.emplace_back(work, payloads[k].get());
+    for (size_t k = 0; k < payloads.size(); ++k) {
+      pool.emplace_back([this, &b, k, t0, &last_computed] {
+        pthread_setname_np(pthread_self(), "vanon-compute");
+        // Below the consuming thread: when both want the CPU, ingestion must
+        // keep up, or epochs close late and the next release starts behind.
+        setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kComputeNice);
+        Compute(b, payloads[k].get(), t0, &last_computed);
+      });
+    }
     struct Joiner {
+      Impl& impl;
+      Batch& b;
       std::vector<std::thread>& threads;
       ~Joiner() {
+        {
+          std::lock_guard<std::mutex> l(impl.mu);
+          if (!b.sealed) {  // an exception is unwinding: stop computing
+            b.sealed = true;
+            b.failed = true;
+          }
+        }
+        impl.work_cv.notify_all();
         for (std::thread& t : threads) t.join();
       }
-    } joiner{pool};
+    } joiner{*this, b, pool};
 
-    Publish(out, ready);
+    Publish(b);
     const int64_t commit_wall = WallMs();
     FaultPoint("release.after_commit");
+    std::vector<Published> out;
     size_t events = 0;
-    for (size_t i = 0; i < n; ++i) {
-      Published& pub = out[i];
+    for (Slot& slot : b.slots) {
+      Published& pub = out.emplace_back(std::move(slot.out));
       pub.commit_wall_ms = commit_wall;
-      pub.seconds = SecondsSince(batch[i].submitted);
+      pub.seconds = SecondsSince(slot.pending.submitted);
       events += pub.share.records.events.size();
       if (metrics && !pub.share.committed_before) metrics->ObserveLatencies(pub.share.published_ts, commit_wall);
       pub.share.records.events = {};  // published; only the summary is kept, in the log entry
       pub.share.records.groups = {};
       pub.share.published_ts = {};
     }
-    spdlog::info("release batch: {} shares, {} events, all computed after {:.3f} s, committed after {:.3f} s", n,
-                 events, last_computed.load(), SecondsSince(t0));
+    spdlog::info("release batch: {} shares, {} events, all computed after {:.3f} s, committed after {:.3f} s",
+                 out.size(), events, last_computed.load(), SecondsSince(t0));
     return out;
   }
 
@@ -312,17 +390,17 @@ struct ReleaseRunner::Impl {
   }
 
   // One transaction for every share of the batch that no earlier attempt
-  // committed; each share's summary follows its own records. Shares are
-  // produced in order as ready[i] says they are computed; a retry after an
-  // abortable error produces them all again from memory.
-  void Publish(const std::vector<Published>& shares, const std::vector<std::shared_future<void>>& ready) {
+  // committed; each share's summary follows its own records. A retry after
+  // an abortable error produces the (by then sealed) batch again from memory.
+  void Publish(Batch& b) {
     for (int attempt = 1;; ++attempt) {
       bool open = false;
       try {
         KafkaHeaders headers = {{"vanon.attempt", AttemptId()}};
-        for (size_t i = 0; i < shares.size(); ++i) {
-          ready[i].get();  // rethrows the share's computation error
-          const ComputedShare& s = shares[i].share;
+        for (size_t i = 0;; ++i) {
+          Slot* slot = NextComputed(b, i);  // rethrows the share's computation error
+          if (slot == nullptr) break;
+          const ComputedShare& s = slot->out.share;
           if (s.committed_before) continue;
           if (!open) producer->BeginTransaction();
           ProduceShare(s, headers, !open);
@@ -336,8 +414,7 @@ struct ReleaseRunner::Impl {
         producer->CommitTransaction();
         return;
       } catch (const AbortableKafkaError& e) {
-        spdlog::warn("release batch of {} shares: transaction attempt {} failed, aborting: {}", shares.size(), attempt,
-                     e.what());
+        spdlog::warn("release batch: transaction attempt {} failed, aborting: {}", attempt, e.what());
         producer->AbortTransaction();
         if (attempt >= kCommitAttempts) throw;
       }

@@ -18,6 +18,10 @@ KeyedEvent At(int64_t ts, int64_t offset) {
   return e;
 }
 
+EpochEvents Take(EventBuffer& buffer, int64_t start, int64_t end) {
+  return ArrangeEpochEvents(buffer.Take(end), start);
+}
+
 std::vector<std::pair<int64_t, int64_t>> Sorted(std::vector<std::pair<int64_t, int64_t>> keys) {
   std::sort(keys.begin(), keys.end());
   return keys;
@@ -33,7 +37,7 @@ TEST(EventBuffer, TakeSplitsAtTheEpochAndOrdersLikeStateKeys) {
     buffer.Add(At(ts, offset));
     (ts < 2000 ? old : ts < 3000 ? current : later).emplace_back(ts, offset);
   }
-  EpochEvents ev = buffer.Take(2000, 3000);
+  EpochEvents ev = Take(buffer, 2000, 3000);
   EXPECT_EQ(ev.current_keys, Sorted(current));
   EXPECT_EQ(ev.old_keys, Sorted(old));
   ASSERT_EQ(ev.current.size(), current.size());
@@ -43,13 +47,13 @@ TEST(EventBuffer, TakeSplitsAtTheEpochAndOrdersLikeStateKeys) {
   }
   EXPECT_EQ(buffer.size(), later.size());
   // What was taken is gone; what is put back comes out again.
-  EXPECT_TRUE(buffer.Take(2000, 3000).current.empty());
+  EXPECT_TRUE(Take(buffer, 2000, 3000).current.empty());
   buffer.Add(At(2500, 1000));
   buffer.Add(At(10, 1001));
-  EpochEvents again = buffer.Take(2000, 3000);
+  EpochEvents again = Take(buffer, 2000, 3000);
   EXPECT_EQ(again.current_keys, (std::vector<std::pair<int64_t, int64_t>>{{2500, 1000}}));
   EXPECT_EQ(again.old_keys, (std::vector<std::pair<int64_t, int64_t>>{{10, 1001}}));
-  EXPECT_EQ(buffer.Take(3000, 4000).current_keys, Sorted(later));
+  EXPECT_EQ(Take(buffer, 3000, 4000).current_keys, Sorted(later));
   EXPECT_EQ(buffer.size(), 0u);
 }
 
@@ -58,7 +62,7 @@ TEST(EventBuffer, EqualTimesOrderByOffset) {
   buffer.Add(At(500, 9));
   buffer.Add(At(500, 3));
   buffer.Add(At(499, 10));
-  EXPECT_EQ(buffer.Take(0, 1000).current_keys,
+  EXPECT_EQ(Take(buffer, 0, 1000).current_keys,
             (std::vector<std::pair<int64_t, int64_t>>{{499, 10}, {500, 3}, {500, 9}}));
 }
 
@@ -66,10 +70,10 @@ TEST(EventBuffer, BoundsInsideAnEpochKeepTheRest) {
   EventBuffer buffer(1000);
   buffer.Add(At(1200, 1));
   buffer.Add(At(1700, 2));
-  EpochEvents ev = buffer.Take(1000, 1500);
+  EpochEvents ev = Take(buffer, 1000, 1500);
   EXPECT_EQ(ev.current_keys, (std::vector<std::pair<int64_t, int64_t>>{{1200, 1}}));
   EXPECT_EQ(buffer.size(), 1u);
-  EXPECT_EQ(buffer.Take(1500, 2000).current_keys, (std::vector<std::pair<int64_t, int64_t>>{{1700, 2}}));
+  EXPECT_EQ(Take(buffer, 1500, 2000).current_keys, (std::vector<std::pair<int64_t, int64_t>>{{1700, 2}}));
 }
 
 TEST(EventBuffer, RefusesANonPositiveEpoch) { EXPECT_THROW(EventBuffer(0), std::invalid_argument); }

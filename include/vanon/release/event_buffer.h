@@ -37,6 +37,14 @@ struct EpochEvents {
   std::vector<std::pair<int64_t, int64_t>> old_keys;
 };
 
+// Events taken from a buffer, in no particular order: taking is cheap for
+// the consuming thread; arranging them is left to the release's thread.
+using TakenEvents = std::vector<std::vector<KeyedEvent>>;
+
+// Splits taken events at start_ms into `current` and `old`, each in state
+// key order.
+EpochEvents ArrangeEpochEvents(TakenEvents taken, int64_t start_ms);
+
 class EventBuffer {
  public:
   // epoch_length_ms > 0: events are kept in per-epoch lists.
@@ -44,17 +52,21 @@ class EventBuffer {
 
   void Add(KeyedEvent e);
 
-  // Moves out every event with ts < end_ms: those at or after start_ms as
-  // `current`, the rest as `old`.
-  EpochEvents Take(int64_t start_ms, int64_t end_ms);
+  // Moves out every event with ts < end_ms. When end_ms is an epoch
+  // boundary (as a release's is) this moves whole lists, not events.
+  TakenEvents Take(int64_t end_ms);
 
   size_t size() const { return size_; }
 
  private:
   int64_t EpochOf(int64_t ts_ms) const;
 
+  // An epoch's events in fixed-capacity chunks: a growing vector would move
+  // every event again at each doubling.
+  using Chunks = TakenEvents;
+
   int64_t length_ms_;
-  std::map<int64_t, std::vector<KeyedEvent>> by_epoch_;
+  std::map<int64_t, Chunks> by_epoch_;
   size_t size_ = 0;
 };
 

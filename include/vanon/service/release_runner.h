@@ -17,7 +17,7 @@
 // epoch clocks and progress counters. Computing the shares and the Kafka
 // transaction run on the runner's release thread, so consumption goes on
 // while a release is computed and published. Shares queued while a batch is
-// in flight form the next batch. A partition has at most one share in
+// still producing join it; those queued once it commits form the next one. A partition has at most one share in
 // flight: its next epoch needs the signatures this one leaves.
 #pragma once
 
