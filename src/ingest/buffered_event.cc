@@ -56,10 +56,11 @@ bool GetCount(std::string_view* in, std::uint64_t* n) {
 
 }  // namespace
 
-bool DecodeBufferedEvent(std::string_view in, BufferedEvent* event) {
-  if (in.empty() || static_cast<std::uint8_t>(in[0]) != kBufferedEventVersion) {
-    return false;
-  }
+bool DecodeBufferedEvent(std::string_view in, BufferedEvent* event, std::uint8_t* version) {
+  if (in.empty()) return false;
+  const auto v = static_cast<std::uint8_t>(in[0]);
+  if (v != kBufferedEventVersion && v != kBufferedEventRawPayloadVersion) return false;
+  if (version != nullptr) *version = v;
   in.remove_prefix(1);
   std::uint64_t ts, n;
   if (!GetToken(&in, &event->vehicle_key) || !GetToken(&in, &event->trip_key) ||

@@ -51,6 +51,7 @@ IngestPipeline::IngestPipeline(const Config& config, std::string_view hmac_key, 
   resolver_ = QiResolver::Create(config, &mapping.extras);
   parser_ = std::make_unique<EventParser>(std::move(mapping), LimitsFrom(config));
   hasher_ = std::make_unique<KeyedHasher>(hmac_key);
+  payload_ = std::make_unique<PayloadTransformer>(config.payload);
 }
 
 IngestPipeline::~IngestPipeline() = default;
@@ -99,8 +100,14 @@ EventBuffer& IngestPipeline::Events(int32_t partition) {
   EventBuffer buffer(config_.privacy.epoch.length_seconds * 1000);
   store_->ScanEvents(partition, [&](int64_t ts, int64_t offset, std::string_view value) {
     KeyedEvent e{ts, offset, {}};
-    if (!DecodeBufferedEvent(value, &e.event)) {
+    uint8_t version = 0;
+    if (!DecodeBufferedEvent(value, &e.event, &version)) {
       throw std::runtime_error("state: unreadable buffered event in partition " + std::to_string(partition));
+    }
+    if (version == kBufferedEventRawPayloadVersion) {  // stored by a version that transformed at release
+      std::string raw = std::move(e.event.payload_json);
+      e.event.payload_json.clear();
+      payload_->TransformInto(raw, &e.event.payload_json);
     }
     buffer.Add(std::move(e));
     return true;
@@ -146,6 +153,7 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
   std::map<std::string, uint64_t> rejected_by;
   Rejection rejection;
   stored_.clear();
+  stored_.reserve(batch.size());
   for (const InputMessage& m : batch) {
     auto it = next.find(m.partition);
     if (it == next.end()) {
@@ -213,7 +221,7 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
     b.event = parsed_.event;
     b.qi_values = v.qi;
     b.extras = std::move(parsed_.extras);  // the parser fills them anew
-    b.payload_json = std::move(parsed_.payload_json);
+    payload_->TransformInto(parsed_.payload_json, &b.payload_json);
     encoded_.clear();
     EncodeBufferedEvent(b, &encoded_);
     write.PutEvent(m.partition, parsed_.ts_ms, m.offset, encoded_);

@@ -147,7 +147,7 @@ Ingested InProcessRelease::Ingest(int32_t partition, std::string_view key, std::
     b.qi_values.push_back(std::move(v));
   }
   b.extras = parsed.extras;
-  b.payload_json = parsed.payload_json;
+  b.payload_json = rep_->payload.Transform(parsed.payload_json);  // as the service's ingestion does
   s.buffers[epoch].push_back(std::move(b));
   return Ingested::kBuffered;
 }

@@ -70,7 +70,7 @@ TEST(BufferedEventTest, StartsWithVersionByte) {
   std::string bytes;
   EncodeBufferedEvent(Sample(), &bytes);
   ASSERT_FALSE(bytes.empty());
-  EXPECT_EQ(static_cast<std::uint8_t>(bytes[0]), 1);
+  EXPECT_EQ(static_cast<std::uint8_t>(bytes[0]), 2);
 }
 
 TEST(BufferedEventTest, RejectsEveryTruncation) {
@@ -92,10 +92,24 @@ TEST(BufferedEventTest, RejectsTrailingBytes) {
   EXPECT_FALSE(DecodeBufferedEvent(bytes, &out));
 }
 
+TEST(BufferedEventTest, ReadsVersionOneAndSaysSo) {
+  std::string bytes;
+  EncodeBufferedEvent(Sample(), &bytes);
+  EXPECT_EQ(static_cast<uint8_t>(bytes[0]), kBufferedEventVersion);
+  BufferedEvent out;
+  uint8_t version = 0;
+  ASSERT_TRUE(DecodeBufferedEvent(bytes, &out, &version));
+  EXPECT_EQ(version, kBufferedEventVersion);
+  bytes[0] = static_cast<char>(kBufferedEventRawPayloadVersion);
+  ASSERT_TRUE(DecodeBufferedEvent(bytes, &out, &version));
+  EXPECT_EQ(version, kBufferedEventRawPayloadVersion);
+  EXPECT_EQ(out, Sample());
+}
+
 TEST(BufferedEventTest, RejectsUnknownVersion) {
   std::string bytes;
   EncodeBufferedEvent(Sample(), &bytes);
-  for (int version : {0, 2, 255}) {
+  for (int version : {0, 3, 255}) {
     bytes[0] = static_cast<char>(version);
     BufferedEvent out;
     EXPECT_FALSE(DecodeBufferedEvent(bytes, &out)) << version;

@@ -2,8 +2,8 @@
 // event until its release is computed. It holds no raw identifier: the
 // vehicle and the trip are HMAC tokens (KeyedHasher).
 //
-// Encoding (version 1), all integers little endian:
-//   u8      version (= 1)
+// Encoding (version 2), all integers little endian:
+//   u8      version (2; 1 is still read)
 //   32 B    vehicle_key
 //   32 B    trip_key
 //   8 B     ts_ms (two's complement int64)
@@ -13,6 +13,11 @@
 //   str     payload_json
 // where str = varint byte length + bytes, varint = LEB128 (at most 10
 // bytes, value < 2^64). Nothing may follow payload_json.
+//
+// Version 2 differs only in meaning: payload_json is the payload as it will
+// be published (PayloadTransformer ran at ingestion), so state never holds
+// a dropped or uncoarsened field. Version 1 held the raw payload; whoever
+// reads one must transform it before it can be published.
 
 #ifndef VANON_INGEST_BUFFERED_EVENT_H_
 #define VANON_INGEST_BUFFERED_EVENT_H_
@@ -27,7 +32,8 @@
 
 namespace vanon {
 
-inline constexpr std::uint8_t kBufferedEventVersion = 1;
+inline constexpr std::uint8_t kBufferedEventVersion = 2;
+inline constexpr std::uint8_t kBufferedEventRawPayloadVersion = 1;
 
 struct BufferedEvent {
   HmacToken vehicle_key{};
@@ -36,7 +42,7 @@ struct BufferedEvent {
   std::string event;
   std::vector<std::string> qi_values;
   std::vector<std::optional<std::string>> extras;
-  std::string payload_json;
+  std::string payload_json;  // as published: see version 2 above
 
   friend bool operator==(const BufferedEvent&, const BufferedEvent&) = default;
 };
@@ -47,8 +53,9 @@ void EncodeBufferedEvent(const BufferedEvent& event, std::string* dst);
 // Decodes exactly one record filling all of `src`. Returns false (leaving
 // *event unspecified) on an unknown version, truncation, an over-long
 // varint, a length past the end, or trailing bytes. Never reads out of
-// bounds and never allocates more than src.size() allows.
-bool DecodeBufferedEvent(std::string_view src, BufferedEvent* event);
+// bounds and never allocates more than src.size() allows. If `version` is
+// given it receives the record's version.
+bool DecodeBufferedEvent(std::string_view src, BufferedEvent* event, std::uint8_t* version = nullptr);
 
 }  // namespace vanon
 

@@ -57,6 +57,8 @@ struct ReleaseWriterDeps {
   // Null when no sensitive attribute is configured: tuples then have no
   // "sensitive" member.
   const SensitiveDictionary* dictionary = nullptr;
+  // For the published time bucket. Events' payload_json is published as it
+  // is: ingestion transformed it (BufferedEvent version 2).
   PayloadTransformer* payload = nullptr;
 };
 

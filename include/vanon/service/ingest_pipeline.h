@@ -20,6 +20,7 @@
 #include "vanon/kafka/consumer.h"
 #include "vanon/release/epoch_clock.h"
 #include "vanon/release/event_buffer.h"
+#include "vanon/release/payload_transformer.h"
 #include "vanon/service/qi_resolver.h"
 #include "vanon/state/partition_progress.h"
 
@@ -92,6 +93,9 @@ class IngestPipeline {
   std::unique_ptr<QiResolver> resolver_;
   std::unique_ptr<EventParser> parser_;
   std::unique_ptr<KeyedHasher> hasher_;
+  // Payloads are coarsened here, before they reach state: dropped fields
+  // never touch the disk, and a release only copies them.
+  std::unique_ptr<PayloadTransformer> payload_;
   std::map<int32_t, PartitionProgress> progress_;
   std::map<int32_t, EpochClock> clocks_;
   std::map<int32_t, EventBuffer> buffers_;
