@@ -8,21 +8,26 @@ namespace vanon {
 
 namespace {
 
-constexpr size_t kChunkEvents = 4096;
+// (list, index) of one event among taken lists.
+using EventRef = std::pair<EpochList*, uint32_t>;
 
-// Moves `from` into the two lists in (ts, offset) order: the order of the
-// state's keys, so a release sees what a scan of state would give it.
-void AppendSorted(std::vector<KeyedEvent*>& from, std::vector<BufferedEvent>* events,
-                  std::vector<std::pair<int64_t, int64_t>>* keys) {
-  std::sort(from.begin(), from.end(), [](const KeyedEvent* a, const KeyedEvent* b) {
-    return std::tie(a->ts_ms, a->offset) < std::tie(b->ts_ms, b->offset);
-  });
+const std::pair<int64_t, int64_t>& KeyOf(const EventRef& r) { return r.first->keys[r.second]; }
+
+// Moves the referenced events into the two lists in key order.
+void AppendInKeyOrder(std::vector<EventRef>& from, std::vector<BufferedEvent>* events,
+                      std::vector<std::pair<int64_t, int64_t>>* keys) {
+  std::sort(from.begin(), from.end(), [](const EventRef& a, const EventRef& b) { return KeyOf(a) < KeyOf(b); });
   events->reserve(events->size() + from.size());
   keys->reserve(keys->size() + from.size());
-  for (KeyedEvent* e : from) {
-    events->push_back(std::move(e->event));
-    keys->emplace_back(e->ts_ms, e->offset);
+  for (const EventRef& r : from) {
+    events->push_back(std::move(r.first->events[r.second]));
+    keys->push_back(KeyOf(r));
   }
+}
+
+void Append(EpochList* list, KeyedEvent e) {
+  list->keys.emplace_back(e.ts_ms, e.offset);
+  list->events.push_back(std::move(e.event));
 }
 
 }  // namespace
@@ -38,9 +43,12 @@ int64_t EventBuffer::EpochOf(int64_t ts_ms) const {
 }
 
 void EventBuffer::Add(KeyedEvent e) {
-  Chunks& chunks = by_epoch_[EpochOf(e.ts_ms)];
-  if (chunks.empty() || chunks.back().size() == kChunkEvents) chunks.emplace_back().reserve(kChunkEvents);
-  chunks.back().push_back(std::move(e));
+  auto [it, fresh] = by_epoch_.try_emplace(EpochOf(e.ts_ms));
+  if (fresh && expected_ > 0) {
+    it->second.events.reserve(expected_ + expected_ / 4);
+    it->second.keys.reserve(expected_ + expected_ / 4);
+  }
+  Append(&it->second, std::move(e));
   ++size_;
 }
 
@@ -48,46 +56,54 @@ TakenEvents EventBuffer::Take(int64_t end_ms) {
   TakenEvents out;
   auto it = by_epoch_.begin();
   while (it != by_epoch_.end() && it->first * length_ms_ < end_ms) {
-    Chunks& chunks = it->second;
+    EpochList& list = it->second;
     if ((it->first + 1) * length_ms_ <= end_ms) {
-      for (std::vector<KeyedEvent>& chunk : chunks) {
-        size_ -= chunk.size();
-        out.push_back(std::move(chunk));
-      }
+      size_ -= list.events.size();
+      expected_ = std::max(expected_, list.events.size());
+      out.push_back(std::move(list));
       it = by_epoch_.erase(it);
       continue;
     }
     // The list straddles end_ms: split it event by event.
-    Chunks keep;
-    std::vector<KeyedEvent>& taken = out.emplace_back();
-    for (std::vector<KeyedEvent>& chunk : chunks) {
-      for (KeyedEvent& e : chunk) {
-        if (e.ts_ms < end_ms) {
-          taken.push_back(std::move(e));
-          --size_;
-        } else {
-          if (keep.empty() || keep.back().size() == kChunkEvents) keep.emplace_back().reserve(kChunkEvents);
-          keep.back().push_back(std::move(e));
-        }
-      }
+    EpochList keep, taken;
+    for (size_t i = 0; i < list.events.size(); ++i) {
+      KeyedEvent e{list.keys[i].first, list.keys[i].second, std::move(list.events[i])};
+      Append(e.ts_ms < end_ms ? &taken : &keep, std::move(e));
     }
-    chunks = std::move(keep);
+    size_ -= taken.events.size();
+    out.push_back(std::move(taken));
+    list = std::move(keep);
     ++it;
   }
   return out;
 }
 
 EpochEvents ArrangeEpochEvents(TakenEvents taken, int64_t start_ms) {
-  std::vector<KeyedEvent*> current, old;
-  size_t n = 0;
-  for (const std::vector<KeyedEvent>& chunk : taken) n += chunk.size();
-  current.reserve(n);
-  for (std::vector<KeyedEvent>& chunk : taken) {
-    for (KeyedEvent& e : chunk) (e.ts_ms >= start_ms ? current : old).push_back(&e);
-  }
   EpochEvents out;
-  AppendSorted(current, &out.current, &out.current_keys);
-  AppendSorted(old, &out.old, &out.old_keys);
+  // The fast case: exactly one list holds current events, it holds nothing
+  // else, and it is in key order.
+  EpochList* whole = nullptr;
+  size_t lists_with_current = 0;
+  for (EpochList& l : taken) {
+    const size_t n = static_cast<size_t>(
+        std::count_if(l.keys.begin(), l.keys.end(), [&](const auto& k) { return k.first >= start_ms; }));
+    if (n == 0) continue;
+    ++lists_with_current;
+    whole = n == l.keys.size() && std::is_sorted(l.keys.begin(), l.keys.end()) ? &l : nullptr;
+  }
+  if (lists_with_current != 1) whole = nullptr;
+
+  std::vector<EventRef> current, old;
+  for (EpochList& l : taken) {
+    if (&l == whole) {
+      out.current = std::move(l.events);
+      out.current_keys = std::move(l.keys);
+      continue;
+    }
+    for (uint32_t i = 0; i < l.keys.size(); ++i) (l.keys[i].first >= start_ms ? current : old).emplace_back(&l, i);
+  }
+  AppendInKeyOrder(current, &out.current, &out.current_keys);
+  AppendInKeyOrder(old, &out.old, &out.old_keys);
   return out;
 }
 

@@ -76,6 +76,24 @@ TEST(EventBuffer, BoundsInsideAnEpochKeepTheRest) {
   EXPECT_EQ(Take(buffer, 1500, 2000).current_keys, (std::vector<std::pair<int64_t, int64_t>>{{1700, 2}}));
 }
 
+TEST(EventBuffer, InOrderArrivalAndBoundsSpanningEpochs) {
+  EventBuffer buffer(1000);
+  for (int64_t offset = 0; offset < 30; ++offset) buffer.Add(At(offset * 100, offset));  // in key order
+  // Current spans two epoch lists and part of a third is old: event by event.
+  EpochEvents ev = Take(buffer, 1500, 2500);
+  std::vector<std::pair<int64_t, int64_t>> current, old;
+  for (int64_t o = 0; o < 25; ++o) (o * 100 >= 1500 ? current : old).emplace_back(o * 100, o);
+  EXPECT_EQ(ev.current_keys, current);
+  EXPECT_EQ(ev.old_keys, old);
+  // One whole epoch in key order: moved as it is.
+  EpochEvents next = Take(buffer, 2000, 3000);
+  EXPECT_EQ(next.current_keys, (std::vector<std::pair<int64_t, int64_t>>{{2500, 25}, {2600, 26}, {2700, 27}, {2800, 28}, {2900, 29}}));
+  ASSERT_EQ(next.current.size(), 5u);
+  EXPECT_EQ(next.current[0].event, "e25");
+  EXPECT_TRUE(next.old.empty());
+  EXPECT_EQ(buffer.size(), 0u);
+}
+
 TEST(EventBuffer, RefusesANonPositiveEpoch) { EXPECT_THROW(EventBuffer(0), std::invalid_argument); }
 
 }  // namespace

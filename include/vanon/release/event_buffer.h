@@ -37,12 +37,20 @@ struct EpochEvents {
   std::vector<std::pair<int64_t, int64_t>> old_keys;
 };
 
-// Events taken from a buffer, in no particular order: taking is cheap for
+// One epoch's events in arrival order, with their keys.
+struct EpochList {
+  std::vector<BufferedEvent> events;
+  std::vector<std::pair<int64_t, int64_t>> keys;  // (ts, offset), one per event
+};
+
+// Events taken from a buffer: whole epoch lists, so that taking is cheap for
 // the consuming thread; arranging them is left to the release's thread.
-using TakenEvents = std::vector<std::vector<KeyedEvent>>;
+using TakenEvents = std::vector<EpochList>;
 
 // Splits taken events at start_ms into `current` and `old`, each in state
-// key order.
+// key order. A partition's events arrive in offset order and mostly in time
+// order, so the epoch's own list is usually in key order already: it is then
+// moved whole instead of event by event.
 EpochEvents ArrangeEpochEvents(TakenEvents taken, int64_t start_ms);
 
 class EventBuffer {
@@ -61,13 +69,12 @@ class EventBuffer {
  private:
   int64_t EpochOf(int64_t ts_ms) const;
 
-  // An epoch's events in fixed-capacity chunks: a growing vector would move
-  // every event again at each doubling.
-  using Chunks = TakenEvents;
-
   int64_t length_ms_;
-  std::map<int64_t, Chunks> by_epoch_;
+  std::map<int64_t, EpochList> by_epoch_;
   size_t size_ = 0;
+  // The largest epoch list taken so far: new lists reserve a little more,
+  // so that they rarely grow (which would move every event again).
+  size_t expected_ = 0;
 };
 
 }  // namespace vanon
