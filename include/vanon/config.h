@@ -189,6 +189,10 @@ struct HttpConfig {
   std::string listen = "127.0.0.1:9464";  // as written
   std::string host = "127.0.0.1";         // brackets removed for IPv6
   int port = 9464;
+  // /healthz fails while a release batch has been open this long: the
+  // release thread runs apart from the consuming loop, whose own heartbeat
+  // cannot see it hang.
+  int release_stall_seconds = 300;
 };
 
 struct SecurityConfig {

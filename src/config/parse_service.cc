@@ -24,6 +24,7 @@ void ParseService(Section& root, Config* out) {
         s.Error("listen", why);
       }
     }
+    s.Int("release_stall_seconds", &out->http.release_stall_seconds, 1, 86400);
   }
   {
     Section s(root.diag(), root.Child("security"), "security");

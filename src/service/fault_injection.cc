@@ -1,6 +1,8 @@
 #include "vanon/service/fault_injection.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +16,7 @@ struct Target {
   std::string name;
   long hit = 1;
   long seen = 0;
+  bool hang = false;  // stop the calling thread for good instead of killing
 };
 
 Target* LoadTarget() {
@@ -21,6 +24,11 @@ Target* LoadTarget() {
   if (env == nullptr || *env == '\0') return nullptr;
   auto* t = new Target;  // lives until the process dies, on purpose
   std::string v(env);
+  const std::string kHang = ":hang";
+  if (v.size() > kHang.size() && v.compare(v.size() - kHang.size(), kHang.size(), kHang) == 0) {
+    t->hang = true;
+    v.resize(v.size() - kHang.size());
+  }
   size_t at = v.find('@');
   t->name = v.substr(0, at);
   if (at != std::string::npos) t->hit = std::max(1L, std::strtol(v.c_str() + at + 1, nullptr, 10));
@@ -38,12 +46,14 @@ void FaultPoint(std::string_view name) {
   Target* target = TheTarget();
   static std::mutex mu;
   if (target == nullptr) return;
-  std::lock_guard<std::mutex> l(mu);
+  std::unique_lock<std::mutex> l(mu);
   if (name != target->name || ++target->seen != target->hit) return;
-  std::fprintf(stderr, "vanon: fault injection: killing at %s (hit %ld)\n", target->name.c_str(),
-               target->hit);
+  std::fprintf(stderr, "vanon: fault injection: %s at %s (hit %ld)\n", target->hang ? "hanging" : "killing",
+               target->name.c_str(), target->hit);
   std::fflush(stderr);
-  std::raise(SIGKILL);
+  if (!target->hang) std::raise(SIGKILL);
+  l.unlock();  // other threads pass their points as before
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
 bool FaultInjectionEnabled() { return TheTarget() != nullptr; }

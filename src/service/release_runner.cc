@@ -108,6 +108,7 @@ struct ReleaseRunner::Impl {
   size_t computing = 0;            // guarded by mu: shares taken from the queue, not yet done
   std::exception_ptr error;        // guarded by mu
   bool stopping = false;           // guarded by mu
+  std::atomic<int64_t> batch_open_since{0};  // steady seconds, 0 = no batch
   std::thread thread;
 
   Impl(const Config& c, int extra, StateStore* s, TransactionalProducer* p, ReleaseMetricsExporter* m,
@@ -228,8 +229,11 @@ struct ReleaseRunner::Impl {
         work_cv.wait(l, [&] { return stopping || !queue.empty(); });
         if (stopping) return;
       }
+      batch_open_since = std::chrono::duration_cast<std::chrono::seconds>(
+                             SteadyClock::now().time_since_epoch()).count();
       try {
         std::vector<Published> out = RunBatch();
+        batch_open_since = 0;
         std::lock_guard<std::mutex> l(mu);
         for (Published& p : out) done.push_back(std::move(p));
         computing = 0;
@@ -532,5 +536,7 @@ std::vector<ReleaseOutcome> ReleaseRunner::Apply(const std::function<PartitionSt
 }
 
 uint64_t ReleaseRunner::waiting() const { return impl_->Waiting(); }
+
+int64_t ReleaseRunner::BatchOpenSince() const { return impl_->batch_open_since.load(); }
 
 }  // namespace vanon

@@ -63,6 +63,9 @@ struct Service::Rep {
   std::atomic<int> partitions{0};
   std::atomic<int64_t> heartbeat{SteadySeconds()};
   std::atomic<bool> dp_paused{false};
+  // ReleaseRunner::BatchOpenSince(), copied by the consuming loop (which
+  // owns the runner) so the health check never touches the runner.
+  std::atomic<int64_t> release_batch_since{0};
   std::atomic<uint64_t> consumed{0}, accepted{0}, rejected{0}, buffered{0};
   mutable std::mutex url_mu;
   std::string url;
@@ -115,6 +118,11 @@ int Service::Run(const std::atomic<bool>& stop) {
     int64_t idle = SteadySeconds() - r.heartbeat.load();
     if (idle > kStallSeconds) {
       *detail = "main loop stalled for " + std::to_string(idle) + " s";
+      return false;
+    }
+    const int64_t since = r.release_batch_since.load();
+    if (since > 0 && SteadySeconds() - since > r.config.http.release_stall_seconds) {
+      *detail = "release batch open for " + std::to_string(SteadySeconds() - since) + " s";
       return false;
     }
     // Healthy (a restart would not help), but said: DP counts are paused.
@@ -229,6 +237,7 @@ int Service::Run(const std::atomic<bool>& stop) {
       const int64_t now_ms = NowMs();
       pipeline.Process(batch, now_ms);
       r.heartbeat = SteadySeconds();
+      r.release_batch_since = releases.BatchOpenSince();
       note_outcomes(releases.Apply(state_of, /*wait=*/false));
       std::vector<ShareRequest> closable;
       for (int32_t p : consumer.Assigned()) {

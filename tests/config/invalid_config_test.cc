@@ -109,6 +109,8 @@ std::vector<InvalidCase> Cases() {
        {"privacy.m=abc"}, 1},
       {"OverrideWithoutEquals", "", "", "", "privacy.m", "dotted.key=value",
        {"privacy.m"}, 1},
+      {"ReleaseStallZero", "listen: 127.0.0.1:9464", "listen: 127.0.0.1:9464\n  release_stall_seconds: 0",
+       "release_stall_seconds", "http.release_stall_seconds", "out of range"},
       {"OverrideFlowMappingBadTopic", "", "", "",
        "kafka.topics.input", "not a valid Kafka topic",
        {"kafka.topics={input: \"a b\"}"}, 1},

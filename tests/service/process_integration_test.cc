@@ -30,12 +30,25 @@ std::unique_ptr<Subprocess> StartKafka(std::string* bootstrap) {
   return k;
 }
 
-std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int http_port) {
-  return std::make_unique<Subprocess>(
-      std::vector<std::string>{VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                               "--set", "kafka.bootstrap=" + bootstrap, "--set", "input.max_message_bytes=16384", "--set", "state.dir=" + state, "--set",
-                               "http.listen=127.0.0.1:" + std::to_string(http_port)},
-      kKeyEnv);
+std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int http_port,
+                                       const std::vector<std::string>& extra_args = {},
+                                       const std::vector<std::string>& extra_env = {}) {
+  std::vector<std::string> argv = {VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                                   "--set", "kafka.bootstrap=" + bootstrap, "--set", "input.max_message_bytes=16384", "--set", "state.dir=" + state, "--set",
+                                   "http.listen=127.0.0.1:" + std::to_string(http_port)};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  std::vector<std::string> env = kKeyEnv;
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
+  return std::make_unique<Subprocess>(argv, env);
+}
+
+// The status and body of a GET, or {-1, ""} without an answer.
+std::pair<int, std::string> Status(int port, const std::string& path) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_connection_timeout(1);
+  auto r = c.Get(path.c_str());
+  if (!r) return {-1, ""};
+  return {r->status, r->body};
 }
 
 std::string Get(int port, const std::string& path) {
@@ -181,6 +194,34 @@ TEST(ProcessIntegration, PrometheusScrapesVanonAndPromtoolAcceptsTheExposition) 
   EXPECT_TRUE(got) << "prometheus answered: " << answer;
   vanon->Signal(SIGTERM);
   EXPECT_EQ(vanon->Wait(60), 0);
+}
+
+// The release thread runs apart from the consuming loop: if it hangs (here:
+// inside a transaction, by fault injection), ingestion's heartbeat goes on,
+// and only the batch's age can make /healthz fail.
+TEST(ProcessIntegration, HealthzFailsWhileAReleaseBatchHangs) {
+  std::string bootstrap;
+  auto kafka = StartKafka(&bootstrap);
+  ASSERT_FALSE(bootstrap.empty());
+  TempDir state;
+  int port = testing::FreePort();
+  auto vanon = StartVanon(bootstrap, state.path(), port,
+                          {"--set", "http.release_stall_seconds=3", "--set", "privacy.epoch.length_seconds=2", "--set",
+                           "privacy.epoch.allowed_lateness_seconds=1", "--set", "privacy.epoch.idle_timeout_seconds=2"},
+                          {"VANON_FAULT_POINT=release.before_commit:hang"});
+  ASSERT_TRUE(testing::WaitFor(30, [&] { return Status(port, "/healthz").first == 200; })) << "never healthy";
+
+  testing::FeedOptions fo;
+  fo.messages = 2000;
+  testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo);
+  std::pair<int, std::string> health;
+  ASSERT_TRUE(testing::WaitFor(60, [&] {
+    health = Status(port, "/healthz");
+    return health.first == 503;
+  })) << "still " << health.first << " " << health.second;
+  EXPECT_NE(health.second.find("release batch open for"), std::string::npos) << health.second;
+  // Ingestion itself is alive: the loop turns, so it is not the heartbeat.
+  EXPECT_EQ(health.second.find("main loop stalled"), std::string::npos) << health.second;
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // Crash tests kill the process at named points of the release loop with
 // kill -9 semantics (no destructor, no flush), to prove that a restart
 // recovers from every one of them. Set VANON_FAULT_POINT=<name> (first hit)
-// or <name>@<n> (n-th hit). Unset in production: then a point is one
-// relaxed atomic load.
+// or <name>@<n> (n-th hit); a ":hang" suffix stops the thread that reaches
+// the point for good instead (for the stall checks of /healthz). Unset in
+// production: then a point is one relaxed atomic load.
 #pragma once
 
 #include <string_view>
@@ -19,8 +20,8 @@ inline constexpr std::string_view kFaultPoints[] = {
     "release.after_apply",       // state applied
 };
 
-// Raises SIGKILL when `name` is the configured point (and its hit count is
-// reached). Logs one line to stderr first so test logs show where it died.
+// Raises SIGKILL (or hangs) when `name` is the configured point and its hit
+// count is reached. Logs one line to stderr first so test logs show where.
 void FaultPoint(std::string_view name);
 
 // True when VANON_FAULT_POINT is set. The release loop then flushes records

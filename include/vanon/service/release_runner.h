@@ -98,6 +98,11 @@ class ReleaseRunner {
   // state): the caller stops, and a restart resumes from the release log.
   std::vector<ReleaseOutcome> Apply(const std::function<PartitionState(int32_t)>& state_of, bool wait);
 
+  // Steady-clock seconds (std::chrono::steady_clock) at which the batch in
+  // flight opened, or 0 when none is: for /healthz, which must notice a
+  // release thread that hangs. Readable from any thread.
+  int64_t BatchOpenSince() const;
+
   // Tuples currently waiting, summed over the partitions released so far.
   uint64_t waiting() const;
 
