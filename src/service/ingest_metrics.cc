@@ -19,6 +19,10 @@ IngestMetrics::IngestMetrics(prometheus::Registry& r)
       accepted(NewCounter(r, "vanon_events_accepted_total", "Messages validated and buffered in state.")),
       unknown_vin(NewCounter(r, "vanon_events_unknown_vin_total",
                              "Valid VINs absent from the decoding table (QIs set to the hierarchy root).")),
+      payload_malformed_fields(NewCounter(r, "vanon_payload_malformed_fields_total",
+                                          "Payload fields dropped because their transform could not read them.")),
+      payload_malformed_payloads(NewCounter(r, "vanon_payload_malformed_payloads_total",
+                                            "Payloads that were not a JSON object, published as {}.")),
       buffered(NewGauge(r, "vanon_events_buffered", "Accepted events held in state awaiting their release.")),
       state_bytes(NewGauge(r, "vanon_state_bytes", "RocksDB live bytes (SST files plus memtables).")),
       lag_family(prometheus::BuildGauge()

@@ -242,6 +242,11 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
   for (auto& [p, e] : stored_) buffers_.at(p).Add(std::move(e));
   stored_.clear();
   if (metrics_) {
+    const PayloadStats& ps = payload_->stats();
+    metrics_->payload_malformed_fields.Increment(static_cast<double>(ps.malformed_fields - payload_reported_.malformed_fields));
+    metrics_->payload_malformed_payloads.Increment(
+        static_cast<double>(ps.malformed_payloads - payload_reported_.malformed_payloads));
+    payload_reported_ = ps;
     metrics_->consumed.Increment(static_cast<double>(accepted + rejected));
     metrics_->accepted.Increment(static_cast<double>(accepted));
     metrics_->unknown_vin.Increment(static_cast<double>(unknown));

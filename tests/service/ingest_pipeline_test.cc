@@ -6,7 +6,10 @@
 
 #include <chrono>
 
+#include <prometheus/registry.h>
+
 #include "test_support.h"
+#include "vanon/service/ingest_metrics.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon {
@@ -95,6 +98,28 @@ TEST_F(IngestPipelineTest, EventsStoredWithARawPayloadAreTransformedWhenLoaded) 
   EpochEvents taken = ArrangeEpochEvents(pipeline.Events(3).Take(old.ts_ms + 1), 0);
   ASSERT_EQ(taken.current.size(), 1u);
   ExpectTransformed(taken.current[0].payload_json);
+}
+
+TEST_F(IngestPipelineTest, UnreadableFieldsAreDroppedAndCounted) {
+  prometheus::Registry registry;
+  IngestMetrics metrics(registry);
+  IngestPipeline pipeline(config_, "unit-test-hmac-key-0123456789abcdef", store_.get(), nullptr, &metrics);
+  const int64_t now = NowMs();
+  const std::string good = Message(now - 1000);
+  std::string bad = good;
+  const std::string lat = "\"lat\":48.137154";
+  bad.replace(bad.find(lat), lat.size(), "\"lat\":200");  // out of range: the grid cannot read it
+  pipeline.Process({{0, 0, kVin, good}, {0, 1, kVin, bad}}, now);
+  EXPECT_EQ(metrics.payload_malformed_fields.Value(), 1);
+  EXPECT_EQ(metrics.payload_malformed_payloads.Value(), 0);
+  const std::vector<KeyedEvent> stored = StoredEvents(0);
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_NE(stored[0].event.payload_json.find("location"), std::string::npos);
+  EXPECT_EQ(stored[1].event.payload_json.find("location"), std::string::npos) << "never stored raw";
+  EXPECT_EQ(stored[1].event.payload_json.find("200"), std::string::npos);
+  // Counted once: the next batch reports only its own.
+  pipeline.Process({{0, 2, kVin, Message(now - 500)}}, now);
+  EXPECT_EQ(metrics.payload_malformed_fields.Value(), 1);
 }
 
 }  // namespace

@@ -96,6 +96,7 @@ class IngestPipeline {
   // Payloads are coarsened here, before they reach state: dropped fields
   // never touch the disk, and a release only copies them.
   std::unique_ptr<PayloadTransformer> payload_;
+  PayloadStats payload_reported_;  // what metrics_ has been told so far
   std::map<int32_t, PartitionProgress> progress_;
   std::map<int32_t, EpochClock> clocks_;
   std::map<int32_t, EventBuffer> buffers_;
