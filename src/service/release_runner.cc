@@ -96,7 +96,7 @@ struct ReleaseRunner::Impl {
   OutputTopology topology;
   DpPublisher* dp;
   Schema schema;
-  std::vector<std::unique_ptr<PayloadTransformer>> payloads;  // one per computing thread
+  PayloadTransformer payload;  // for the published time bucket only (const use)
   ShareContext ctx;
   std::map<int32_t, uint64_t> waiting;  // consuming thread only
 
@@ -113,14 +113,21 @@ struct ReleaseRunner::Impl {
 
   Impl(const Config& c, int extra, StateStore* s, TransactionalProducer* p, ReleaseMetricsExporter* m,
        OutputTopology t, DpPublisher* d)
-      : config(c), store(s), producer(p), metrics(m), topology(t), dp(d), schema(SchemaFromConfig(c)) {
-    for (int k = 0; k < kComputeThreads; ++k) payloads.push_back(std::make_unique<PayloadTransformer>(c.payload));
+      : config(c),
+        store(s),
+        producer(p),
+        metrics(m),
+        topology(t),
+        dp(d),
+        schema(SchemaFromConfig(c)),
+        payload(c.payload) {
     ctx.config = &config;
     ctx.schema = &schema;
     ctx.sensitive_extra = extra;
     ctx.input_partitions = t.input_partitions;
     ctx.store = store;
     ctx.dp = dp;
+    ctx.payload = &payload;
     thread = std::thread([this] {
       pthread_setname_np(pthread_self(), "vanon-release");  // for top -H and perf
       Loop();
@@ -147,6 +154,7 @@ struct ReleaseRunner::Impl {
     std::map<int32_t, int64_t> high_watermarks;
     std::vector<Pending> ready;
     for (const ShareRequest& s : shares) {
+      const PartitionState state = state_of(s.partition);
       if (InFlight(s.partition)) {
         throw std::logic_error("partition " + std::to_string(s.partition) + " already has a share in flight");
       }
@@ -181,10 +189,9 @@ struct ReleaseRunner::Impl {
         // The watermark that closed the epoch is stored with the seed: after
         // a restart, events of this epoch stay late, so the recomputation
         // sees exactly the events the first attempt saw.
-        w.PutMeta(s.partition, kClockMeta, state_of(s.partition).clock->EncodeState());
+        w.PutMeta(s.partition, kClockMeta, state.clock->EncodeState());
       }
-      const EpochClock& clock = *state_of(s.partition).clock;
-      p.events = state_of(s.partition).events->Take(clock.EpochEnd(s.epoch));
+      p.events = state.events->Take(state.clock->EpochEnd(s.epoch));
       ready.push_back(std::move(p));
     }
     store->Commit(w);
@@ -261,7 +268,7 @@ struct ReleaseRunner::Impl {
 
   // A computing thread: takes unclaimed slots, in order, until the batch is
   // sealed.
-  void Compute(Batch& b, PayloadTransformer* payload, SteadyClock::time_point t0, std::atomic<double>* last) {
+  void Compute(Batch& b, SteadyClock::time_point t0, std::atomic<double>* last) {
     std::unique_lock<std::mutex> l(mu);
     for (;;) {
       work_cv.wait(l, [&] { return b.sealed || b.claimed < b.slots.size(); });
@@ -281,7 +288,7 @@ struct ReleaseRunner::Impl {
                                         : "it was not committed, republishing");
         }
         slot.out.resumed = p.resumed;
-        slot.out.share = ComputeShare(ctx, payload, p.partition, p.epoch, p.entry, committed_before,
+        slot.out.share = ComputeShare(ctx, p.partition, p.epoch, p.entry, committed_before,
                                       std::move(p.events));
         *last = SecondsSince(t0);
       } catch (...) {
@@ -325,13 +332,13 @@ struct ReleaseRunner::Impl {
     Batch b;
     std::atomic<double> last_computed{0};
     std::vector<std::thread> pool;
-    for (size_t k = 0; k < payloads.size(); ++k) {
-      pool.emplace_back([this, &b, k, t0, &last_computed] {
+    for (int k = 0; k < kComputeThreads; ++k) {
+      pool.emplace_back([this, &b, t0, &last_computed] {
         pthread_setname_np(pthread_self(), "vanon-compute");
         // Below the consuming thread: when both want the CPU, ingestion must
         // keep up, or epochs close late and the next release starts behind.
         setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kComputeNice);
-        Compute(b, payloads[k].get(), t0, &last_computed);
+        Compute(b, t0, &last_computed);
       });
     }
     struct Joiner {

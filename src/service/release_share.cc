@@ -39,7 +39,7 @@ void PurgeSignatures(const ShareContext& ctx, int32_t partition, int64_t epoch, 
 
 }  // namespace
 
-ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload, int32_t partition, int64_t epoch,
+ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
                            const ReleaseLogEntry& entry, bool committed_before, TakenEvents taken) {
   const Config& config = *ctx.config;
   const Schema& schema = *ctx.schema;
@@ -104,7 +104,7 @@ ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload,
   const double lookup_ms = lap();
   ReleaseOutput out = ComputeRelease(schema, in);
   const double engine_ms = lap();
-  share.records = WriteRelease({&schema, config.sensitive ? &dict : nullptr, payload},
+  share.records = WriteRelease({&schema, config.sensitive ? &dict : nullptr, ctx.payload},
                                {partition, ctx.input_partitions, start, end}, in, out, tuple_events, &random);
 
   // DP counts on the raw events of the epoch, suppressed vehicles included.

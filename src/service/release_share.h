@@ -30,6 +30,7 @@ struct ShareContext {
   int32_t input_partitions = 1;  // for the summary's `partitions`
   StateStore* store = nullptr;
   DpPublisher* dp = nullptr;     // may be null
+  const PayloadTransformer* payload = nullptr;  // the published time bucket
 };
 
 struct ComputedShare {
@@ -58,10 +59,9 @@ struct ComputedShare {
 };
 
 // `events` are the partition's buffered events up to the epoch's end, as
-// EventBuffer::Take gives them (the same set as a scan of state). Safe to run
-// for different partitions at once; `payload` must be the calling thread's
-// own (it counts what it drops).
-ComputedShare ComputeShare(const ShareContext& ctx, PayloadTransformer* payload, int32_t partition, int64_t epoch,
+// EventBuffer::Take gives them (the same set as a scan of state). Safe to
+// run for different partitions at once.
+ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
                            const ReleaseLogEntry& entry, bool committed_before, TakenEvents events);
 
 // Meta record holding a partition's SensitiveDictionary.

@@ -59,7 +59,7 @@ struct ReleaseWriterDeps {
   const SensitiveDictionary* dictionary = nullptr;
   // For the published time bucket. Events' payload_json is published as it
   // is: ingestion transformed it (BufferedEvent version 2).
-  PayloadTransformer* payload = nullptr;
+  const PayloadTransformer* payload = nullptr;
 };
 
 ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext& context,
