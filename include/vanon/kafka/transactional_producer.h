@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,7 @@
 namespace RdKafka {
 class Producer;
 }
+struct rd_kafka_topic_s;
 
 namespace vanon {
 
@@ -75,6 +77,9 @@ class TransactionalProducer {
   // the next one.
   uint64_t generation_ = 0;
   bool in_transaction_ = false;
+  // librdkafka topic handles by name, created on first use; destroyed
+  // before producer_.
+  std::map<std::string, rd_kafka_topic_s*> topics_;
 };
 
 }  // namespace vanon
