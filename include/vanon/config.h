@@ -134,6 +134,10 @@ struct EpochConfig {
   int64_t length_seconds = 60;
   int64_t allowed_lateness_seconds = 10;
   int64_t idle_timeout_seconds = 30;
+  // Compute a partition's share once its event time passes the epoch's end,
+  // during the allowed lateness, and use it at the close if no event of the
+  // epoch arrived meanwhile. Nothing is published before the close.
+  bool precompute = true;
 };
 
 struct PrivacyConfig {

@@ -4,6 +4,8 @@
 #define VANON_LOADTEST_RELEASE_BENCH_FLAGS_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace vanon::loadtest {
 
@@ -14,10 +16,11 @@ struct BenchFlags {
   double warmup_s = 15;     // from the first consumed event: joins, first release
   int partitions = 4;
   bool kcat = true;
+  std::vector<std::string> set;  // config overrides, KEY=VALUE, after the benchmark's own
 };
 
 // Removes --vehicles=N --rate=R --duration=S --warmup=S --partitions=P
-// --kcat=0|1 from argv. Returns false (after printing why) on a bad value.
+// --kcat=0|1 and --set=KEY=VALUE (repeatable) from argv. Returns false (after printing why) on a bad value.
 bool ParseBenchFlags(int* argc, char** argv, BenchFlags* flags);
 
 }  // namespace vanon::loadtest

@@ -180,10 +180,12 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     MockCluster cluster(1);
     const std::string bootstrap = cluster.Bootstrap();
     const std::string dir = MakeStateDir();
-    Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                               {"kafka.bootstrap=" + bootstrap, "state.dir=" + dir, "http.listen=127.0.0.1:" + std::to_string(FreeLocalPort()),
-                                "kafka.poll_batch_max=5000", "privacy.epoch.length_seconds=10",
-                                "privacy.epoch.allowed_lateness_seconds=2", "privacy.epoch.idle_timeout_seconds=5"});
+    std::vector<std::string> overrides = {"kafka.bootstrap=" + bootstrap, "state.dir=" + dir,
+                                          "http.listen=127.0.0.1:" + std::to_string(FreeLocalPort()),
+                                          "kafka.poll_batch_max=5000", "privacy.epoch.length_seconds=10",
+                                          "privacy.epoch.allowed_lateness_seconds=2", "privacy.epoch.idle_timeout_seconds=5"};
+    overrides.insert(overrides.end(), f.set.begin(), f.set.end());
+    Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", overrides);
     const KafkaTopics& t = config.kafka.topics;
     cluster.CreateTopic(t.input, f.partitions);
     cluster.CreateTopic(t.dlq, 1);

@@ -19,6 +19,7 @@ void ParsePrivacy(Section& root, PrivacyConfig* out) {
     e.Int("allowed_lateness_seconds", &out->epoch.allowed_lateness_seconds, 0,
           86400);
     e.Int("idle_timeout_seconds", &out->epoch.idle_timeout_seconds, 1, 86400);
+    e.Bool("precompute", &out->epoch.precompute);
   }
   s.Enum("late_events", &out->late_events,
          {{"topic", LateEvents::kTopic}, {"drop", LateEvents::kDrop}});

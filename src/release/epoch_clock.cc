@@ -74,6 +74,12 @@ std::optional<int64_t> EpochClock::NextClosable() const {
   return next_open_;
 }
 
+std::optional<int64_t> EpochClock::NextPrecomputable() const {
+  if (!next_open_ || NextClosable()) return std::nullopt;
+  if (EpochEnd(*next_open_) > watermark_ + lateness_ms_) return std::nullopt;
+  return next_open_;
+}
+
 void EpochClock::Close(int64_t epoch) {
   if (NextClosable() != epoch) throw std::logic_error("EpochClock::Close: not the next closable epoch");
   next_open_ = epoch + 1;

@@ -43,6 +43,11 @@ int64_t EventBuffer::EpochOf(int64_t ts_ms) const {
 }
 
 void EventBuffer::Add(KeyedEvent e) {
+  if (e.ts_ms < taken_end_) ++arrivals_behind_take_;
+  Restore(std::move(e));
+}
+
+void EventBuffer::Restore(KeyedEvent e) {
   auto [it, fresh] = by_epoch_.try_emplace(EpochOf(e.ts_ms));
   if (fresh && expected_ > 0) {
     it->second.events.reserve(expected_ + expected_ / 4);
@@ -53,6 +58,7 @@ void EventBuffer::Add(KeyedEvent e) {
 }
 
 TakenEvents EventBuffer::Take(int64_t end_ms) {
+  taken_end_ = std::max(taken_end_, end_ms);
   TakenEvents out;
   auto it = by_epoch_.begin();
   while (it != by_epoch_.end() && it->first * length_ms_ < end_ms) {

@@ -59,7 +59,19 @@ ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const Pr
                             "From an event's time to the commit of the release publishing it.",
                             kLatencyBuckets)),
       events_released_(NewCounter(r, "vanon_events_released_total",
-                                  "Events published in the anonymized topic.")) {
+                                  "Events published in the anonymized topic.")),
+      precompute_used_(prometheus::BuildCounter()
+                           .Name("vanon_release_precomputes_total")
+                           .Help("Partition shares computed ahead of their epoch's close, by outcome: used, or "
+                                 "dropped (an event of the epoch arrived later) and computed again at the close.")
+                           .Register(r)
+                           .Add({{"outcome", "used"}})),
+      precompute_dropped_(prometheus::BuildCounter()
+                              .Name("vanon_release_precomputes_total")
+                              .Help("Partition shares computed ahead of their epoch's close, by outcome: used, or "
+                                    "dropped (an event of the epoch arrived later) and computed again at the close.")
+                              .Register(r)
+                              .Add({{"outcome", "dropped"}})) {
   auto& by_reason = prometheus::BuildGauge()
                         .Name("vanon_release_suppression_ratio_by_reason")
                         .Help("Suppressed / all tuples of the last release, by reason.")

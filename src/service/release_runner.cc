@@ -10,11 +10,12 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <algorithm>
 #include <deque>
+#include <memory>
 #include <exception>
 #include <map>
 #include <mutex>
-#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -72,22 +73,27 @@ std::string AttemptId() {
 }  // namespace
 
 struct ReleaseRunner::Impl {
-  // A prepared share waiting for, or in, the release thread.
-  struct Pending {
+  // One partition's share of one release, from the take of its events to
+  // its apply. A job is either precomputed (its events taken ahead of the
+  // close; nothing durable yet, so it may still be dropped) or prepared (its
+  // release-log entry is durable; it will be published).
+  struct Job {
     int32_t partition = 0;
     int64_t epoch = 0;
-    ReleaseLogEntry entry;
-    bool resumed = false;  // prepared by an earlier process
-    SteadyClock::time_point submitted;
-    TakenEvents events;
-  };
-  // A share whose transaction committed, waiting for Apply().
-  struct Published {
-    ComputedShare share;
-    bool resumed = false;
+    ReleaseLogEntry entry;    // guarded by mu: the seed from the start, the rest at prepare
+    bool resumed = false;     // prepared by an earlier process
+    uint64_t taken_mark = 0;  // EventBuffer::arrivals_behind_take() when taken
+    SteadyClock::time_point submitted;  // prepared
+    TakenEvents events;       // until a computing thread claims the job
+    bool prepared = false;    // guarded by mu
+    bool claimed = false;     // guarded by mu
+    bool computed = false;    // guarded by mu
+    std::exception_ptr error; // guarded by mu
+    ComputedShare share;      // written by the computing thread, read once computed
     int64_t commit_wall_ms = 0;
     double seconds = 0;
   };
+  using JobPtr = std::shared_ptr<Job>;
 
   const Config& config;
   StateStore* store;
@@ -102,14 +108,17 @@ struct ReleaseRunner::Impl {
 
   mutable std::mutex mu;
   std::condition_variable work_cv, done_cv;
-  std::deque<Pending> queue;       // guarded by mu
-  std::vector<Published> done;     // guarded by mu
-  std::set<int32_t> in_flight;     // guarded by mu: queued, computing, or done
-  size_t computing = 0;            // guarded by mu: shares taken from the queue, not yet done
+  std::map<int32_t, JobPtr> jobs;  // guarded by mu: per partition, taken and not yet applied
+  std::deque<JobPtr> to_compute;   // guarded by mu: not claimed by a computing thread
+  std::deque<JobPtr> to_publish;   // guarded by mu: prepared, in no batch yet
+  std::vector<JobPtr> done;        // guarded by mu: committed, waiting for Apply()
+  size_t publishing = 0;           // guarded by mu: prepared jobs not yet in `done`
   std::exception_ptr error;        // guarded by mu
-  bool stopping = false;           // guarded by mu
+  bool stopping = false;           // guarded by mu: the release thread stops
+  bool computers_stopping = false; // guarded by mu: the computing threads stop
   std::atomic<int64_t> batch_open_since{0};  // steady seconds, 0 = no batch
   std::thread thread;
+  std::vector<std::thread> computers;
 
   Impl(const Config& c, int extra, StateStore* s, TransactionalProducer* p, ReleaseMetricsExporter* m,
        OutputTopology t, DpPublisher* d)
@@ -128,6 +137,15 @@ struct ReleaseRunner::Impl {
     ctx.store = store;
     ctx.dp = dp;
     ctx.payload = &payload;
+    for (int k = 0; k < kComputeThreads; ++k) {
+      computers.emplace_back([this] {
+        pthread_setname_np(pthread_self(), "vanon-compute");
+        // Below the consuming thread: when both want the CPU, ingestion must
+        // keep up, or epochs close late and the next release starts behind.
+        setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kComputeNice);
+        ComputeLoop();
+      });
+    }
     thread = std::thread([this] {
       pthread_setname_np(pthread_self(), "vanon-release");  // for top -H and perf
       Loop();
@@ -140,114 +158,235 @@ struct ReleaseRunner::Impl {
       stopping = true;
     }
     work_cv.notify_all();
-    thread.join();
+    thread.join();  // after its batch: the computing threads still serve it
+    {
+      std::lock_guard<std::mutex> l(mu);
+      computers_stopping = true;
+    }
+    work_cv.notify_all();
+    for (std::thread& t : computers) t.join();
   }
 
   int32_t ReleasesPartition(int32_t p) const { return p % topology.releases_partitions; }
   int32_t AnonymizedPartition(int32_t p) const { return p % topology.anonymized_partitions; }
   int32_t CountsPartition(int32_t p) const { return p % topology.counts_partitions; }
 
+  JobPtr JobOf(int32_t partition) const {
+    std::lock_guard<std::mutex> l(mu);
+    auto it = jobs.find(partition);
+    return it == jobs.end() ? nullptr : it->second;
+  }
+
+  bool InFlight(int32_t partition) const {
+    std::lock_guard<std::mutex> l(mu);
+    auto it = jobs.find(partition);
+    return it != jobs.end() && it->second->prepared;
+  }
+
+  // Starts computing the shares of epochs whose end the partition's event
+  // time has passed, ahead of their close. Reads no state that can change
+  // before the close: the partition has nothing in flight, and only its own
+  // apply writes its release state.
+  void Precompute(const std::vector<int32_t>& partitions, const std::function<PartitionState(int32_t)>& state_of) {
+    if (!config.privacy.epoch.precompute) return;
+    for (int32_t p : partitions) {
+      if (JobOf(p)) continue;
+      const PartitionState state = state_of(p);
+      const std::optional<int64_t> epoch = state.clock->NextPrecomputable();
+      if (!epoch) continue;
+      if (store->GetRelease(p, *epoch)) continue;  // prepared before a restart: resumed at the close
+      auto job = std::make_shared<Job>();
+      job->partition = p;
+      job->epoch = *epoch;
+      job->entry.seed = NewReleaseSeed();
+      job->events = state.events->Take(state.clock->EpochEnd(*epoch));
+      job->taken_mark = state.events->arrivals_behind_take();
+      {
+        std::lock_guard<std::mutex> l(mu);
+        jobs[p] = job;
+        to_compute.push_back(job);
+      }
+      work_cv.notify_all();
+    }
+  }
+
+  // Gives a precomputed job's events back to its partition's buffer and
+  // forgets the job. Waits for its computation if one is running.
+  void Drop(const JobPtr& job, EventBuffer* events) {
+    std::unique_lock<std::mutex> l(mu);
+    if (!job->claimed) {
+      to_compute.erase(std::find(to_compute.begin(), to_compute.end(), job));
+      jobs.erase(job->partition);
+      l.unlock();
+      for (EpochList& list : job->events) {
+        for (size_t i = 0; i < list.events.size(); ++i) {
+          events->Restore({list.keys[i].first, list.keys[i].second, std::move(list.events[i])});
+        }
+      }
+      return;
+    }
+    done_cv.wait(l, [&] { return job->computed; });
+    jobs.erase(job->partition);
+    // A failed computation consumed the events: state still has them, and a
+    // restart reads them back.
+    if (job->error) std::rethrow_exception(job->error);
+    l.unlock();
+    ReturnEvents(&job->share, events);
+  }
+
+  void DropPrecomputed(const std::function<PartitionState(int32_t)>& state_of) {
+    std::vector<JobPtr> precomputed;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      for (const auto& [p, job] : jobs) {
+        if (!job->prepared) precomputed.push_back(job);
+      }
+    }
+    for (const JobPtr& job : precomputed) Drop(job, state_of(job->partition).events);
+  }
+
   void Submit(const std::vector<ShareRequest>& shares, const std::function<PartitionState(int32_t)>& state_of) {
     if (shares.empty()) return;
     const auto now = SteadyClock::now();
     ReleaseWrite w(*store);
     std::map<int32_t, int64_t> high_watermarks;
-    std::vector<Pending> ready;
+    struct Ready {
+      JobPtr job;
+      ReleaseLogEntry entry;
+      bool fresh;  // not precomputed: still to compute
+    };
+    std::vector<Ready> ready;
     for (const ShareRequest& s : shares) {
       const PartitionState state = state_of(s.partition);
-      if (InFlight(s.partition)) {
+      JobPtr job = JobOf(s.partition);
+      if (job && job->prepared) {
         throw std::logic_error("partition " + std::to_string(s.partition) + " already has a share in flight");
       }
-      Pending p;
-      p.partition = s.partition;
-      p.epoch = s.epoch;
-      p.submitted = now;
-      std::optional<ReleaseLogEntry> entry = store->GetRelease(s.partition, s.epoch);
-      if (entry && entry->status == ReleaseStatus::kCommitted) {
+      if (job) {
+        // Exact only if no event joined the epoch after the take.
+        const bool used = job->epoch == s.epoch && state.events->arrivals_behind_take() == job->taken_mark;
+        if (metrics) metrics->Precomputed(used);
+        if (!used) {
+          spdlog::info("release {} partition {}: an event of the epoch arrived after its share was computed; computing it again",
+                       s.epoch, s.partition);
+          Drop(job, state.events);
+          job = nullptr;
+        }
+      }
+      std::optional<ReleaseLogEntry> stored = store->GetRelease(s.partition, s.epoch);
+      if (stored && stored->status == ReleaseStatus::kCommitted) {
         // Apply wrote the log entry and closed the clock in one batch, so
         // this means the clock in memory is behind state: never expected.
         throw std::runtime_error("release " + std::to_string(s.epoch) + " of partition " +
                                  std::to_string(s.partition) + " is committed but its epoch is still open");
       }
-      if (entry) {
-        p.entry = *entry;
-        p.resumed = true;
-      } else {
-        p.entry.status = ReleaseStatus::kPrepared;
-        p.entry.seed = NewReleaseSeed();
-        p.entry.readback_partition = ReleasesPartition(s.partition);
-        auto hw = high_watermarks.find(p.entry.readback_partition);
+      const bool fresh = !job;
+      if (fresh) {
+        job = std::make_shared<Job>();
+        job->partition = s.partition;
+        job->epoch = s.epoch;
+        if (stored) {
+          job->entry = *stored;
+          job->resumed = true;
+        } else {
+          job->entry.seed = NewReleaseSeed();
+        }
+        job->events = state.events->Take(state.clock->EpochEnd(s.epoch));
+      }
+      ReleaseLogEntry entry = job->entry;  // only this thread writes it
+      if (!job->resumed) {
+        entry.status = ReleaseStatus::kPrepared;
+        entry.readback_partition = ReleasesPartition(s.partition);
+        auto hw = high_watermarks.find(entry.readback_partition);
         if (hw == high_watermarks.end()) {
           hw = high_watermarks
-                   .emplace(p.entry.readback_partition,
-                            producer->HighWatermark(config.kafka.topics.releases, p.entry.readback_partition))
+                   .emplace(entry.readback_partition,
+                            producer->HighWatermark(config.kafka.topics.releases, entry.readback_partition))
                    .first;
         }
-        p.entry.readback_offset = hw->second;
-        p.entry.prepared_wall_ms = WallMs();
-        w.PutRelease(s.partition, s.epoch, p.entry);
+        entry.readback_offset = hw->second;
+        entry.prepared_wall_ms = WallMs();
+        w.PutRelease(s.partition, s.epoch, entry);
         // The watermark that closed the epoch is stored with the seed: after
         // a restart, events of this epoch stay late, so the recomputation
         // sees exactly the events the first attempt saw.
         w.PutMeta(s.partition, kClockMeta, state.clock->EncodeState());
       }
-      p.events = state.events->Take(state.clock->EpochEnd(s.epoch));
-      ready.push_back(std::move(p));
+      job->submitted = now;
+      ready.push_back({std::move(job), std::move(entry), fresh});
     }
     store->Commit(w);
     FaultPoint("release.after_prepare");
     {
       std::lock_guard<std::mutex> l(mu);
-      for (Pending& p : ready) {
-        in_flight.insert(p.partition);
-        queue.push_back(std::move(p));
+      for (Ready& r : ready) {
+        r.job->entry = std::move(r.entry);
+        r.job->prepared = true;
+        if (r.fresh) to_compute.push_back(r.job);
+        jobs[r.job->partition] = r.job;
+        to_publish.push_back(std::move(r.job));
+        ++publishing;
       }
     }
-    work_cv.notify_all();  // the release thread, and a batch's computing threads
+    work_cv.notify_all();  // the computing threads, and the release thread
   }
 
-  bool InFlight(int32_t partition) const {
-    std::lock_guard<std::mutex> l(mu);
-    return in_flight.count(partition) > 0;
+  // A computing thread: computes jobs in the order they were taken,
+  // precomputed or prepared alike.
+  void ComputeLoop() {
+    std::unique_lock<std::mutex> l(mu);
+    for (;;) {
+      work_cv.wait(l, [&] { return computers_stopping || !to_compute.empty(); });
+      if (to_compute.empty()) return;  // stopping
+      JobPtr job = to_compute.front();
+      to_compute.pop_front();
+      job->claimed = true;
+      const ReleaseLogEntry entry = job->entry;
+      TakenEvents events = std::move(job->events);
+      l.unlock();
+      std::exception_ptr err;
+      ComputedShare share;
+      try {
+        bool committed_before = false;
+        if (job->resumed) {
+          committed_before = SummaryCommitted(job->partition, job->epoch, entry);
+          spdlog::info("release {} partition {}: resuming a prepared release; {}", job->epoch, job->partition,
+                       committed_before ? "it was committed, applying its state"
+                                        : "it was not committed, republishing");
+        }
+        share = ComputeShare(ctx, job->partition, job->epoch, entry, committed_before, std::move(events));
+      } catch (...) {
+        err = std::current_exception();
+      }
+      l.lock();
+      job->share = std::move(share);
+      job->error = err;
+      job->computed = true;
+      work_cv.notify_all();  // the release thread waits for its batch's jobs here
+      done_cv.notify_all();  // Drop() waits here
+    }
   }
 
-  // A batch: the shares of one transaction. Shares queued while it is open
-  // (not yet committing) join it, so a partition whose epoch closed a
-  // moment after the others does not wait for a whole batch to commit.
-  struct Slot {
-    Pending pending;
-    Published out;
-    bool computed = false;       // guarded by mu
-    std::exception_ptr error;    // guarded by mu
-  };
-  struct Batch {
-    std::deque<Slot> slots;      // guarded by mu; grows at the back only
-    size_t claimed = 0;          // guarded by mu: slots a computing thread took
-    bool sealed = false;         // guarded by mu: no more slots; threads exit
-    bool failed = false;         // guarded by mu
-  };
-
-  // The release thread: opens a batch when shares are queued, publishes it,
-  // hands its shares to Apply().
+  // The release thread: opens a batch when prepared jobs are queued,
+  // publishes it, hands its jobs to Apply().
   void Loop() {
     for (;;) {
       {
         std::unique_lock<std::mutex> l(mu);
-        work_cv.wait(l, [&] { return stopping || !queue.empty(); });
+        work_cv.wait(l, [&] { return stopping || !to_publish.empty(); });
         if (stopping) return;
       }
       batch_open_since = std::chrono::duration_cast<std::chrono::seconds>(
                              SteadyClock::now().time_since_epoch()).count();
       try {
-        std::vector<Published> out = RunBatch();
+        std::vector<JobPtr> out = RunBatch();
         batch_open_since = 0;
         std::lock_guard<std::mutex> l(mu);
-        for (Published& p : out) done.push_back(std::move(p));
-        computing = 0;
+        for (JobPtr& job : out) done.push_back(std::move(job));
+        publishing -= out.size();
       } catch (...) {
         std::lock_guard<std::mutex> l(mu);
         error = std::current_exception();
-        computing = 0;
         done_cv.notify_all();
         return;
       }
@@ -255,127 +394,68 @@ struct ReleaseRunner::Impl {
     }
   }
 
-  // Moves queued shares into the batch. Caller holds mu.
+  // A batch: the jobs of one transaction. Jobs prepared while it is open
+  // (not yet committing) join it, so a partition whose epoch closed a
+  // moment after the others does not wait for a whole batch to commit.
+  struct Batch {
+    std::vector<JobPtr> jobs;  // guarded by mu; grows at the back only
+    bool sealed = false;       // guarded by mu: no more jobs
+  };
+
+  // Moves prepared jobs into the batch. Caller holds mu.
   void Join(Batch& b) {
-    while (!queue.empty() && b.slots.size() < kMaxBatchShares) {
-      Slot& slot = b.slots.emplace_back();
-      slot.pending = std::move(queue.front());
-      queue.pop_front();
-      ++computing;
-    }
-    work_cv.notify_all();
-  }
-
-  // A computing thread: takes unclaimed slots, in order, until the batch is
-  // sealed.
-  void Compute(Batch& b, SteadyClock::time_point t0, std::atomic<double>* last) {
-    std::unique_lock<std::mutex> l(mu);
-    for (;;) {
-      work_cv.wait(l, [&] { return b.sealed || b.claimed < b.slots.size(); });
-      if (b.claimed >= b.slots.size()) return;  // sealed
-      Slot& slot = b.slots[b.claimed++];
-      const bool abandon = b.failed;
-      l.unlock();
-      std::exception_ptr err;
-      try {
-        if (abandon) throw std::runtime_error("release batch abandoned after an earlier share failed");
-        Pending& p = slot.pending;
-        bool committed_before = false;
-        if (p.resumed) {
-          committed_before = SummaryCommitted(p.partition, p.epoch, p.entry);
-          spdlog::info("release {} partition {}: resuming a prepared release; {}", p.epoch, p.partition,
-                       committed_before ? "it was committed, applying its state"
-                                        : "it was not committed, republishing");
-        }
-        slot.out.resumed = p.resumed;
-        slot.out.share = ComputeShare(ctx, p.partition, p.epoch, p.entry, committed_before,
-                                      std::move(p.events));
-        *last = SecondsSince(t0);
-      } catch (...) {
-        err = std::current_exception();
-      }
-      l.lock();
-      slot.computed = true;
-      slot.error = err;
-      if (err) b.failed = true;
-      work_cv.notify_all();
+    while (!to_publish.empty() && b.jobs.size() < kMaxBatchShares) {
+      b.jobs.push_back(std::move(to_publish.front()));
+      to_publish.pop_front();
     }
   }
 
-  // Waits until slot i is computed (taking in shares queued meanwhile), or
-  // returns null when every slot has been handed out and nothing is queued:
-  // then the batch is sealed.
-  Slot* NextComputed(Batch& b, size_t i) {
+  // Waits until job i of the batch is computed (taking in jobs prepared
+  // meanwhile), or returns null when the batch has no job i and nothing is
+  // prepared: then the batch is sealed.
+  Job* NextComputed(Batch& b, size_t i) {
     std::unique_lock<std::mutex> l(mu);
     for (;;) {
       if (!b.sealed) Join(b);
-      if (i >= b.slots.size()) {
+      if (i >= b.jobs.size()) {
         b.sealed = true;
-        work_cv.notify_all();
         return nullptr;
       }
-      if (b.slots[i].computed) {
-        if (b.slots[i].error) std::rethrow_exception(b.slots[i].error);
-        return &b.slots[i];
+      Job& job = *b.jobs[i];
+      if (job.computed) {
+        if (job.error) std::rethrow_exception(job.error);
+        return &job;
       }
       work_cv.wait(l, [&] {
-        return b.slots[i].computed || (!b.sealed && !queue.empty() && b.slots.size() < kMaxBatchShares);
+        return job.computed || (!b.sealed && !to_publish.empty() && b.jobs.size() < kMaxBatchShares);
       });
     }
   }
 
-  // Shares are computed by a small pool while this thread produces each
-  // finished share, in order, into the batch's transaction: producing (and
-  // librdkafka's sending) overlaps computing.
-  std::vector<Published> RunBatch() {
+  // Jobs are computed by the computing threads (precomputed ones usually
+  // before their close) while this thread produces each finished one, in
+  // order, into the batch's transaction.
+  std::vector<JobPtr> RunBatch() {
     const auto t0 = SteadyClock::now();
     Batch b;
-    std::atomic<double> last_computed{0};
-    std::vector<std::thread> pool;
-    for (int k = 0; k < kComputeThreads; ++k) {
-      pool.emplace_back([this, &b, t0, &last_computed] {
-        pthread_setname_np(pthread_self(), "vanon-compute");
-        // Below the consuming thread: when both want the CPU, ingestion must
-        // keep up, or epochs close late and the next release starts behind.
-        setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kComputeNice);
-        Compute(b, t0, &last_computed);
-      });
-    }
-    struct Joiner {
-      Impl& impl;
-      Batch& b;
-      std::vector<std::thread>& threads;
-      ~Joiner() {
-        {
-          std::lock_guard<std::mutex> l(impl.mu);
-          if (!b.sealed) {  // an exception is unwinding: stop computing
-            b.sealed = true;
-            b.failed = true;
-          }
-        }
-        impl.work_cv.notify_all();
-        for (std::thread& t : threads) t.join();
-      }
-    } joiner{*this, b, pool};
-
     Publish(b);
+    const double computed_after = SecondsSince(t0);
     const int64_t commit_wall = WallMs();
     FaultPoint("release.after_commit");
-    std::vector<Published> out;
     size_t events = 0;
-    for (Slot& slot : b.slots) {
-      Published& pub = out.emplace_back(std::move(slot.out));
-      pub.commit_wall_ms = commit_wall;
-      pub.seconds = SecondsSince(slot.pending.submitted);
-      events += pub.share.records.events.size();
-      if (metrics && !pub.share.committed_before) metrics->ObserveLatencies(pub.share.published_ts, commit_wall);
-      pub.share.records.events = {};  // published; only the summary is kept, in the log entry
-      pub.share.records.groups = {};
-      pub.share.published_ts = {};
+    for (JobPtr& job : b.jobs) {
+      ComputedShare& s = job->share;
+      job->commit_wall_ms = commit_wall;
+      job->seconds = SecondsSince(job->submitted);
+      events += s.records.events.size();
+      if (metrics && !s.committed_before) metrics->ObserveLatencies(s.published_ts, commit_wall);
+      s.records.events = {};  // published; only the summary is kept, in the log entry
+      s.records.groups = {};
+      s.published_ts = {};
     }
-    spdlog::info("release batch: {} shares, {} events, all computed after {:.3f} s, committed after {:.3f} s",
-                 out.size(), events, last_computed.load(), SecondsSince(t0));
-    return out;
+    spdlog::info("release batch: {} shares, {} events, produced after {:.3f} s, committed after {:.3f} s",
+                 b.jobs.size(), events, computed_after, SecondsSince(t0));
+    return std::move(b.jobs);
   }
 
   // True when a read_committed reader finds this release's summary after the
@@ -400,7 +480,7 @@ struct ReleaseRunner::Impl {
     return found;
   }
 
-  // One transaction for every share of the batch that no earlier attempt
+  // One transaction for every job of the batch that no earlier attempt
   // committed; each share's summary follows its own records. A retry after
   // an abortable error produces the (by then sealed) batch again from memory.
   void Publish(Batch& b) {
@@ -409,9 +489,9 @@ struct ReleaseRunner::Impl {
       try {
         KafkaHeaders headers = {{"vanon.attempt", AttemptId()}};
         for (size_t i = 0;; ++i) {
-          Slot* slot = NextComputed(b, i);  // rethrows the share's computation error
-          if (slot == nullptr) break;
-          const ComputedShare& s = slot->out.share;
+          Job* job = NextComputed(b, i);  // rethrows the share's computation error
+          if (job == nullptr) break;
+          const ComputedShare& s = job->share;
           if (s.committed_before) continue;
           if (!open) producer->BeginTransaction();
           ProduceShare(s, headers, !open);
@@ -453,39 +533,39 @@ struct ReleaseRunner::Impl {
   }
 
   std::vector<ReleaseOutcome> Apply(const std::function<PartitionState(int32_t)>& state_of, bool wait) {
-    std::vector<Published> ready;
+    std::vector<JobPtr> ready;
     {
       std::unique_lock<std::mutex> l(mu);
-      if (wait) done_cv.wait(l, [&] { return error || (queue.empty() && computing == 0); });
+      if (wait) done_cv.wait(l, [&] { return error || publishing == 0; });
       if (error) std::rethrow_exception(error);
       ready.swap(done);
     }
     std::vector<ReleaseOutcome> outcomes;
-    for (Published& pub : ready) {
-      outcomes.push_back(ApplyShare(pub, state_of(pub.share.partition)));
+    for (JobPtr& job : ready) {
+      outcomes.push_back(ApplyShare(*job, state_of(job->partition)));
       std::lock_guard<std::mutex> l(mu);
-      in_flight.erase(pub.share.partition);
+      jobs.erase(job->partition);
     }
-    return outcomes;
+    return outcomes;  // the jobs, and the events they hold, are freed here, on the consuming thread
   }
 
-  ReleaseOutcome ApplyShare(Published& pub, PartitionState state) {
-    ComputedShare& s = pub.share;
+  ReleaseOutcome ApplyShare(Job& job, PartitionState state) {
+    ComputedShare& s = job.share;
     ReleaseWrite& w = *s.apply;
     state.clock->Close(s.epoch);
     state.progress->released += s.published_events;
     state.progress->suppressed += s.suppressed_events;
     state.progress->releases++;
-    ReleaseLogEntry entry = s.entry;
+    ReleaseLogEntry entry = job.entry;
     entry.status = ReleaseStatus::kCommitted;
-    entry.committed_wall_ms = pub.commit_wall_ms;
+    entry.committed_wall_ms = job.commit_wall_ms;
     entry.summary = s.records.summary;
     w.PutMeta(s.partition, kClockMeta, state.clock->EncodeState());
     w.SetProgress(s.partition, *state.progress);
     w.PutRelease(s.partition, s.epoch, entry);
     w.DeleteRelease(s.partition, s.epoch - kReleaseLogLength);
     store->Commit(w);
-    for (KeyedEvent& e : s.remaining) state.events->Add(std::move(e));
+    for (KeyedEvent& e : s.remaining) state.events->Restore(std::move(e));
     s.remaining = {};
     FaultPoint("release.after_apply");
 
@@ -497,13 +577,13 @@ struct ReleaseRunner::Impl {
     o.metrics = s.metrics;
     o.events_published = s.published_events;
     o.events_suppressed = s.suppressed_events;
-    o.recovered = pub.resumed && s.committed_before;
-    o.republished = pub.resumed && !s.committed_before;
+    o.recovered = job.resumed && s.committed_before;
+    o.republished = job.resumed && !s.committed_before;
     o.dp_records = s.dp.records.size();
     o.dp_budget_exhausted = s.dp.budget_exhausted;
-    o.seconds = pub.seconds;
+    o.seconds = job.seconds;
     if (metrics) {
-      metrics->Record({s.metrics, s.published_events, o.seconds, pub.commit_wall_ms});
+      metrics->Record({s.metrics, s.published_events, o.seconds, job.commit_wall_ms});
       metrics->SetWaiting(Waiting());
     }
     const ReleaseMetrics& m = s.metrics;
@@ -530,9 +610,18 @@ ReleaseRunner::ReleaseRunner(const Config& config, int sensitive_extra, StateSto
 
 ReleaseRunner::~ReleaseRunner() = default;
 
+void ReleaseRunner::Precompute(const std::vector<int32_t>& partitions,
+                               const std::function<PartitionState(int32_t)>& state_of) {
+  impl_->Precompute(partitions, state_of);
+}
+
 void ReleaseRunner::Submit(const std::vector<ShareRequest>& shares,
                            const std::function<PartitionState(int32_t)>& state_of) {
   impl_->Submit(shares, state_of);
+}
+
+void ReleaseRunner::DropPrecomputed(const std::function<PartitionState(int32_t)>& state_of) {
+  impl_->DropPrecomputed(state_of);
 }
 
 bool ReleaseRunner::InFlight(int32_t partition) const { return impl_->InFlight(partition); }

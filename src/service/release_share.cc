@@ -195,6 +195,8 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   for (size_t i = 0; i < ev.old.size(); ++i) {
     if (!old_deleted[i]) share.remaining.push_back({ev.old_keys[i].first, ev.old_keys[i].second, std::move(ev.old[i])});
   }
+  share.current_consumed = std::move(consumed);
+  share.old_consumed = std::move(old_deleted);
   const size_t n_events = ev.current.size();
   share.spent = std::make_unique<EpochEvents>(std::move(ev));
 
@@ -207,6 +209,20 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
                 "records {:.0f}, dp {:.0f}, state batch {:.0f}",
                 epoch, partition, n_events, cpu_ms, arrange_ms, build_ms, lookup_ms, engine_ms, write_ms, dp_ms, lap());
   return share;
+}
+
+void ReturnEvents(ComputedShare* share, EventBuffer* buffer) {
+  for (KeyedEvent& e : share->remaining) buffer->Restore(std::move(e));
+  share->remaining.clear();
+  if (!share->spent) return;
+  EpochEvents& ev = *share->spent;
+  for (size_t i = 0; i < ev.current.size(); ++i) {
+    if (share->current_consumed[i]) buffer->Restore({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});
+  }
+  for (size_t i = 0; i < ev.old.size(); ++i) {
+    if (share->old_consumed[i]) buffer->Restore({ev.old_keys[i].first, ev.old_keys[i].second, std::move(ev.old[i])});
+  }
+  share->spent.reset();
 }
 
 }  // namespace vanon

@@ -56,7 +56,14 @@ struct ComputedShare {
   // a million cross-thread frees per epoch contend for malloc's arena lock
   // with ingestion and halved its rate.
   std::unique_ptr<EpochEvents> spent;
+  // Per event of `spent`: false where it was moved into `remaining`. With
+  // both, a share computed ahead of its close and then dropped gives all its
+  // events back (ReturnEvents).
+  std::vector<bool> current_consumed, old_consumed;
 };
+
+// Moves every event a share was computed from into `buffer`.
+void ReturnEvents(ComputedShare* share, EventBuffer* buffer);
 
 // `events` are the partition's buffered events up to the epoch's end, as
 // EventBuffer::Take gives them (the same set as a scan of state). Safe to

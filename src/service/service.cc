@@ -168,7 +168,10 @@ int Service::Run(const std::atomic<bool>& stop) {
     topology.counts_partitions = out.PartitionCount(c.kafka.topics.counts);
     dp = std::make_unique<DpPublisher>(c, r.hmac_key, store.get(), *r.registry);
   }
-  ReleaseRunner releases(c, pipeline.layout().sensitive, store.get(), &out, &r.release_metrics, topology, dp.get());
+  // Destroyed before the state closes: its threads may still be computing.
+  auto runner = std::make_unique<ReleaseRunner>(c, pipeline.layout().sensitive, store.get(), &out,
+                                                &r.release_metrics, topology, dp.get());
+  ReleaseRunner& releases = *runner;
   int64_t last_commit = 0;
   for (int32_t p = 0; p < topology.input_partitions; ++p) {
     store->ScanReleasesNewestFirst(p, [&](int64_t, const ReleaseLogEntry& e) {
@@ -221,6 +224,7 @@ int Service::Run(const std::atomic<bool>& stop) {
         // flight are finished and applied while their clocks are still here.
         try {
           note_outcomes(releases.Apply(state_of, /*wait=*/true));
+          releases.DropPrecomputed(state_of);
         } catch (...) {
           if (!rebalance_error) rebalance_error = std::current_exception();
         }
@@ -240,14 +244,22 @@ int Service::Run(const std::atomic<bool>& stop) {
       r.release_batch_since = releases.BatchOpenSince();
       note_outcomes(releases.Apply(state_of, /*wait=*/false));
       std::vector<ShareRequest> closable;
+      std::vector<int32_t> idle_runner;  // nothing in flight: may precompute
       for (int32_t p : consumer.Assigned()) {
         pipeline.Progress(p);  // loaded, so Totals() covers every assigned partition
         EpochClock& clock = pipeline.Clock(p);
         clock.AdvanceIdle(now_ms);
         if (releases.InFlight(p)) continue;
-        if (std::optional<int64_t> epoch = clock.NextClosable()) closable.push_back({p, *epoch});
+        if (std::optional<int64_t> epoch = clock.NextClosable()) {
+          closable.push_back({p, *epoch});
+        } else {
+          idle_runner.push_back(p);
+        }
       }
       releases.Submit(closable, state_of);
+      // Before the counters below move: a test that sees an event consumed
+      // knows the precomputation it allowed has taken its events.
+      releases.Precompute(idle_runner, state_of);
       PartitionProgress t = pipeline.Totals();
       {
         std::lock_guard<std::mutex> l(r.url_mu);
@@ -290,6 +302,7 @@ int Service::Run(const std::atomic<bool>& stop) {
     exit_code = 1;
   }
   consumer.Close();
+  runner.reset();
   r.partitions = 0;
   dlq.Flush(30000);
   store->Flush();

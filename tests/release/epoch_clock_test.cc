@@ -37,6 +37,23 @@ TEST(EpochClockTest, EpochClosesWhenWatermarkPassesEndPlusLateness) {
   EXPECT_THROW(c.Close(2), std::logic_error);
 }
 
+TEST(EpochClockTest, EpochIsPrecomputableFromItsEndUntilItCloses) {
+  EpochClock c(Cfg());
+  EXPECT_FALSE(c.NextPrecomputable());
+  c.Observe(65000, 0);  // epoch 1 opens
+  EXPECT_FALSE(c.NextPrecomputable());
+  c.Observe(119999, 0);
+  EXPECT_FALSE(c.NextPrecomputable());  // event time still inside epoch 1
+  c.Observe(120000, 0);
+  EXPECT_EQ(c.NextPrecomputable(), 1);  // past its end, within the lateness
+  EXPECT_FALSE(c.NextClosable());
+  c.Observe(130000, 0);
+  EXPECT_EQ(c.NextClosable(), 1);
+  EXPECT_FALSE(c.NextPrecomputable());  // closable: released the usual way
+  c.Close(1);
+  EXPECT_FALSE(c.NextPrecomputable());  // epoch 2 ends at 180000
+}
+
 TEST(EpochClockTest, EventInClosedEpochIsLateAndChangesNothing) {
   EpochClock c(Cfg());
   c.Observe(65000, 0);

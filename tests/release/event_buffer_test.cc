@@ -96,5 +96,30 @@ TEST(EventBuffer, InOrderArrivalAndBoundsSpanningEpochs) {
 
 TEST(EventBuffer, RefusesANonPositiveEpoch) { EXPECT_THROW(EventBuffer(0), std::invalid_argument); }
 
+TEST(EventBuffer, CountsArrivalsBehindATakeButNotEventsGivenBack) {
+  EventBuffer buffer(1000);
+  buffer.Add(At(1500, 0));
+  buffer.Add(At(2100, 1));
+  EXPECT_EQ(buffer.arrivals_behind_take(), 0u);  // nothing taken yet
+  TakenEvents taken = buffer.Take(2000);
+  EXPECT_EQ(buffer.arrivals_behind_take(), 0u);
+  buffer.Add(At(2500, 2));  // after the taken end: the next epoch's
+  EXPECT_EQ(buffer.arrivals_behind_take(), 0u);
+  buffer.Add(At(1999, 3));  // would have belonged to the take
+  EXPECT_EQ(buffer.arrivals_behind_take(), 1u);
+
+  // Giving the take back (a precomputed share dropped) is not an arrival,
+  // and a new take then holds the given-back and the late-arriving event.
+  for (EpochList& list : taken) {
+    for (size_t i = 0; i < list.events.size(); ++i) {
+      buffer.Restore({list.keys[i].first, list.keys[i].second, std::move(list.events[i])});
+    }
+  }
+  EXPECT_EQ(buffer.arrivals_behind_take(), 1u);
+  EpochEvents again = Take(buffer, 1000, 2000);
+  EXPECT_EQ(again.current_keys, (std::vector<std::pair<int64_t, int64_t>>{{1500, 0}, {1999, 3}}));
+  EXPECT_EQ(buffer.size(), 2u);
+}
+
 }  // namespace
 }  // namespace vanon

@@ -56,6 +56,10 @@ class EpochClock {
   // nullopt. Epochs close in order, including ones without any event, so each
   // partition publishes a summary for every release id after its first event.
   std::optional<int64_t> NextClosable() const;
+  // The oldest open epoch when it is not closable yet but the partition's
+  // event time has passed its end: only events up to the allowed lateness
+  // behind can still join it, so a release computed now is usually final.
+  std::optional<int64_t> NextPrecomputable() const;
   // Marks NextClosable() as released. `epoch` must equal it.
   void Close(int64_t epoch);
 

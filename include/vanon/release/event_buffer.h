@@ -58,7 +58,12 @@ class EventBuffer {
   // epoch_length_ms > 0: events are kept in per-epoch lists.
   explicit EventBuffer(int64_t epoch_length_ms);
 
+  // A newly stored event.
   void Add(KeyedEvent e);
+  // An event that was taken and is given back (kept by a release, or taken
+  // for a release computed ahead of its close and then dropped): not an
+  // arrival, so not counted by arrivals_behind_take().
+  void Restore(KeyedEvent e);
 
   // Moves out every event with ts < end_ms. When end_ms is an epoch
   // boundary (as a release's is) this moves whole lists, not events.
@@ -66,12 +71,19 @@ class EventBuffer {
 
   size_t size() const { return size_; }
 
+  // Events added so far with a time below the end of some earlier Take().
+  // A release computed ahead of its close from a Take() is still exact only
+  // if this count has not moved since.
+  uint64_t arrivals_behind_take() const { return arrivals_behind_take_; }
+
  private:
   int64_t EpochOf(int64_t ts_ms) const;
 
   int64_t length_ms_;
   std::map<int64_t, EpochList> by_epoch_;
   size_t size_ = 0;
+  int64_t taken_end_ = INT64_MIN;  // the largest end_ms taken
+  uint64_t arrivals_behind_take_ = 0;
   // The largest epoch list taken so far: new lists reserve a little more,
   // so that they rarely grow (which would move every event again).
   size_t expected_ = 0;

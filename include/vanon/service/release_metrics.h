@@ -32,6 +32,9 @@ class ReleaseMetricsExporter {
   // Event time to commit, one observation per published event.
   void ObserveLatencies(std::span<const int64_t> event_ts_ms, int64_t commit_wall_ms);
   void SetWaiting(uint64_t tuples) { waiting_.Set(static_cast<double>(tuples)); }
+  // A share computed ahead of its close was used, or dropped because an
+  // event of its epoch arrived after it was taken.
+  void Precomputed(bool used) { (used ? precompute_used_ : precompute_dropped_).Increment(); }
   // At start: the last commit time found in state, so the staleness alert
   // does not fire (or stay silent) because of a restart.
   void RestoreLastRelease(int64_t commit_wall_ms);
@@ -56,6 +59,8 @@ class ReleaseMetricsExporter {
   prometheus::Histogram& duration_;
   prometheus::Histogram& latency_;
   prometheus::Counter& events_released_;
+  prometheus::Counter& precompute_used_;
+  prometheus::Counter& precompute_dropped_;
 };
 
 }  // namespace vanon

@@ -13,10 +13,13 @@
 // the runner reads the releases topic (read_committed) from the offset
 // stored at prepare time, and republishes only if the summary is not there.
 //
-// Threads: Submit() and Apply() run on the consuming thread, which owns the
-// epoch clocks and progress counters. Computing the shares and the Kafka
-// transaction run on the runner's release thread, so consumption goes on
-// while a release is computed and published. Shares queued while a batch is
+// Threads: Precompute(), Submit() and Apply() run on the consuming thread,
+// which owns the epoch clocks, event buffers and progress counters. Shares
+// are computed on two computing threads, and the Kafka transaction runs on
+// the release thread, so consumption goes on while a release is computed
+// and published. A share is usually computed during the allowed lateness,
+// before its epoch closes (Precompute), so that at the close only the
+// prepare and the publication remain. Shares queued while a batch is
 // still producing join it; those queued once it commits form the next one. A partition has at most one share in
 // flight: its next epoch needs the signatures this one leaves.
 #pragma once
@@ -86,11 +89,23 @@ class ReleaseRunner {
     EventBuffer* events;
   };
 
+  // With privacy.epoch.precompute, starts computing the share of each
+  // partition whose event time has passed the end of its oldest open epoch
+  // (EpochClock::NextPrecomputable) and has no share taken yet. Nothing is
+  // written or published: Submit() uses the result if no event joined the
+  // epoch since (EventBuffer::arrivals_behind_take), and otherwise drops it
+  // and computes the share again from all its events.
+  void Precompute(const std::vector<int32_t>& partitions, const std::function<PartitionState(int32_t)>& state_of);
+
   // Prepares the shares in one state batch and queues them, each with its
-  // events taken from the partition's EventBuffer. No share of a partition
-  // may be in flight already.
+  // events taken from the partition's EventBuffer (or with its precomputed
+  // result). No share of a partition may be in flight already.
   void Submit(const std::vector<ShareRequest>& shares, const std::function<PartitionState(int32_t)>& state_of);
   bool InFlight(int32_t partition) const;
+
+  // Gives the events of every precomputed, not yet submitted share back to
+  // its partition's EventBuffer: before partitions are revoked.
+  void DropPrecomputed(const std::function<PartitionState(int32_t)>& state_of);
 
   // Applies the shares whose transaction committed, and gives the events
   // they keep back to their EventBuffers. With wait, first waits until no
