@@ -27,16 +27,31 @@ std::vector<uint32_t> OrderByVehicle(std::span<const BufferedEvent> events, bool
   for (size_t i = 0; i < events.size(); ++i) {
     keys[i] = {Prefix(events[i].vehicle_key), by_time ? events[i].ts_ms : 0, static_cast<uint32_t>(i)};
   }
-  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+  // Equal prefixes almost always mean the same vehicle, so sort on the
+  // inline key alone: comparing whole keys on every tie (a vehicle's events
+  // all tie) read each event's key from memory and was most of the sort.
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
     if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    // Equal prefixes are rare (two vehicles sharing 64 bits of HMAC), but
-    // must still order by the whole key.
-    const HmacToken& ka = events[a.index].vehicle_key;
-    const HmacToken& kb = events[b.index].vehicle_key;
-    if (ka != kb) return ka < kb;
     if (a.ts != b.ts) return a.ts < b.ts;
     return a.index < b.index;
   });
+  // Two vehicles sharing 64 bits of HMAC end up interleaved in one run of
+  // equal prefixes; then (about never) sort again on the whole key.
+  bool shared_prefix = false;
+  for (size_t i = 1; i < keys.size() && !shared_prefix; ++i) {
+    shared_prefix = keys[i].prefix == keys[i - 1].prefix &&
+                    events[keys[i].index].vehicle_key != events[keys[i - 1].index].vehicle_key;
+  }
+  if (shared_prefix) {
+    std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+      if (a.prefix != b.prefix) return a.prefix < b.prefix;
+      const HmacToken& ka = events[a.index].vehicle_key;
+      const HmacToken& kb = events[b.index].vehicle_key;
+      if (ka != kb) return ka < kb;
+      if (a.ts != b.ts) return a.ts < b.ts;
+      return a.index < b.index;
+    });
+  }
   std::vector<uint32_t> order(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].index;
   return order;

@@ -115,6 +115,11 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
   size_t expected_ids = output.groups.size();
   for (const Group& g : output.groups) expected_ids += g.members.size() + g.counterfeits.size();
   IdDrawer ids(random, expected_ids);
+  size_t expected_events = 0;
+  for (const Group& g : output.groups) {
+    for (TupleRef ref : g.members) expected_events += events[ref].size();
+  }
+  records.events.reserve(expected_events);
 
   std::vector<size_t> group_order(output.groups.size());
   for (size_t g = 0; g < group_order.size(); ++g) group_order[g] = g;
@@ -157,18 +162,20 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
     rec.push_back('}');
     records.groups.push_back(std::move(rec));
 
+    std::string head;  // what every event record of a tuple starts with
     for (const Slot& s : slots) {
       if (s.counterfeit) continue;
+      head = "{\"release\":";
+      AppendJsonInt(&head, input.release_id);
+      head.append(",\"group\":");
+      AppendJsonString(&head, group_id);
+      head.append(",\"tuple\":");
+      AppendJsonString(&head, s.token);
+      head.append(",\"qi\":").append(qi).append(",\"ts\":");
       for (const BufferedEvent* e : events[s.ref]) {
         std::string ev;
-        ev.reserve(96 + group_id.size() + s.token.size() + qi.size() + e->event.size() + e->payload_json.size());
-        ev.append("{\"release\":");
-        AppendJsonInt(&ev, input.release_id);
-        ev.append(",\"group\":");
-        AppendJsonString(&ev, group_id);
-        ev.append(",\"tuple\":");
-        AppendJsonString(&ev, s.token);
-        ev.append(",\"qi\":").append(qi).append(",\"ts\":");
+        ev.reserve(48 + head.size() + e->event.size() + e->payload_json.size());
+        ev.append(head);
         AppendJsonInt(&ev, deps.payload->PublishedTime(e->ts_ms));
         ev.append(",\"event\":");
         AppendJsonString(&ev, e->event);

@@ -65,6 +65,13 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir) {
   opts.create_if_missing = true;
   opts.create_missing_column_families = true;
   opts.max_background_jobs = 2;  // the target machines have two cores
+  // Flushes and compactions can wait for an idle moment; ingestion and the
+  // release computed during the allowed lateness cannot. A flush of the
+  // events column family sorts about a million entries once an epoch, and
+  // at normal priority it landed in that window. (Three memtables leave
+  // about two epochs of slack before writes would stall.)
+  rocksdb::Env::Default()->LowerThreadPoolCPUPriority(rocksdb::Env::Priority::HIGH, rocksdb::CpuPriority::kLow);
+  rocksdb::Env::Default()->LowerThreadPoolCPUPriority(rocksdb::Env::Priority::LOW, rocksdb::CpuPriority::kLow);
   opts.keep_log_file_num = 5;
   rocksdb::ColumnFamilyOptions cf;
   cf.write_buffer_size = 32 << 20;

@@ -11,12 +11,12 @@ namespace {
 
 // Events over a few vehicles, some of which share their first 8 key bytes
 // (so the fallback to the whole key is exercised), with repeated times.
-std::vector<BufferedEvent> MixedEvents(uint32_t seed) {
+std::vector<BufferedEvent> MixedEvents(uint32_t seed, bool shared_prefixes = true) {
   std::mt19937 rng(seed);
   std::vector<HmacToken> vehicles(12);
   for (size_t v = 0; v < vehicles.size(); ++v) {
     for (auto& b : vehicles[v]) b = static_cast<uint8_t>(rng());
-    if (v % 3 == 1) {  // same 8-byte prefix as its predecessor, different tail
+    if (shared_prefixes && v % 3 == 1) {  // same 8-byte prefix as its predecessor, different tail
       std::copy_n(vehicles[v - 1].begin(), 8, vehicles[v].begin());
     }
   }
@@ -48,6 +48,15 @@ TEST(VehicleOrder, EqualsStableSortByVehicle) {
 TEST(VehicleOrder, EqualsStableSortByVehicleThenTime) {
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     const std::vector<BufferedEvent> events = MixedEvents(seed);
+    EXPECT_EQ(OrderByVehicle(events, true), Reference(events, true)) << "seed " << seed;
+  }
+}
+
+// Without shared prefixes the order comes from the inline keys alone.
+TEST(VehicleOrder, EqualsStableSortWhenNoPrefixIsShared) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    const std::vector<BufferedEvent> events = MixedEvents(seed, /*shared_prefixes=*/false);
+    EXPECT_EQ(OrderByVehicle(events, false), Reference(events, false)) << "seed " << seed;
     EXPECT_EQ(OrderByVehicle(events, true), Reference(events, true)) << "seed " << seed;
   }
 }
