@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace vanon::dp {
 
@@ -79,9 +80,11 @@ int64_t BoundedCounter::CellIndex(const DpEvent& e) const {
 }
 
 void BoundedCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
-  // Raw contribution per touched cell; for trips the distinct trip ids.
-  std::map<size_t, uint64_t> raw;
-  std::map<size_t, std::set<std::string_view>> trips;
+  // Raw contribution per touched cell: events, distinct trip ids, or 1. A
+  // vehicle has a handful of events, so sorted vectors rather than maps
+  // (which allocated a node per cell, per vehicle and query).
+  std::vector<std::pair<size_t, std::string_view>> touched;  // (cell, trip)
+  touched.reserve(events.size());
   for (const DpEvent& e : events) {
     if (!Matches(e)) continue;
     const int64_t cell = CellIndex(e);
@@ -89,33 +92,31 @@ void BoundedCounter::AddVehicle(std::string_view vehicle, std::span<const DpEven
       ++stats_.out_of_domain;
       continue;
     }
-    const size_t c = static_cast<size_t>(cell);
-    switch (query_.unit) {
-      case CountUnit::kEvents:
-        ++raw[c];
-        break;
-      case CountUnit::kTrips:
-        trips[c].insert(e.trip);
-        break;
-      case CountUnit::kVehicles:
-        raw[c] = 1;
-        break;
-    }
+    touched.emplace_back(static_cast<size_t>(cell),
+                         query_.unit == CountUnit::kTrips ? std::string_view(e.trip) : std::string_view());
   }
-  for (const auto& [c, ids] : trips) raw[c] = ids.size();
-  if (raw.empty()) return;
+  if (touched.empty()) return;
+  std::sort(touched.begin(), touched.end());
+  if (query_.unit != CountUnit::kEvents) touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  std::vector<std::pair<size_t, uint64_t>> raw;  // (cell, contribution), by cell
+  for (const auto& [c, trip] : touched) {
+    if (raw.empty() || raw.back().first != c) raw.emplace_back(c, 0);
+    ++raw.back().second;
+  }
   ++stats_.vehicles;
 
   const uint64_t per_cell = query_.unit == CountUnit::kVehicles ? 1 : query_.bounds.max_per_cell;
-  std::vector<std::pair<uint64_t, size_t>> order;  // (selection hash, cell)
+  // (selection hash, cell, contribution): the cells a vehicle keeps are
+  // chosen by a keyed hash, not by their order.
+  std::vector<std::tuple<uint64_t, size_t, uint64_t>> order;
   order.reserve(raw.size());
   const uint64_t vehicle_hash = HashBytes(selection_key_, vehicle);
-  for (const auto& [c, n] : raw) order.emplace_back(Mix64(vehicle_hash ^ Mix64(c + 1)), c);
+  for (const auto& [c, n] : raw) order.emplace_back(Mix64(vehicle_hash ^ Mix64(c + 1)), c, n);
   std::sort(order.begin(), order.end());
 
   for (size_t i = 0; i < order.size(); ++i) {
-    const size_t c = order[i].second;
-    const uint64_t n = raw[c];
+    const size_t c = std::get<1>(order[i]);
+    const uint64_t n = std::get<2>(order[i]);
     const uint64_t kept = std::min(n, per_cell);
     stats_.cut_per_cell += n - kept;
     if (i < query_.bounds.max_cells) {

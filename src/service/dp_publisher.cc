@@ -279,7 +279,11 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
     const HmacToken& key = events[order[i]].vehicle_key;
     size_t j = i;
     while (j < order.size() && events[order[j]].vehicle_key == key) ++j;
-    if (scratch.size() < j - i) scratch.resize(j - i);
+    while (scratch.size() < j - i) {
+      dp::DpEvent& d = scratch.emplace_back();
+      d.qi.resize(qi_attrs_.size());
+      for (size_t q = 0; q < qi_attrs_.size(); ++q) d.qi[q].first = qi_attrs_[q].name;  // set once
+    }
     for (size_t k = i; k < j; ++k) {
       const BufferedEvent& e = events[order[k]];
       dp::DpEvent& d = scratch[k - i];
@@ -287,10 +291,8 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
       d.trip.assign(reinterpret_cast<const char*>(e.trip_key.data()), e.trip_key.size());
       d.name = e.event;
       d.ts_ms = e.ts_ms;
-      d.qi.resize(qi_attrs_.size());
       for (size_t q = 0; q < qi_attrs_.size(); ++q) {
         const QiLookup& l = qi_attrs_[q];
-        d.qi[q].first = l.name;
         if (l.attr < e.qi_values.size()) {
           GeneralizeInto(*schema_, l.attr, e.qi_values[l.attr], &d.qi[q].second);
         } else {
