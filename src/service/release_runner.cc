@@ -354,7 +354,7 @@ struct ReleaseRunner::Impl {
                        committed_before ? "it was committed, applying its state"
                                         : "it was not committed, republishing");
         }
-        share = ComputeShare(ctx, job->partition, job->epoch, entry, committed_before, std::move(events));
+        share = ComputeShare(ctx, job->partition, job->epoch, entry.seed, committed_before, std::move(events));
       } catch (...) {
         err = std::current_exception();
       }

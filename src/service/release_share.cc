@@ -40,14 +40,13 @@ void PurgeSignatures(const ShareContext& ctx, int32_t partition, int64_t epoch, 
 }  // namespace
 
 ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
-                           const ReleaseLogEntry& entry, bool committed_before, TakenEvents taken) {
+                           const ReleaseSeed& seed, bool committed_before, TakenEvents taken) {
   const Config& config = *ctx.config;
   const Schema& schema = *ctx.schema;
   StateStore& store = *ctx.store;
   ComputedShare share;
   share.partition = partition;
   share.epoch = epoch;
-  share.entry = entry;
   share.committed_before = committed_before;
 
   const EpochClock clock(config.privacy.epoch);
@@ -98,7 +97,7 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
     stored_by_vehicle.emplace(lookup[i], &*stored[i]);
   }
 
-  SeedStream random(entry.seed);
+  SeedStream random(seed);
   in.params = ReleaseParamsFromConfig(config.privacy);
   in.params.seed = random.NextU64();
   const double lookup_ms = lap();

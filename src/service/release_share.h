@@ -1,9 +1,11 @@
-// One input partition's share of one release, computed on the release thread.
+// One input partition's share of one release, computed on a computing
+// thread of the release runner, before or after the epoch closes.
 //
-// Everything here is a function of the state written before the share was
-// prepared and of the release's seed, so every attempt at the same share
-// yields byte-identical records: that is what lets a restart republish a
-// release whose transaction never committed.
+// Everything here is a function of the epoch's events, of the partition's
+// release state (which only the apply of its previous share changed) and of
+// the release's seed, so every attempt at the same share yields
+// byte-identical records: that is what lets a restart republish a release
+// whose transaction never committed.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include "vanon/release/event_buffer.h"
 #include "vanon/release/payload_transformer.h"
 #include "vanon/release/release_writer.h"
+#include "vanon/release/seed_stream.h"
 #include "vanon/service/dp_publisher.h"
 #include "vanon/state/release_state.h"
 #include "vanon/state/state_store.h"
@@ -36,7 +39,6 @@ struct ShareContext {
 struct ComputedShare {
   int32_t partition = 0;
   int64_t epoch = 0;
-  ReleaseLogEntry entry;          // as prepared (seed, readback offset)
   bool committed_before = false;  // an earlier attempt committed: publish nothing
   ReleaseRecords records;
   DpPublisher::Result dp;
@@ -68,8 +70,9 @@ void ReturnEvents(ComputedShare* share, EventBuffer* buffer);
 // `events` are the partition's buffered events up to the epoch's end, as
 // EventBuffer::Take gives them (the same set as a scan of state). Safe to
 // run for different partitions at once.
+// `seed` is the release seed that prepare stores (or stored) for the share.
 ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
-                           const ReleaseLogEntry& entry, bool committed_before, TakenEvents events);
+                           const ReleaseSeed& seed, bool committed_before, TakenEvents events);
 
 // Meta record holding a partition's SensitiveDictionary.
 inline constexpr const char* kDictionaryMeta = "dictionary";

@@ -244,7 +244,7 @@ int Service::Run(const std::atomic<bool>& stop) {
       r.release_batch_since = releases.BatchOpenSince();
       note_outcomes(releases.Apply(state_of, /*wait=*/false));
       std::vector<ShareRequest> closable;
-      std::vector<int32_t> idle_runner;  // nothing in flight: may precompute
+      std::vector<int32_t> precompute_candidates;  // nothing in flight, nothing closable
       for (int32_t p : consumer.Assigned()) {
         pipeline.Progress(p);  // loaded, so Totals() covers every assigned partition
         EpochClock& clock = pipeline.Clock(p);
@@ -253,13 +253,13 @@ int Service::Run(const std::atomic<bool>& stop) {
         if (std::optional<int64_t> epoch = clock.NextClosable()) {
           closable.push_back({p, *epoch});
         } else {
-          idle_runner.push_back(p);
+          precompute_candidates.push_back(p);
         }
       }
       releases.Submit(closable, state_of);
       // Before the counters below move: a test that sees an event consumed
       // knows the precomputation it allowed has taken its events.
-      releases.Precompute(idle_runner, state_of);
+      releases.Precompute(precompute_candidates, state_of);
       PartitionProgress t = pipeline.Totals();
       {
         std::lock_guard<std::mutex> l(r.url_mu);
