@@ -8,10 +8,8 @@
 // the test produces each event only after the service has consumed the one
 // before, so the order in which it sees them is the order written here.
 #include <gtest/gtest.h>
-#include <httplib.h>
 
 #include <atomic>
-#include <regex>
 #include <string>
 #include <thread>
 
@@ -30,26 +28,14 @@ constexpr int64_t kEpochMs = 10000;
 constexpr int64_t kBase = 1700000000000;  // an epoch boundary
 constexpr int kVehicles = 40;
 
-double Counter(const std::string& metrics_url, const std::string& series) {
-  std::smatch m;
-  const std::regex url(R"(http://([0-9.]+):([0-9]+)(/.*))");
-  if (!std::regex_match(metrics_url, m, url)) return -1;
-  httplib::Client c(m[1].str(), std::stoi(m[2].str()));
-  auto r = c.Get(m[3].str().c_str());
-  if (!r || r->status != 200) return -1;
-  const std::string escaped = std::regex_replace(series, std::regex(R"([{}"])"), R"(\$&)");
-  std::smatch v;
-  if (!std::regex_search(r->body, v, std::regex("(^|\n)" + escaped + R"( ([0-9.e+-]+))"))) return -1;
-  return std::stod(v[2].str());
-}
-
 class PrecomputeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     bootstrap_ = cluster_.Bootstrap();
+    port_ = testing::FreePort();
     config_ = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
                          {"kafka.bootstrap=" + bootstrap_, "state.dir=" + dir_.path(),
-                          "http.listen=127.0.0.1:" + std::to_string(testing::FreePort()),
+                          "http.listen=127.0.0.1:" + std::to_string(port_),
                           "privacy.epoch.length_seconds=10", "privacy.epoch.allowed_lateness_seconds=5",
                           "privacy.epoch.idle_timeout_seconds=3600", "privacy.m=2",
                           // Tuples that cannot be published at once are suppressed rather
@@ -100,13 +86,13 @@ class PrecomputeTest : public ::testing::Test {
   }
 
   double Precomputes(const char* outcome) {
-    return Counter(service_->MetricsUrl(),
-                   std::string("vanon_release_precomputes_total{outcome=\"") + outcome + "\"}");
+    return testing::ScrapeMetric(port_, std::string("vanon_release_precomputes_total{outcome=\"") + outcome + "\"}");
   }
 
   MockCluster cluster_{1};
   testing::TempDir dir_;
   std::string bootstrap_;
+  int port_ = 0;
   Config config_;
   std::vector<std::string> vins_;
   std::unique_ptr<Service> service_;

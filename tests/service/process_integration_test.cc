@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <regex>
 #include <thread>
 
 #include "fleet_feed.h"
@@ -17,6 +16,7 @@
 namespace vanon {
 namespace {
 
+using testing::MetricValue;
 using testing::Subprocess;
 using testing::TempDir;
 
@@ -56,12 +56,6 @@ std::string Get(int port, const std::string& path) {
   c.set_connection_timeout(1);
   auto r = c.Get(path.c_str());
   return r && r->status == 200 ? r->body : "";
-}
-
-double MetricValue(const std::string& exposition, const std::string& series) {
-  std::regex re("(^|\n)" + std::regex_replace(series, std::regex(R"([{}"])"), R"(\$&)") + R"( ([0-9.e+-]+))");
-  std::smatch m;
-  return std::regex_search(exposition, m, re) ? std::stod(m[2]) : -1;
 }
 
 TEST(ProcessIntegration, MissingHmacKeyIsAStartupError) {

@@ -5,14 +5,12 @@
 //   consumed = released + suppressed + late + rejected.
 // Also: no raw VIN and no HMAC of one in any output topic or log line.
 #include <gtest/gtest.h>
-#include <httplib.h>
 #include <signal.h>
 #include <simdjson.h>
 
 #include <algorithm>
 #include <iostream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -61,24 +59,14 @@ std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::
       env, /*capture_stderr=*/true);
 }
 
-double Metric(int port, const std::string& series) {
-  httplib::Client c("127.0.0.1", port);
-  c.set_connection_timeout(1);
-  auto r = c.Get("/metrics");
-  if (!r || r->status != 200) return -1;
-  std::regex re("(^|\n)" + std::regex_replace(series, std::regex(R"([{}"])"), R"(\$&)") + R"( ([0-9.e+-]+))");
-  std::smatch m;
-  return std::regex_search(r->body, m, re) ? std::stod(m[2]) : -1;
-}
-
 // Everything consumed, every epoch with events released, nothing waiting.
 // Lag is only known for assigned partitions: until the killed instance's
 // group membership expires the restarted one may own only some of them.
 bool Drained(int port) {
-  return Metric(port, "vanon_partitions_assigned") == kInputPartitions &&
-         Metric(port, "vanon_releases_total") >= 2 * kInputPartitions &&
-         Metric(port, "vanon_consumer_lag_messages{stat=\"sum\"}") == 0 &&
-         Metric(port, "vanon_events_buffered") == 0 && Metric(port, "vanon_tuples_waiting") == 0;
+  return testing::ScrapeMetric(port, "vanon_partitions_assigned") == kInputPartitions &&
+         testing::ScrapeMetric(port, "vanon_releases_total") >= 2 * kInputPartitions &&
+         testing::ScrapeMetric(port, "vanon_consumer_lag_messages{stat=\"sum\"}") == 0 &&
+         testing::ScrapeMetric(port, "vanon_events_buffered") == 0 && testing::ScrapeMetric(port, "vanon_tuples_waiting") == 0;
 }
 
 struct Summary {

@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include <httplib.h>
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <functional>
 #include <sstream>
 #include <stdexcept>
@@ -128,6 +131,20 @@ std::string ReadFile(const std::string& path) {
 void WriteFile(const std::string& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary);
   out << content;
+}
+
+double MetricValue(const std::string& exposition, const std::string& series) {
+  std::regex re("(^|\n)" + std::regex_replace(series, std::regex(R"([{}"])"), R"(\$&)") + R"( ([0-9.e+-]+))");
+  std::smatch m;
+  return std::regex_search(exposition, m, re) ? std::stod(m[2]) : -1;
+}
+
+double ScrapeMetric(int port, const std::string& series) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_connection_timeout(1);
+  auto r = c.Get("/metrics");
+  if (!r || r->status != 200) return -1;
+  return MetricValue(r->body, series);
 }
 
 }  // namespace vanon::testing

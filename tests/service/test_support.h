@@ -47,6 +47,13 @@ int FreePort();
 // Seconds-resolution polling helper: true once pred() is true.
 bool WaitFor(double timeout_s, const std::function<bool()>& pred);
 std::string ReadFile(const std::string& path);
+
+// The value of one series (its name and labels as exposed, e.g.
+// `vanon_x_total{outcome="used"}`) in a Prometheus text exposition, or -1
+// when it is absent.
+double MetricValue(const std::string& exposition, const std::string& series);
+// GET /metrics from 127.0.0.1:port, then MetricValue; -1 without an answer.
+double ScrapeMetric(int port, const std::string& series);
 void WriteFile(const std::string& path, const std::string& content);
 
 }  // namespace vanon::testing
