@@ -98,14 +98,24 @@ TEST_F(TruthValuesTest, LabelsReadBackIntoCovers) {
 TEST(E2eSupport, ParsesBothRecordKinds) {
   std::string error;
   auto g = ParseReleaseRecord(
-      R"({"type":"group","release":3,"partition":1,"group":"g-1","qi":{"engine":"*"},)"
-      R"("tuples":[{"tuple":"t-a","sensitive":"X"},{"tuple":"t-b","sensitive":"Y"}],"counterfeits":1})",
+      R"({"type":"group","version":2,"release":3,"partition":1,"group":"g-1","qi":{"engine":"*"},)"
+      R"("size":2,"sensitive":["X","Y"],"counterfeits":1})",
       &error);
   ASSERT_TRUE(g.has_value()) << error;
   EXPECT_FALSE(g->is_summary);
-  EXPECT_EQ(g->group.tuples.size(), 2u);
-  EXPECT_EQ(g->group.tuples[1].sensitive, "Y");
+  EXPECT_EQ(g->group.version, 2);
+  EXPECT_EQ(g->group.size, 2u);
+  EXPECT_EQ(g->group.sensitive, (std::vector<std::string>{"X", "Y"}));
+  EXPECT_TRUE(g->group.tuples.empty());
   EXPECT_EQ(g->group.counterfeits, 1u);
+  auto v1 = ParseReleaseRecord(
+      R"({"type":"group","release":3,"partition":1,"group":"g-1","qi":{"engine":"*"},)"
+      R"("tuples":[{"tuple":"t-a","sensitive":"X"},{"tuple":"t-b","sensitive":"Y"}],"counterfeits":1})",
+      &error);
+  ASSERT_TRUE(v1.has_value()) << error;
+  EXPECT_EQ(v1->group.version, 1);
+  EXPECT_EQ(v1->group.tuples.size(), 2u);
+  EXPECT_EQ(v1->group.tuples[1].sensitive, "Y");
   auto s = ParseReleaseRecord(
       R"({"type":"summary","release":3,"partition":1,"partitions":2,"epoch_start":30,"epoch_end":40,)"
       R"("groups":1,"tuples":2,"published":1,"counterfeits":1,"events":4,"waiting":0,)"
