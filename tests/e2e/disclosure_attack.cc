@@ -57,6 +57,7 @@ AttackReport RunDisclosureAttack(const Schema& schema, const std::vector<EventRe
 
   AttackReport report;
   std::map<std::string, std::set<std::string>> intersected;
+  std::set<std::string> disclosed_vehicles;
   report.min_candidates = targets.empty() ? 0 : SIZE_MAX;
   for (const Target& target : targets) {
     std::set<std::string> candidates;
@@ -73,7 +74,10 @@ AttackReport RunDisclosureAttack(const Schema& schema, const std::vector<EventRe
       }
     }
     ++report.targets;
-    report.disclosed += candidates.size() == 1;
+    if (candidates.size() == 1) {
+      ++report.disclosed;
+      disclosed_vehicles.insert(target.vehicle);
+    }
     report.min_candidates = std::min(report.min_candidates, candidates.size());
     if (candidates.size() < m) {
       ++report.below_m;
@@ -92,6 +96,7 @@ AttackReport RunDisclosureAttack(const Schema& schema, const std::vector<EventRe
     }
   }
   report.vehicles = intersected.size();
+  report.vehicles_disclosed = disclosed_vehicles.size();
   for (const auto& [vehicle, c] : intersected) report.vehicles_below_m += c.size() < m;
   return report;
 }
