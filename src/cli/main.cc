@@ -16,6 +16,7 @@
 #include "loadgen.h"
 #include "stop_signal.h"
 #include "vanon/config.h"
+#include "vanon/config/dp_budget.h"
 #include "vanon/service/json_log.h"
 #include "vanon/service/service.h"
 #include "vanon/version.h"
@@ -54,6 +55,7 @@ int CmdValidate(const std::string& path) {
   try {
     vanon::Config c = vanon::LoadConfig(path);
     std::cout << c.path << ": ok" << std::endl;
+    if (c.dp.enabled) std::cout << vanon::DescribeDpBudget(c, vanon::PlanDpBudget(c)) << std::endl;
     return 0;
   } catch (const vanon::ConfigError& e) {
     std::cerr << e.what() << std::endl;

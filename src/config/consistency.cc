@@ -1,6 +1,9 @@
+#include <fmt/format.h>
+
 #include <set>
 
 #include "parse.h"
+#include "vanon/config/dp_budget.h"
 
 namespace vanon::config_internal {
 
@@ -132,6 +135,22 @@ void CheckDp(const Config& c, Diagnostics* diag) {
   const DpConfig& dp = c.dp;
   if (dp.epsilon_per_release > dp.budget_epsilon) {
     diag->Error("dp.epsilon_per_release", "exceeds dp.budget.epsilon");
+  } else if (dp.enabled && dp.epsilon_per_release > 0 && dp.budget_epsilon > 0 &&
+             c.privacy.epoch.length_seconds > 0 && dp.budget_period_days > 0) {
+    // A budget that runs out mid-period pauses DP publication for the rest
+    // of it (issue 17: the shipped config lasted under two hours of 30 days).
+    const DpBudgetPlan plan = PlanDpBudget(c);
+    if (!plan.lasts_period) {
+      diag->Error("dp.epsilon_per_release",
+                  "the budget lasts " + FormatDuration(plan.seconds_before_pause) + " (" +
+                      std::to_string(plan.releases_before_pause) + " releases), less than its " +
+                      std::to_string(dp.budget_period_days) + "-day period, which charges " +
+                      std::to_string(plan.releases_per_period + plan.tree_starts_per_period) + " x " +
+                      fmt::format("{:.9g}", dp.epsilon_per_release) + " = " +
+                      fmt::format("{:.9g}", plan.epsilon_per_period) + " of " +
+                      fmt::format("{:.9g}", dp.budget_epsilon) + " epsilon; lower it to at most " + fmt::format("{:.9g}", plan.max_lasting_epsilon_per_release) +
+                      ", raise dp.budget.epsilon or lengthen privacy.epoch.length_seconds");
+    }
   }
   std::set<std::string> qis;
   for (const QuasiIdentifier& qi : c.quasi_identifiers) qis.insert(qi.name);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "vanon/config.h"
+#include "vanon/config/dp_budget.h"
 
 namespace vanon {
 namespace {
@@ -32,6 +33,19 @@ TEST(ExampleConfigsTest, ProductionExampleLoads) {
   EXPECT_EQ(c.state.dir, "/var/lib/vanon");
   EXPECT_EQ(c.http.host, "0.0.0.0");
   EXPECT_EQ(c.dp.kpis.size(), 1u);
+}
+
+// Issue 17: the shipped configs' budgets last their periods (the production
+// example spent its budget in 100 minutes of 30 days), also with the 1 s
+// epochs tests set on the demo.
+TEST(ExampleConfigsTest, ShippedDpBudgetsLastTheirPeriods) {
+  for (const char* name : {"vanon.yaml", "demo.yaml"}) {
+    const DpBudgetPlan p = PlanDpBudget(LoadConfig(kConfigDir + name));
+    EXPECT_TRUE(p.lasts_period) << name << ": " << p.epsilon_per_period;
+  }
+  const DpBudgetPlan fast = PlanDpBudget(LoadConfig(kConfigDir + "demo.yaml", {"privacy.epoch.length_seconds=1"}));
+  EXPECT_TRUE(fast.lasts_period) << fast.epsilon_per_period;
+  EXPECT_EQ(fast.releases_per_period, 86400);
 }
 
 TEST(ExampleConfigsTest, DemoTakesOverrides) {

@@ -46,9 +46,16 @@ std::vector<InvalidCase> Cases() {
        "out of range"},
       {"MOutOfRangeHigh", "  m: 5\n", "  m: 1001\n", "m: 1001", "privacy.m",
        "out of range"},
-      {"EpsilonZeroIsOpenBound", "  enabled: true\n",
-       "  enabled: true\n  epsilon_per_release: 0\n", "epsilon_per_release",
-       "dp.epsilon_per_release", "out of range"},
+      {"EpsilonZeroIsOpenBound", "epsilon_per_release: 0.00003", "epsilon_per_release: 0",
+       "epsilon_per_release", "dp.epsilon_per_release", "out of range"},
+      // Issue 17: a budget that cannot last its period is refused. 10 per 30
+      // days at 0.1 is 100 charges; the first release also starts the
+      // running totals (2 charges), so 99 releases of 10 s publish.
+      {"DpBudgetDoesNotLastItsPeriod", "epsilon_per_release: 0.00003", "epsilon_per_release: 0.1",
+       "epsilon_per_release: 0.1", "dp.epsilon_per_release",
+       "the budget lasts 16m 30s (99 releases), less than its 30-day period"},
+      {"DpBudgetDoesNotLastAfterOverride", "", "", "", "dp.epsilon_per_release", "less than its 30-day period",
+       {"dp.epsilon_per_release=0.0001"}, 1},
       {"BadEnum", "model: m_invariance", "model: l_diversity", "l_diversity",
        "privacy.model", "must be one of"},
       {"BadBool", "enabled: true", "enabled: yes", "enabled: yes", "dp.enabled",

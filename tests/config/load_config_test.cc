@@ -6,6 +6,7 @@
 #include "base_config.h"
 #include "config_test_util.h"
 #include "vanon/config.h"
+#include "vanon/config/dp_budget.h"
 
 namespace vanon::testing {
 namespace {
@@ -53,6 +54,32 @@ TEST_F(LoadConfigTest, BaseConfigLoads) {
   EXPECT_EQ(c.dp.kpis[0].denominator, "events_by_engine");
   EXPECT_EQ(c.http.host, "127.0.0.1");
   EXPECT_EQ(c.http.port, 9464);
+}
+
+// Issue 17: the plan validate-config prints. 10 s epochs in 30 days are
+// 259,200 releases; the tree horizon is 2^17 releases, so 2 counter starts.
+TEST_F(LoadConfigTest, DpBudgetPlanOfTheBaseConfig) {
+  Config c = LoadConfig(WriteConfig(kBaseConfig));
+  const DpBudgetPlan p = PlanDpBudget(c);
+  EXPECT_EQ(p.releases_per_period, 259200);
+  EXPECT_EQ(p.tree_starts_per_period, 2);
+  EXPECT_NEAR(p.epsilon_per_period, 259202 * 0.00003, 1e-9);
+  EXPECT_TRUE(p.lasts_period);
+  EXPECT_EQ(p.seconds_before_pause, 30 * 86400);
+  EXPECT_EQ(DescribeDpBudget(c, p),
+            "dp budget: 7.77606 of 10 epsilon per 30 days (259200 releases + 2 running-total starts, "
+            "3e-05 each, 10 s epochs): lasts the period, publication never pauses");
+  // Without running totals (every query has a time bucket) there are no starts.
+  c.dp.queries.resize(1);
+  c.dp.queries[0].dimensions = {"time_bucket"};
+  EXPECT_EQ(PlanDpBudget(c).tree_starts_per_period, 0);
+  // 0.1 per release: 100 charges, the first release takes 2.
+  c.dp.queries.clear();
+  c.dp.epsilon_per_release = 0.1;
+  const DpBudgetPlan short_plan = PlanDpBudget(c);
+  EXPECT_FALSE(short_plan.lasts_period);
+  EXPECT_EQ(short_plan.releases_before_pause, 100);
+  EXPECT_EQ(FormatDuration(short_plan.seconds_before_pause), "16m 40s");
 }
 
 TEST_F(LoadConfigTest, DefaultsApplyForOmittedKeys) {
