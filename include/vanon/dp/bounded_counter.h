@@ -57,10 +57,15 @@ class BoundedCounter {
   const std::vector<uint64_t>& counts() const { return counts_; }
   const BoundingStats& stats() const { return stats_; }
 
- private:
+  // For WindowCounter, which bounds a vehicle over several calls (epochs of
+  // one DP window) and adds what it keeps here.
   // Index of the event's cell, or -1 when a value is outside the domain.
   int64_t CellIndex(const DpEvent& e) const;
   bool Matches(const DpEvent& e) const;
+  void AddBounded(size_t cell, uint64_t units) { counts_[cell] += units; }
+  BoundingStats* mutable_stats() { return &stats_; }
+
+ private:
 
   CountQuery query_;
   int64_t epoch_start_ms_;

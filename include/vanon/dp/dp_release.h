@@ -46,6 +46,10 @@ class DpRelease {
  public:
   // `plan` must pass ValidatePlan.
   DpRelease(const DpPlan& plan, uint64_t release_id, int64_t epoch_start_ms, int64_t epoch_end_ms);
+  // Counts already gathered elsewhere (a DP window's WindowCounters), one per
+  // measurement in the order of counters() below.
+  DpRelease(const DpPlan& plan, uint64_t release_id, std::vector<BoundedCounter> counters)
+      : plan_(plan), release_id_(release_id), counters_(std::move(counters)) {}
 
   // All events of one vehicle in this epoch, suppressed vehicles included.
   void AddVehicle(std::string_view vehicle, std::span<const DpEvent> events);

@@ -1,0 +1,62 @@
+// True counts of one query over a DP window that spans several release
+// epochs, with the contribution bounds applied per vehicle over the whole
+// window (issue 17).
+//
+// A window's count is published once, with noise scaled to C x L, so a
+// vehicle must add at most C to a cell and touch at most L cells in the
+// window, not per epoch. The counter therefore remembers, per vehicle, the
+// cells it kept and the units (events, distinct trips, or 1) it added to
+// each. Cells are kept first come, first served over the window; among the
+// new cells of one call (one epoch) the keyed hash of BoundedCounter
+// decides. Both depend on this vehicle's events only, which is what the
+// sensitivity bound needs.
+//
+// The state holds true counts and vehicle keys: internal only (the service
+// keeps it in its state store and replaces it only with a release's apply
+// batch, so a recomputation after a crash sees the same state).
+
+#ifndef VANON_DP_WINDOW_COUNTER_H_
+#define VANON_DP_WINDOW_COUNTER_H_
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vanon/dp/bounded_counter.h"
+
+namespace vanon::dp {
+
+class WindowCounter {
+ public:
+  WindowCounter(CountQuery query, int64_t window_start_ms, int64_t window_end_ms, uint64_t selection_key);
+
+  // Events of one vehicle in one epoch of the window; any number of calls
+  // per vehicle.
+  void AddVehicle(std::string_view vehicle, std::span<const DpEvent> events);
+
+  // The bounded window counts, cells and stats.
+  const BoundedCounter& counter() const { return counter_; }
+
+  // One line, no newline inside; Restore() reads it into a counter built
+  // with the same query and window. False on malformed input.
+  std::string Serialize() const;
+  bool Restore(std::string_view text);
+
+ private:
+  struct Kept {
+    uint64_t cell = 0;
+    uint64_t units = 0;
+    std::vector<uint64_t> trips;  // kTrips: hashes of the trips counted
+  };
+
+  uint64_t selection_key_;
+  BoundedCounter counter_;
+  std::map<std::string, std::vector<Kept>> kept_;  // by vehicle key
+};
+
+}  // namespace vanon::dp
+
+#endif  // VANON_DP_WINDOW_COUNTER_H_

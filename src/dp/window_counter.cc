@@ -1,0 +1,164 @@
+#include "vanon/dp/window_counter.h"
+
+#include <algorithm>
+#include <sstream>
+#include <tuple>
+
+namespace vanon::dp {
+
+namespace {
+
+// The same SplitMix-style mix as BoundedCounter's cell choice: stable and
+// data-independent, not secret.
+uint64_t Mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+uint64_t HashBytes(uint64_t key, std::string_view s) {
+  uint64_t h = Mix64(key ^ 0x6a09e667f3bcc909ULL);
+  for (unsigned char c : s) h = Mix64(h ^ c);
+  return h;
+}
+
+std::string Hex(std::string_view bytes) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+bool Unhex(const std::string& hex, std::string* out) {
+  if (hex.size() % 2 != 0) return false;
+  out->clear();
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    int v = 0;
+    for (int k = 0; k < 2; ++k) {
+      const char c = hex[i + k];
+      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (d < 0) return false;
+      v = v * 16 + d;
+    }
+    out->push_back(static_cast<char>(v));
+  }
+  return true;
+}
+
+}  // namespace
+
+WindowCounter::WindowCounter(CountQuery query, int64_t window_start_ms, int64_t window_end_ms,
+                             uint64_t selection_key)
+    : selection_key_(selection_key), counter_(std::move(query), window_start_ms, window_end_ms, selection_key) {}
+
+void WindowCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
+  const CountQuery& q = counter_.query();
+  BoundingStats& stats = *counter_.mutable_stats();
+  // (cell, unit key) of every matching event in the domain; the unit key is
+  // the trip's hash for kTrips, else 0.
+  std::vector<std::pair<uint64_t, uint64_t>> touched;
+  for (const DpEvent& e : events) {
+    if (!counter_.Matches(e)) continue;
+    const int64_t cell = counter_.CellIndex(e);
+    if (cell < 0) {
+      ++stats.out_of_domain;
+      continue;
+    }
+    touched.emplace_back(static_cast<uint64_t>(cell), q.unit == CountUnit::kTrips ? HashBytes(1, e.trip) : 0);
+  }
+  if (touched.empty()) return;
+  std::vector<Kept>& kept = kept_[std::string(vehicle)];
+  if (kept.empty()) ++stats.vehicles;
+
+  // New cells of this call in the order of the keyed hash (as BoundedCounter).
+  const uint64_t vehicle_hash = HashBytes(selection_key_, vehicle);
+  auto rank = [&](uint64_t cell) { return std::make_tuple(Mix64(vehicle_hash ^ Mix64(cell + 1)), cell); };
+  std::sort(touched.begin(), touched.end(), [&](const auto& a, const auto& b) {
+    return std::make_tuple(rank(a.first), a.second) < std::make_tuple(rank(b.first), b.second);
+  });
+  const uint64_t per_cell = q.unit == CountUnit::kVehicles ? 1 : q.bounds.max_per_cell;
+  for (const auto& [cell, unit] : touched) {
+    auto it = std::find_if(kept.begin(), kept.end(), [&](const Kept& k) { return k.cell == cell; });
+    if (it == kept.end()) {
+      if (kept.size() >= q.bounds.max_cells) {
+        ++stats.cut_cells;
+        continue;
+      }
+      kept.push_back({cell, 0, {}});
+      it = kept.end() - 1;
+    }
+    if (q.unit == CountUnit::kVehicles) {
+      if (it->units > 0) continue;  // counted once per window
+    } else if (q.unit == CountUnit::kTrips) {
+      if (std::find(it->trips.begin(), it->trips.end(), unit) != it->trips.end()) continue;  // same trip
+    }
+    if (it->units >= per_cell) {
+      ++stats.cut_per_cell;
+      continue;
+    }
+    ++it->units;
+    if (q.unit == CountUnit::kTrips) it->trips.push_back(unit);
+    counter_.AddBounded(cell, 1);
+  }
+}
+
+std::string WindowCounter::Serialize() const {
+  std::ostringstream out;
+  const BoundingStats& s = counter_.stats();
+  out << "window1 " << s.vehicles << ' ' << s.cut_per_cell << ' ' << s.cut_cells << ' ' << s.out_of_domain << ' '
+      << counter_.num_cells();
+  for (uint64_t c : counter_.counts()) out << ' ' << c;
+  out << ' ' << kept_.size();
+  for (const auto& [vehicle, kept] : kept_) {
+    out << ' ' << Hex(vehicle) << ' ' << kept.size();
+    for (const Kept& k : kept) {
+      out << ' ' << k.cell << ' ' << k.units << ' ' << k.trips.size();
+      for (uint64_t t : k.trips) out << ' ' << t;
+    }
+  }
+  return out.str();
+}
+
+bool WindowCounter::Restore(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  std::string magic;
+  BoundingStats s;
+  size_t cells = 0, vehicles = 0;
+  if (!(in >> magic >> s.vehicles >> s.cut_per_cell >> s.cut_cells >> s.out_of_domain >> cells) ||
+      magic != "window1" || cells != counter_.num_cells()) {
+    return false;
+  }
+  std::vector<uint64_t> counts(cells);
+  for (uint64_t& c : counts) {
+    if (!(in >> c)) return false;
+  }
+  std::map<std::string, std::vector<Kept>> kept;
+  if (!(in >> vehicles)) return false;
+  for (size_t v = 0; v < vehicles; ++v) {
+    std::string hex, key;
+    size_t n = 0;
+    if (!(in >> hex >> n) || !Unhex(hex, &key)) return false;
+    std::vector<Kept>& list = kept[key];
+    for (size_t i = 0; i < n; ++i) {
+      Kept k;
+      size_t trips = 0;
+      if (!(in >> k.cell >> k.units >> trips) || k.cell >= cells) return false;
+      k.trips.resize(trips);
+      for (uint64_t& t : k.trips) {
+        if (!(in >> t)) return false;
+      }
+      list.push_back(std::move(k));
+    }
+  }
+  std::string rest;
+  if (in >> rest) return false;
+  for (size_t c = 0; c < cells; ++c) counter_.AddBounded(c, counts[c] - counter_.CountAt(c));
+  *counter_.mutable_stats() = s;
+  kept_ = std::move(kept);
+  return true;
+}
+
+}  // namespace vanon::dp
