@@ -181,6 +181,11 @@ struct DpConfig {
   // the `time_bucket` dimension's width are fixed here.
   std::vector<std::string> event_names;
   int64_t time_bucket_seconds = 60;
+  // DP window (issue 17): 0 publishes counts with every release; otherwise
+  // counts over windows of this many seconds (a multiple of the epoch length,
+  // aligned in event time), published once per window, one ledger charge of
+  // epsilon_per_release each, running totals as cumulative sums.
+  int64_t window_seconds = 0;
   std::vector<DpQuery> queries;
   std::vector<DpKpi> kpis;
 };

@@ -133,6 +133,11 @@ void CheckTopics(const Config& c, Diagnostics* diag) {
 
 void CheckDp(const Config& c, Diagnostics* diag) {
   const DpConfig& dp = c.dp;
+  const int64_t epoch_s = c.privacy.epoch.length_seconds;
+  if (dp.window_seconds > 0 && epoch_s > 0 && dp.window_seconds % epoch_s != 0) {
+    diag->Error("dp.window_seconds", "must be a multiple of privacy.epoch.length_seconds (" +
+                                         std::to_string(epoch_s) + ")");
+  }
   if (dp.epsilon_per_release > dp.budget_epsilon) {
     diag->Error("dp.epsilon_per_release", "exceeds dp.budget.epsilon");
   } else if (dp.enabled && dp.epsilon_per_release > 0 && dp.budget_epsilon > 0 &&
@@ -149,7 +154,8 @@ void CheckDp(const Config& c, Diagnostics* diag) {
                       fmt::format("{:.9g}", dp.epsilon_per_release) + " = " +
                       fmt::format("{:.9g}", plan.epsilon_per_period) + " of " +
                       fmt::format("{:.9g}", dp.budget_epsilon) + " epsilon; lower it to at most " + fmt::format("{:.9g}", plan.max_lasting_epsilon_per_release) +
-                      ", raise dp.budget.epsilon or lengthen privacy.epoch.length_seconds");
+                      ", raise dp.budget.epsilon or lengthen " +
+                      (dp.window_seconds > 0 ? "dp.window_seconds" : "privacy.epoch.length_seconds (or set dp.window_seconds)"));
     }
   }
   std::set<std::string> qis;

@@ -43,11 +43,14 @@ std::string Decimal(double v) {
 
 DpBudgetPlan PlanDpBudget(const Config& c) {
   DpBudgetPlan p;
-  const int64_t epoch_s = std::max<int64_t>(1, c.privacy.epoch.length_seconds);
+  // With DP windows a charge is per window and running totals are sums of
+  // window counts (no counter starts); otherwise per release epoch.
+  const bool windows = c.dp.window_seconds > 0;
+  const int64_t epoch_s = std::max<int64_t>(1, windows ? c.dp.window_seconds : c.privacy.epoch.length_seconds);
   const int64_t period_s = static_cast<int64_t>(c.dp.budget_period_days) * kDaySeconds;
   const int64_t per = Nanos(c.dp.epsilon_per_release);
   const int64_t budget = Nanos(c.dp.budget_epsilon);
-  const int64_t horizon = TreeHorizon(c, epoch_s, period_s);
+  const int64_t horizon = windows ? 0 : TreeHorizon(c, epoch_s, period_s);
   // Ledger entries carry their epoch start; the window (now - period, now]
   // holds ceil(period / epoch) of them.
   p.releases_per_period = (period_s + epoch_s - 1) / epoch_s;
@@ -89,17 +92,19 @@ std::string FormatDuration(int64_t s) {
 }
 
 std::string DescribeDpBudget(const Config& c, const DpBudgetPlan& p) {
-  std::string charges = std::to_string(p.releases_per_period) + " releases";
+  const bool windows = c.dp.window_seconds > 0;
+  std::string charges = std::to_string(p.releases_per_period) + (windows ? " windows" : " releases");
   if (p.tree_starts_per_period > 0) {
     charges += " + " + std::to_string(p.tree_starts_per_period) + " running-total starts";
   }
   std::string out = "dp budget: " + Decimal(p.epsilon_per_period) + " of " + Decimal(c.dp.budget_epsilon) +
                     " epsilon per " + std::to_string(c.dp.budget_period_days) + " days (" + charges + ", " +
                     Decimal(c.dp.epsilon_per_release) + " each, " +
-                    std::to_string(c.privacy.epoch.length_seconds) + " s epochs)";
+                    std::to_string(windows ? c.dp.window_seconds : c.privacy.epoch.length_seconds) +
+                    (windows ? " s windows)" : " s epochs)");
   if (p.lasts_period) return out + ": lasts the period, publication never pauses";
   return out + ": lasts " + FormatDuration(p.seconds_before_pause) + " (" +
-         std::to_string(p.releases_before_pause) + " releases), then pauses";
+         std::to_string(p.releases_before_pause) + (windows ? " windows" : " releases") + "), then pauses";
 }
 
 }  // namespace vanon

@@ -57,6 +57,7 @@ void ParseDp(Section& root, DpConfig* out) {
   }
   s.StringList("event_names", &out->event_names);
   s.Int("time_bucket_seconds", &out->time_bucket_seconds, 1, 86400);
+  s.Int("window_seconds", &out->window_seconds, 0, 31 * 86400);
   std::set<std::string> names;
   std::vector<YAML::Node> queries = s.List("queries");
   for (size_t i = 0; i < queries.size(); ++i) {

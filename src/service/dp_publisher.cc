@@ -139,6 +139,7 @@ DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, StateS
   policy_.period_total = EpsilonOf(dpc.budget_epsilon, "dp.budget.epsilon");
   policy_.period_ms = static_cast<int64_t>(dpc.budget_period_days) * kDayMs;
   epoch_ms_ = config.privacy.epoch.length_seconds * 1000;
+  window_ms_ = dpc.window_seconds * 1000;
   budget_gauge_.Set(policy_.period_total.ToDouble());
 
   const Schema schema = SchemaFromConfig(config);
@@ -196,7 +197,9 @@ DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, StateS
     const HmacToken t = hasher.Hash("vanon.dp.selection_key");
     std::memcpy(&plan_.selection_key, t.data(), sizeof plan_.selection_key);
   }
-  if (auto err = dp::ValidatePlan(plan_, epoch_ms_)) throw std::invalid_argument("dp: " + *err);
+  if (auto err = dp::ValidatePlan(plan_, window_ms_ > 0 ? window_ms_ : epoch_ms_)) {
+    throw std::invalid_argument("dp: " + *err);
+  }
   std::string error;
   dp::MemoryLedgerStore probe;
   if (!dp::BudgetLedger::Open(policy_, &probe, &error)) throw std::invalid_argument("dp: " + error);
@@ -208,7 +211,9 @@ DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, StateS
   // counter's one charge stays in the window for as long as it publishes).
   // Queries with a time_bucket dimension are left out: a bucket of one epoch
   // has no meaning summed over epochs.
-  while (tree_levels_ < kMaxTreeLevels && (int64_t{2} << tree_levels_) * epoch_ms_ <= policy_.period_ms) {
+  // With DP windows, running totals are cumulative sums instead (dp_windows.cc).
+  while (window_ms_ == 0 && tree_levels_ < kMaxTreeLevels &&
+         (int64_t{2} << tree_levels_) * epoch_ms_ <= policy_.period_ms) {
     ++tree_levels_;
   }
   if (tree_levels_ >= 1) {
@@ -252,6 +257,7 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
   Result result;
   result.partition = partition;
   if (!enabled_) return result;
+  if (window_ms_ > 0) return ComputeWindow(partition, epoch, epoch_start_ms, epoch_end_ms, events, random);
   // The ledgers (a map shared by all partitions) and the running totals are
   // touched under the lock; counting the events and drawing the noise need
   // only this share's data and run outside it.
@@ -267,12 +273,29 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
   }
   if (!spend.publish()) throw std::runtime_error(spend.message);
 
+  dp::DpRelease release(plan_, release_id, epoch_start_ms, epoch_end_ms);
+  ForEachVehicle(events, [&](std::string_view vehicle, std::span<const dp::DpEvent> list) {
+    release.AddVehicle(vehicle, list);
+  });
+  std::optional<dp::DpReleaseResult> published = release.Publish(policy_.per_release, random);
+  if (!published) throw std::runtime_error("dp: noise scale overflow in release " + std::to_string(epoch));
+  for (const dp::DpCountRecord& r : published->records) result.records.push_back(WithPartition(dp::ToJson(r), partition));
+  result.contributions_cut = published->contributions_cut;
+
+  lock.lock();
+  RunningTotals(partition, epoch, epoch_start_ms, release, random, &result);
+  result.status = Ledger(partition).Status(epoch_start_ms);
+  result.cells_published = result.records.size();
+  return result;
+}
+
+// Raw events grouped by vehicle, converted to DpEvents one vehicle at a time.
+void DpPublisher::ForEachVehicle(std::span<const BufferedEvent> events, const VehicleFn& fn) {
   // Raw events, suppressed vehicles included, grouped by vehicle: bounding
   // is per vehicle. Events are sorted by index and converted one vehicle at
   // a time into a scratch vector whose strings keep their capacity, so a
   // release of a million events does not allocate a million DpEvents.
   const std::vector<uint32_t> order = OrderByVehicle(events, /*by_time=*/false);
-  dp::DpRelease release(plan_, release_id, epoch_start_ms, epoch_end_ms);
   std::vector<dp::DpEvent> scratch;
   std::string vehicle;
   for (size_t i = 0; i < order.size();) {
@@ -301,19 +324,9 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
       }
     }
     vehicle.assign(reinterpret_cast<const char*>(key.data()), key.size());
-    release.AddVehicle(vehicle, std::span<const dp::DpEvent>(scratch.data(), j - i));
+    fn(vehicle, std::span<const dp::DpEvent>(scratch.data(), j - i));
     i = j;
   }
-  std::optional<dp::DpReleaseResult> published = release.Publish(policy_.per_release, random);
-  if (!published) throw std::runtime_error("dp: noise scale overflow in release " + std::to_string(epoch));
-  for (const dp::DpCountRecord& r : published->records) result.records.push_back(WithPartition(dp::ToJson(r), partition));
-  result.contributions_cut = published->contributions_cut;
-
-  lock.lock();
-  RunningTotals(partition, epoch, epoch_start_ms, release, random, &result);
-  result.status = Ledger(partition).Status(epoch_start_ms);
-  result.cells_published = result.records.size();
-  return result;
 }
 
 // Continues this partition's tree counters by one release. All counters

@@ -19,7 +19,7 @@
 namespace vanon {
 
 struct DpBudgetPlan {
-  int64_t releases_per_period = 0;    // release epochs in one rolling period
+  int64_t releases_per_period = 0;    // charged releases (epochs, or DP windows) in one rolling period
   int64_t tree_starts_per_period = 0; // running-total counter starts in one period (upper bound)
   double epsilon_per_period = 0;      // what one period's charges add up to
   bool lasts_period = false;          // epsilon_per_period <= budget

@@ -18,6 +18,7 @@
 #include <prometheus/registry.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,6 +31,7 @@
 #include "vanon/config.h"
 #include "vanon/dp/budget_ledger.h"
 #include "vanon/dp/dp_release.h"
+#include "vanon/dp/event.h"
 #include "vanon/dp/random_source.h"
 #include "vanon/ingest/buffered_event.h"
 
@@ -88,6 +90,8 @@ class DpPublisher {
 
   // Ledger ids of running-total counter starts, kept apart from release ids.
   static constexpr uint64_t kTreeLedgerBit = uint64_t{1} << 63;
+  // Ledger ids of DP windows (dp.window_seconds): this bit | window index.
+  static constexpr uint64_t kWindowLedgerBit = uint64_t{1} << 62;
 
  private:
   struct PartitionBudget;
@@ -99,12 +103,21 @@ class DpPublisher {
   dp::BudgetLedger& Ledger(int32_t partition);
   void RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
                      const dp::DpRelease& release, dp::RandomSource& random, Result* result);
+  // Each vehicle's events of `events`, converted (dp_publisher.cc).
+  using VehicleFn = std::function<void(std::string_view vehicle, std::span<const dp::DpEvent> events)>;
+  void ForEachVehicle(std::span<const BufferedEvent> events, const VehicleFn& fn);
+  // DP windows (dp_windows.cc).
+  struct Window;
+  Result ComputeWindow(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
+                       std::span<const BufferedEvent> events, dp::RandomSource& random);
+  void PublishWindow(int32_t partition, Window& window, dp::RandomSource& random, Result* result);
 
   const bool enabled_;
   StateStore* store_;
   dp::DpPlan plan_;
   dp::BudgetPolicy policy_;
   int64_t epoch_ms_ = 0;
+  int64_t window_ms_ = 0;  // 0: counts per release
   std::unique_ptr<Schema> schema_;
   std::vector<QiLookup> qi_attrs_;  // QIs the queries use (dimension or filter)
   std::vector<TreeQuery> trees_;
