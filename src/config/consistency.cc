@@ -148,7 +148,8 @@ void CheckDp(const Config& c, Diagnostics* diag) {
     if (!plan.lasts_period) {
       diag->Error("dp.epsilon_per_release",
                   "the budget lasts " + FormatDuration(plan.seconds_before_pause) + " (" +
-                      std::to_string(plan.releases_before_pause) + " releases), less than its " +
+                      std::to_string(plan.releases_before_pause) +
+                      (dp.window_seconds > 0 ? " windows" : " releases") + "), less than its " +
                       std::to_string(dp.budget_period_days) + "-day period, which charges " +
                       std::to_string(plan.releases_per_period + plan.tree_starts_per_period) + " x " +
                       fmt::format("{:.9g}", dp.epsilon_per_release) + " = " +

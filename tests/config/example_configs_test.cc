@@ -46,6 +46,10 @@ TEST(ExampleConfigsTest, ShippedDpBudgetsLastTheirPeriods) {
   const DpBudgetPlan fast = PlanDpBudget(LoadConfig(kConfigDir + "demo.yaml", {"privacy.epoch.length_seconds=1"}));
   EXPECT_TRUE(fast.lasts_period) << fast.epsilon_per_period;
   EXPECT_EQ(fast.releases_per_period, 86400);
+  // The production example counts in 1-hour windows.
+  const Config prod = LoadConfig(kConfigDir + "vanon.yaml");
+  EXPECT_EQ(prod.dp.window_seconds, 3600);
+  EXPECT_EQ(PlanDpBudget(prod).releases_per_period, 720);
 }
 
 TEST(ExampleConfigsTest, DemoTakesOverrides) {

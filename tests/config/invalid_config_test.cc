@@ -54,6 +54,12 @@ std::vector<InvalidCase> Cases() {
       {"DpBudgetDoesNotLastItsPeriod", "epsilon_per_release: 0.00003", "epsilon_per_release: 0.1",
        "epsilon_per_release: 0.1", "dp.epsilon_per_release",
        "the budget lasts 16m 30s (99 releases), less than its 30-day period"},
+      {"DpWindowNotAMultipleOfTheEpoch", "  enabled: true\n", "  enabled: true\n  window_seconds: 25\n",
+       "window_seconds: 25", "dp.window_seconds", "multiple of privacy.epoch.length_seconds (10)"},
+      // 10 per 30 days at 0.1 per 1-hour window: 100 windows.
+      {"DpWindowBudgetDoesNotLast", "epsilon_per_release: 0.00003",
+       "epsilon_per_release: 0.1\n  window_seconds: 3600", "epsilon_per_release: 0.1", "dp.epsilon_per_release",
+       "the budget lasts 4d 4h (100 windows), less than its 30-day period"},
       {"DpBudgetDoesNotLastAfterOverride", "", "", "", "dp.epsilon_per_release", "less than its 30-day period",
        {"dp.epsilon_per_release=0.0001"}, 1},
       {"BadEnum", "model: m_invariance", "model: l_diversity", "l_diversity",

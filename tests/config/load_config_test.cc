@@ -80,6 +80,16 @@ TEST_F(LoadConfigTest, DpBudgetPlanOfTheBaseConfig) {
   EXPECT_FALSE(short_plan.lasts_period);
   EXPECT_EQ(short_plan.releases_before_pause, 100);
   EXPECT_EQ(FormatDuration(short_plan.seconds_before_pause), "16m 40s");
+  // Daily DP windows: 30 charges per period, no counter starts.
+  c.dp.window_seconds = 86400;
+  const DpBudgetPlan daily = PlanDpBudget(c);
+  EXPECT_EQ(daily.releases_per_period, 30);
+  EXPECT_EQ(daily.tree_starts_per_period, 0);
+  EXPECT_NEAR(daily.epsilon_per_period, 3, 1e-9);
+  EXPECT_TRUE(daily.lasts_period);
+  EXPECT_EQ(DescribeDpBudget(c, daily),
+            "dp budget: 3 of 10 epsilon per 30 days (30 windows, 0.1 each, 86400 s windows): lasts the period, "
+            "publication never pauses");
 }
 
 TEST_F(LoadConfigTest, DefaultsApplyForOmittedKeys) {
