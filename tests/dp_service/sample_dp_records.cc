@@ -8,15 +8,19 @@
 #include "vanon/service/dp_publisher.h"
 #include "vanon/state/state_store.h"
 
-int main() {
+namespace {
+
+// Per-release counts (window_seconds 0) or, with `window_seconds`, DP windows.
+void PrintReleases(int64_t window_seconds, int releases) {
   using namespace vanon;
   dp_test::TempDir dir("sample");
   Config config = dp_test::TestConfig(dir);
   config.dp.budget_epsilon = 10;
+  config.dp.window_seconds = window_seconds;
   auto store = StateStore::Open(dir.Sub("state"));
   prometheus::Registry registry;
   DpPublisher dp(config, dp_test::kHmacKey, store.get(), registry);
-  for (int64_t epoch = 0; epoch < 3; ++epoch) {
+  for (int64_t epoch = 0; epoch < releases; ++epoch) {
     const int64_t start = epoch * dp_test::kEpochMs;
     // Few vehicles, so clamping and ratio post-processing show up too.
     const auto events = dp_test::Events(static_cast<int>(3 + epoch * 40), start);
@@ -27,5 +31,12 @@ int main() {
     store->Commit(w);
     for (const std::string& rec : r.records) std::printf("%s\n", rec.c_str());
   }
+}
+
+}  // namespace
+
+int main() {
+  PrintReleases(0, 3);
+  PrintReleases(2 * vanon::dp_test::kEpochMs / 1000, 4);  // two windows of two epochs
   return 0;
 }

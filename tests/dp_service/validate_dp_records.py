@@ -25,6 +25,6 @@ for line in out.splitlines():
         sys.exit("schema accepts a record without 'release'")
 print(seen)
 wanted = {("count", "discrete_laplace"), ("ratio", "discrete_laplace"),
-          ("count", "binary_tree_discrete_laplace")}
+          ("count", "binary_tree_discrete_laplace"), ("count", "cumulative_sum")}
 if not wanted <= set(seen):
     sys.exit("sample produced no record of some kind: " + str(seen))
