@@ -30,6 +30,7 @@
 //
 // Usage: vanon-dp-windows [trials (default 40)] [vehicles...]
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -41,6 +42,7 @@
 #include "vanon/dp/epsilon.h"
 #include "vanon/dp/random_source.h"
 #include "vanon/dp/tree_counter.h"
+#include "vanon/dp/window_counter.h"
 
 namespace {
 
@@ -178,6 +180,35 @@ Row Measure(uint64_t vehicles, const std::vector<DpRelease>& windows, const std:
   return row;
 }
 
+// What the service's open-window state costs (meta record dp_window, written
+// with every release): one WindowCounter of the trips query after one epoch
+// of `vehicles` vehicles with 32-byte keys, its size and the time to add the
+// epoch, serialize and restore it.
+void WindowStateCost(const DpPlan& plan, uint64_t vehicles, SeededRandomSource& rng) {
+  using Clock = std::chrono::steady_clock;
+  auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  WindowCounter w(plan.counts[0], 0, kWindowSeconds * 1000, plan.selection_key);
+  std::vector<DpEvent> events;
+  const Clock::time_point t0 = Clock::now();
+  for (uint64_t v = 0; v < vehicles; ++v) {
+    events.clear();
+    const std::string& cell = kCells[(v * 0x9e3779b97f4a7c15ULL >> 32) % kCells.size()];
+    const uint64_t trips = 1 + rng.UniformBelow(3);
+    for (uint64_t t = 0; t < trips; ++t) events.push_back({"", std::string(32, char('a' + t)), "trip_started", 0, {{"engine", cell}}});
+    std::string key(32, '\0');
+    for (int b = 0; b < 8; ++b) key[b] = static_cast<char>(v >> (8 * b));
+    w.AddVehicle(key, events);
+  }
+  const Clock::time_point t1 = Clock::now();
+  const std::string state = w.Serialize();
+  const Clock::time_point t2 = Clock::now();
+  WindowCounter back(plan.counts[0], 0, kWindowSeconds * 1000, plan.selection_key);
+  const bool ok = back.Restore(state);
+  const Clock::time_point t3 = Clock::now();
+  std::printf("| %lu | %.1f | %.0f | %.0f | %.0f |%s\n", static_cast<unsigned long>(vehicles), state.size() / 1e6,
+              ms(t1 - t0), ms(t2 - t1), ms(t3 - t2), ok ? "" : " restore FAILED");
+}
+
 // kWindows windows of true counts for `vehicles` vehicles.
 std::vector<DpRelease> Windows(const DpPlan& plan, uint64_t vehicles, SeededRandomSource& rng) {
   std::vector<DpRelease> windows;
@@ -234,5 +265,8 @@ int main(int argc, char** argv) {
                 r.tot_before.Rmse(), r.tot_after.Rmse(), r.tot_after_theory, r.tot_tree_windows.Rmse(),
                 r.tot_before.Rel(), r.tot_after.Rel(), r.tot_tree_windows.Rel());
   }
+  std::printf("\nopen-window state of one query (service meta dp_window, rewritten every release)\n"
+              "| vehicles in the partition | MB | add one epoch ms | serialize ms | restore ms |\n|---|---|---|---|---|\n");
+  for (uint64_t n : fleets) WindowStateCost(plan, n, rng);
   return 0;
 }
