@@ -11,6 +11,10 @@
 // state) answers kAlreadySpent for a release it charged before, and the
 // noise comes from the same seed. Fresh noise for the same release would let
 // a consumer average two draws.
+//
+// With dp.window_seconds set (issue 17), counts are gathered over DP windows
+// of several epochs and published once per window, in the release of its
+// last epoch, with one ledger charge per window (src/service/dp_windows.cc).
 #pragma once
 
 #include <prometheus/counter.h>
