@@ -238,6 +238,12 @@ int Service::Run(const std::atomic<bool>& stop) {
     while (!stop.load()) {
       const auto& batch = consumer.Poll(static_cast<size_t>(c.kafka.poll_batch_max), c.kafka.poll_timeout_ms);
       if (rebalance_error) std::rethrow_exception(rebalance_error);
+      for (const LostInput& l : consumer.lost()) {
+        r.metrics.input_lost_to_retention.Increment(static_cast<double>(l.to - l.from));
+        spdlog::error("partition {}: {} input events (offsets {}..{}) were deleted by the broker's retention before "
+                      "vanon read them; they are lost (vanon_input_lost_to_retention_total); consuming goes on at {}",
+                      l.partition, l.to - l.from, l.from, l.to - 1, l.to);
+      }
       const int64_t now_ms = NowMs();
       pipeline.Process(batch, now_ms);
       r.heartbeat = SteadySeconds();
