@@ -22,11 +22,21 @@ using SensitiveId = uint32_t;
 // Sorted, duplicate-free set of sensitive values.
 using Signature = std::vector<SensitiveId>;
 
+struct ValueCount {
+  SensitiveId value = 0;
+  uint32_t count = 0;
+  bool operator==(const ValueCount&) const = default;
+};
+
 struct Tuple {
   std::string vehicle;      // opaque key (an HMAC of the VIN in production)
   std::vector<int32_t> qi;  // one code per schema attribute
   SensitiveId sensitive = 0;
   uint32_t events = 1;      // events behind this tuple; weights g-balance only
+  // Optional: events per value this vehicle had in earlier epochs, most
+  // frequent first (ValueWindow::history, kept in state by the caller). Read
+  // only when the vehicle gets its signature (ReleaseParams::history_*).
+  std::vector<ValueCount> history;
 };
 
 struct WaitingTuple {
@@ -49,6 +59,18 @@ struct ReleaseParams {
   // are too skewed for groups of m distinct real values, the surplus waits
   // and is suppressed instead. See docs/engine.md for the trade.
   uint32_t new_group_counterfeits = 0;
+  // m-invariance, history-aware signatures (docs/utility.md), both 0 = off:
+  // - history_slots: a new signature may carry up to this many values beyond
+  //   its group's real ones, chosen among the values its members took before
+  //   (Tuple::history), so that a member whose value moves to one of them is
+  //   still published; each is a counterfeit slot until a vehicle fills it.
+  //   Only values with at least history_min_share of a member's events count.
+  // - history_min_events: a new vehicle whose history holds fewer events
+  //   waits (within max_delay) so its signature is chosen from what it does,
+  //   not from one epoch.
+  uint32_t history_slots = 0;
+  double history_min_share = 0.1;
+  uint32_t history_min_events = 0;
   uint64_t seed = 0;
 };
 
