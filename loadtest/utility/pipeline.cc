@@ -36,9 +36,11 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
                              const DriftingFleet& fleet) {
   in_.release_id = release;
   in_.tuples.clear();
+  in_.histories.clear();
   for (const EpochActivity& a : epoch) {
     Tuple t;
     t.vehicle = fleet.key(a.vehicle);
+    index_.emplace(t.vehicle, a.vehicle);
     t.qi = fleet.qi(a.vehicle);
     uint32_t events = 0;
     for (const ValueCount& c : a.tracks) events += c.count;
@@ -54,11 +56,20 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
       value = best ? std::optional<SensitiveId>(best->value) : window_.missing_value;
     } else {
       value = windows_[a.vehicle].Advance(release, a.tracks, window_);
-      t.history = windows_[a.vehicle].history();
+      if (!windows_[a.vehicle].history().empty() && !in_.known_signatures.count(t.vehicle)) {
+        // Only vehicles without a signature need it (as the service would
+        // read it from state for them only).
+        in_.histories[t.vehicle] = windows_[a.vehicle].history();
+      }
     }
     if (!value) continue;  // ineligible without a missing value; none here
     t.sensitive = *value;
     in_.tuples.push_back(std::move(t));
+  }
+  for (const WaitingTuple& w : in_.waiting) {
+    // Waiting vehicles learn too, whether or not active in this epoch.
+    const std::vector<ValueCount>& h = windows_[index_.at(w.tuple.vehicle)].history();
+    if (!h.empty()) in_.histories[w.tuple.vehicle] = h;
   }
   const ReleaseOutput out = ComputeRelease(schema_, in_);
   violations_ = checker_.Check(in_, out);

@@ -6,6 +6,7 @@
 #define VANON_LOADTEST_UTILITY_PIPELINE_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,7 @@ class Pipeline {
   bool epoch_mode_;
   WindowParams window_;
   std::vector<ValueWindow> windows_;  // by vehicle: the state the service keeps per HMAC
+  std::map<std::string, uint32_t> index_;  // key -> vehicle number
   ReleaseInput in_;
   Schema schema_;
   ReleaseChecker checker_;

@@ -241,8 +241,9 @@ class ReleaseBuilder {
     for (TupleRef ref : work_.ref) add_value(ResolveTuple(in_, ref).sensitive);
     if (params_.history_slots > 0) {
       // Values a new signature may take from its members' histories.
-      for (TupleRef ref : work_.ref) {
-        for (const ValueCount& c : ResolveTuple(in_, ref).history) add_value(c.value);
+      for (const auto& [key, history] : in_.histories) {
+        (void)key;
+        for (const ValueCount& c : history) add_value(c.value);
       }
     }
     for (const auto& [key, sig] : in_.known_signatures) {
@@ -522,6 +523,13 @@ class ReleaseBuilder {
     }
   }
 
+  // The caller's history of an item's vehicle (empty when none).
+  const std::vector<ValueCount>& History(uint32_t item) const {
+    static const std::vector<ValueCount> kNone;
+    auto it = in_.histories.find(ResolveTuple(in_, work_.ref[item]).vehicle);
+    return it == in_.histories.end() ? kNone : it->second;
+  }
+
   // New vehicles with too little history wait while their delay allows, so
   // that their signature is chosen from what they did over several epochs.
   void Learn() {
@@ -530,7 +538,7 @@ class ReleaseBuilder {
     for (uint32_t item : fresh_) {
       const TupleRef ref = work_.ref[item];
       uint64_t events = 0;
-      for (const ValueCount& c : ResolveTuple(in_, ref).history) events += c.count;
+      for (const ValueCount& c : History(item)) events += c.count;
       if (events < params_.history_min_events && in_.release_id < FirstRelease(in_, ref) + params_.max_delay) {
         out_.waiting.push_back({ref, FirstRelease(in_, ref)});
       } else {
@@ -548,7 +556,7 @@ class ReleaseBuilder {
   void AddHistorySlots(Building* b) const {
     std::map<uint32_t, double> score;
     for (uint32_t item : b->items) {
-      const std::vector<ValueCount>& history = ResolveTuple(in_, work_.ref[item]).history;
+      const std::vector<ValueCount>& history = History(item);
       uint64_t total = 0;
       for (const ValueCount& c : history) total += c.count;
       if (total == 0) continue;

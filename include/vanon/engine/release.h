@@ -33,10 +33,6 @@ struct Tuple {
   std::vector<int32_t> qi;  // one code per schema attribute
   SensitiveId sensitive = 0;
   uint32_t events = 1;      // events behind this tuple; weights g-balance only
-  // Optional: events per value this vehicle had in earlier epochs, most
-  // frequent first (ValueWindow::history, kept in state by the caller). Read
-  // only when the vehicle gets its signature (ReleaseParams::history_*).
-  std::vector<ValueCount> history;
 };
 
 struct WaitingTuple {
@@ -62,7 +58,7 @@ struct ReleaseParams {
   // m-invariance, history-aware signatures (docs/utility.md), both 0 = off:
   // - history_slots: a new signature may carry up to this many values beyond
   //   its group's real ones, chosen among the values its members took before
-  //   (Tuple::history), so that a member whose value moves to one of them is
+  //   (ReleaseInput::histories), so that a member whose value moves to one of them is
   //   still published; each is a counterfeit slot until a vehicle fills it.
   //   Only values with at least history_min_share of a member's events count.
   // - history_min_events: a new vehicle whose history holds fewer events
@@ -79,6 +75,11 @@ struct ReleaseInput {
   std::vector<Tuple> tuples;
   std::map<std::string, Signature, std::less<>> known_signatures;
   std::vector<WaitingTuple> waiting;
+  // Optional, by vehicle key: events per value the vehicle had in earlier
+  // epochs, most frequent first (ValueWindow::history, kept in state by the
+  // caller). Read only for vehicles that get their signature in this
+  // release, and only with ReleaseParams::history_* set.
+  std::map<std::string, std::vector<ValueCount>, std::less<>> histories;
   ReleaseParams params;
 };
 
