@@ -85,6 +85,8 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
   row.min_real = mx.min_group_size;
   row.groups = mx.groups;
   row.published = mx.published;
+  row.tuples = mx.tuples;
+  row.counterfeits = mx.counterfeits;
   row.violations = violations_.size();
 
   ReleaseInput next;

@@ -22,14 +22,15 @@ struct ReleaseRow {
   double suppression = 0, conflict = 0, delay = 0, ineligible = 0;
   double counterfeit_ratio = 0, ncp = 0;
   uint64_t min_real = 0, groups = 0, published = 0, violations = 0;
+  uint64_t tuples = 0, counterfeits = 0;
 };
 
 struct PipelineOptions {
   uint32_t window = 6;         // epochs of the windowed mode
   uint32_t history_slots = 6;  // ReleaseParams::history_slots
-  uint32_t learn_events = 40;  // ReleaseParams::history_min_events
+  uint32_t learn_events = 10;  // ReleaseParams::history_min_events
   double min_share = 0.04;     // ReleaseParams::history_min_share
-  uint32_t learn_delay = 12;   // ReleaseParams::max_delay of the history pipeline
+  uint32_t learn_delay = 3;    // ReleaseParams::max_delay of the history pipeline
 };
 
 class Pipeline {

@@ -6,13 +6,14 @@
 //   vanon-utility-run [--releases=200] [--vehicles=2000] [--m=5,10]
 //       [--drift=0.05] [--shape=repertoire|global] [--missing=0.10]
 //       [--active=0.9] [--window=6] [--history-slots=6]
-//       [--min-share=0.04] [--learn-events=40] [--learn-delay=12]
+//       [--min-share=0.04] [--learn-events=10] [--learn-delay=3]
 //       [--repertoire=4] [--renew=0.2] [--values=30] [--every=20]
 //       [--seed=1] [--csv=FILE]
 //
 // Prints a table every `--every` releases and the goals at the last one;
 // the CSV (one row per release, pipeline and m) feeds plot_utility.py.
 // Exit 1 when the checker finds a violation.
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -76,9 +77,9 @@ int main(int argc, char** argv) {
   PipelineOptions options;
   options.window = static_cast<uint32_t>(std::stoul(get("window", "6")));
   options.history_slots = static_cast<uint32_t>(std::stoul(get("history-slots", "6")));
-  options.learn_events = static_cast<uint32_t>(std::stoul(get("learn-events", "40")));
+  options.learn_events = static_cast<uint32_t>(std::stoul(get("learn-events", "10")));
   options.min_share = std::stod(get("min-share", "0.04"));
-  options.learn_delay = static_cast<uint32_t>(std::stoul(get("learn-delay", "12")));
+  options.learn_delay = static_cast<uint32_t>(std::stoul(get("learn-delay", "3")));
   const std::string csv_path = get("csv", "");
 
   std::ofstream csv;
@@ -97,6 +98,8 @@ int main(int argc, char** argv) {
     std::printf("\nm = %u\n%-8s %-8s %11s %9s %7s %10s %12s %8s %8s\n", m, "release", "pipeline", "suppression",
                 "conflict", "delay", "ineligible", "counterfeits", "NCP", "min real");
     std::vector<ReleaseRow> last(pipelines.size());
+    // Over the whole run: tuples, published real tuples, counterfeits.
+    std::vector<std::array<uint64_t, 3>> run(pipelines.size(), {0, 0, 0});
     for (uint32_t r = 1; r <= releases; ++r) {
       const std::vector<EpochActivity> epoch = stream.NextEpoch();
       for (size_t p = 0; p < pipelines.size(); ++p) {
@@ -104,6 +107,9 @@ int main(int argc, char** argv) {
         violations += row.violations;
         for (const std::string& v : pipelines[p]->last_violations()) std::fprintf(stderr, "%s\n", v.c_str());
         last[p] = row;
+        run[p][0] += row.tuples;
+        run[p][1] += row.published;
+        run[p][2] += row.counterfeits;
         if (csv.is_open()) {
           csv << m << ',' << pipelines[p]->name() << ',' << r << ',' << row.suppression << ',' << row.conflict << ','
               << row.delay << ',' << row.ineligible << ',' << row.counterfeit_ratio << ',' << row.ncp << ','
@@ -115,6 +121,12 @@ int main(int argc, char** argv) {
                       static_cast<unsigned long long>(row.min_real));
         }
       }
+    }
+    for (size_t p = 0; p < pipelines.size(); ++p) {
+      std::printf("whole run, %-8s: %.3f of %llu tuples suppressed, counterfeit ratio %.3f\n",
+                  pipelines[p]->name().c_str(), 1.0 - static_cast<double>(run[p][1]) / static_cast<double>(run[p][0]),
+                  static_cast<unsigned long long>(run[p][0]),
+                  static_cast<double>(run[p][2]) / static_cast<double>(run[p][1] + run[p][2]));
     }
     // Goals (issue 16) at the last release, against the current pipeline.
     const ReleaseRow& cur = last.front();
