@@ -2,6 +2,8 @@
 // values their members played before, and new vehicles wait to learn.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "test_schema.h"
 #include "vanon/engine/checker.h"
 #include "vanon/engine/release.h"
@@ -124,6 +126,66 @@ TEST(HistorySignatureTest, NewVehiclesWaitToLearnWithinTheirDelay) {
     next.histories = in.histories;
     in = std::move(next);
   }
+}
+
+}  // namespace
+}  // namespace vanon
+
+namespace vanon {
+namespace {
+
+// The signature horizon: A (value 1, then 4 from release 2 on) is suppressed
+// as a conflict; the caller drops A's signature at release `drop_at` and A
+// joins two new vehicles in a new signature. Returns the checker's findings.
+std::vector<std::string> DropSignatureAt(uint64_t horizon, uint64_t drop_at) {
+  const Schema schema = testing::TestSchema();
+  ReleaseChecker checker(schema);
+  std::vector<std::string> found;
+  ReleaseInput in;
+  in.params.m = 3;
+  in.params.signature_horizon = horizon;
+  for (uint64_t release = 1; release <= drop_at; ++release) {
+    in.release_id = release;
+    in.tuples = {Tuple{"A", {0, 2010, 4}, release == 1 ? 1u : 4u, 1}, Tuple{"B", {0, 2010, 4}, 2, 1},
+                 Tuple{"C", {0, 2010, 4}, 3, 1}};
+    if (release == drop_at) {
+      in.known_signatures.erase("A");
+      in.tuples.push_back(Tuple{"D", {0, 2011, 4}, 5, 1});
+      in.tuples.push_back(Tuple{"E", {0, 2012, 4}, 6, 1});
+    }
+    const ReleaseOutput out = ComputeRelease(schema, in);
+    const auto v = checker.Check(in, out);
+    found.insert(found.end(), v.begin(), v.end());
+    if (release == drop_at) {
+      // A is published again, under a new signature.
+      bool a_published = false;
+      for (const auto& [vehicle, sig] : out.new_signatures) {
+        a_published |= vehicle == "A" && sig == Signature{4, 5, 6};
+      }
+      if (!a_published) found.push_back("A was not published under a new signature");
+    } else if (release > 1 && out.metrics.suppressed_by_reason[0] != 1) {
+      found.push_back("A was not suppressed as a conflict");
+    }
+    ReleaseInput next;
+    next.params = in.params;
+    testing::CarryState(in, out, &next);
+    in = std::move(next);
+  }
+  return found;
+}
+
+TEST(SignatureHorizonTest, CheckerAllowsDroppingASignatureOnlyAfterTheHorizon) {
+  // A was last published in release 1: with a horizon of 2 its signature may
+  // go from release 4 on, not in release 3, and never without a horizon.
+  // Too early, A's new group also reads as a changed signature.
+  auto has = [](const std::vector<std::string>& found, const std::string& what) {
+    return std::find(found.begin(), found.end(), what) != found.end();
+  };
+  EXPECT_EQ(DropSignatureAt(2, 4), std::vector<std::string>{});
+  const auto early = DropSignatureAt(2, 3);
+  EXPECT_TRUE(has(early, "release 3: a published signature is missing from the input"));
+  EXPECT_TRUE(has(early, "release 3: group 1: signature changed from {1,2,3} to {4,5,6}"));
+  EXPECT_TRUE(has(DropSignatureAt(0, 4), "release 4: a published signature is missing from the input"));
 }
 
 }  // namespace

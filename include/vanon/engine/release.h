@@ -67,6 +67,11 @@ struct ReleaseParams {
   uint32_t history_slots = 0;
   double history_min_share = 0.1;
   uint32_t history_min_events = 0;
+  // The signature retention horizon in releases (0 = forever). The engine
+  // does not read it: the caller drops a stored signature once its vehicle
+  // has not been published for more than this many releases (the service's
+  // privacy.signature_retention_days), and the checker allows exactly that.
+  uint64_t signature_horizon = 0;
   uint64_t seed = 0;
 };
 
