@@ -93,6 +93,19 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
   next.params = in_.params;
   next.known_signatures = std::move(in_.known_signatures);
   for (const auto& [vehicle, sig] : out.new_signatures) next.known_signatures[vehicle] = sig;
+  if (const uint64_t horizon = in_.params.signature_horizon; horizon > 0) {
+    for (const Group& g : out.groups) {
+      for (TupleRef ref : g.members) last_published_[ResolveTuple(in_, ref).vehicle] = release;
+    }
+    for (auto it = next.known_signatures.begin(); it != next.known_signatures.end();) {
+      if (release + 1 > last_published_[it->first] + horizon) {
+        last_published_.erase(it->first);
+        it = next.known_signatures.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
   for (const StillWaiting& w : out.waiting) {
     next.waiting.push_back(WaitingTuple{ResolveTuple(in_, w.ref), w.first_release});
   }
@@ -121,6 +134,11 @@ std::vector<std::unique_ptr<Pipeline>> MakePipelines(uint32_t m, const PipelineO
   out.push_back(std::make_unique<Pipeline>("current", true, today, current, vehicles));
   out.push_back(std::make_unique<Pipeline>("window", false, windowed, current, vehicles));
   out.push_back(std::make_unique<Pipeline>("history", false, windowed, history, vehicles));
+  if (options.horizon > 0) {
+    ReleaseParams renewed = history;
+    renewed.signature_horizon = options.horizon;
+    out.push_back(std::make_unique<Pipeline>("horizon", false, windowed, renewed, vehicles));
+  }
   return out;
 }
 

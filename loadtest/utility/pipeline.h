@@ -29,6 +29,7 @@ struct PipelineOptions {
   uint32_t window = 6;         // epochs of the windowed mode
   uint32_t history_slots = 6;  // ReleaseParams::history_slots
   uint32_t learn_events = 10;  // ReleaseParams::history_min_events
+  uint64_t horizon = 0;        // > 0: a fourth pipeline, history + this horizon
   double min_share = 0.04;     // ReleaseParams::history_min_share
   uint32_t learn_delay = 3;    // ReleaseParams::max_delay of the history pipeline
 };
@@ -53,6 +54,7 @@ class Pipeline {
   WindowParams window_;
   std::vector<ValueWindow> windows_;  // by vehicle: the state the service keeps per HMAC
   std::map<std::string, uint32_t> index_;  // key -> vehicle number
+  std::map<std::string, uint64_t> last_published_;  // with a horizon: key -> release
   ReleaseInput in_;
   Schema schema_;
   ReleaseChecker checker_;
@@ -61,6 +63,9 @@ class Pipeline {
 
 // current: today's service and engine. window: windowed mode and carried
 // values, today's engine. history: window plus history-aware signatures.
+// horizon (only with options.horizon > 0): history, and a signature is
+// dropped once its vehicle has not been published for more than the horizon,
+// as the service's retention purge does (a weaker guarantee: docs/utility.md).
 std::vector<std::unique_ptr<Pipeline>> MakePipelines(uint32_t m, const PipelineOptions& options, uint32_t values,
                                     uint32_t vehicles);
 
