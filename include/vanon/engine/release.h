@@ -55,12 +55,14 @@ struct ReleaseParams {
   // are too skewed for groups of m distinct real values, the surplus waits
   // and is suppressed instead. See docs/engine.md for the trade.
   uint32_t new_group_counterfeits = 0;
-  // m-invariance, history-aware signatures (docs/utility.md), both 0 = off:
+  // m-invariance, history-aware signatures (docs/utility.md), off while
+  // history_slots and history_min_events are 0:
   // - history_slots: a new signature may carry up to this many values beyond
   //   its group's real ones, chosen among the values its members took before
-  //   (ReleaseInput::histories), so that a member whose value moves to one of them is
-  //   still published; each is a counterfeit slot until a vehicle fills it.
-  //   Only values with at least history_min_share of a member's events count.
+  //   (ReleaseInput::histories), so that a member whose value moves to one
+  //   of them is still published; each is a counterfeit slot until a vehicle
+  //   fills it. Only values with at least history_min_share of a member's
+  //   events count.
   // - history_min_events: a new vehicle whose history holds fewer events
   //   waits (within max_delay) so its signature is chosen from what it does,
   //   not from one epoch.
