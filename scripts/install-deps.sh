@@ -10,7 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libfmt-dev libcli11-dev libspdlog-dev libssl-dev
   libcpp-httplib-dev libjemalloc-dev
-  prometheus kcat yamllint python3 python3-jsonschema python3-yaml curl
+  prometheus kcat yamllint python3 python3-jsonschema python3-yaml python3-matplotlib curl
 )
 
 missing=()

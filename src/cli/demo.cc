@@ -33,11 +33,14 @@ bool PrintSampleRecords(const Config& config) {
     size_t count;
     const char* must_contain;
     size_t stride;  // every stride-th match, so samples come from different tuples
+    const char* note;
   };
-  const Sample samples[] = {{&t.anonymized, "anonymized events", 3, "", 97},
-                            {&t.releases, "group record", 1, "\"type\":\"group\"", 1},
-                            {&t.releases, "release summary", 1, "\"type\":\"summary\"", 1},
-                            {&t.counts, "DP counts", 2, "", 7}};
+  const Sample samples[] = {
+      {&t.anonymized, "anonymized events", 3, "", 97, "the tuple token links one vehicle's events within this release only"},
+      {&t.releases, "group record", 1, "\"type\":\"group\"", 1,
+       "the values of all its tuples, counterfeits included, shuffled; no value is linked to a token"},
+      {&t.releases, "release summary", 1, "\"type\":\"summary\"", 1, "written last: the share is complete"},
+      {&t.counts, "DP counts", 2, "", 7, "noisy counts (discrete Laplace)"}};
   std::vector<std::vector<std::string>> found(std::size(samples));
   try {
     for (size_t i = 0; i < std::size(samples); ++i) {
@@ -56,7 +59,7 @@ bool PrintSampleRecords(const Config& config) {
   std::printf("---- what consumers read (read_committed, partition 0) ----\n");
   for (size_t i = 0; i < std::size(samples); ++i) {
     if (found[i].empty()) continue;
-    std::printf("%s on %s:\n", samples[i].what, samples[i].topic->c_str());
+    std::printf("%s on %s (%s):\n", samples[i].what, samples[i].topic->c_str(), samples[i].note);
     for (const std::string& v : found[i]) std::printf("  %s\n", v.c_str());
   }
   std::printf("-----------------------------------------------------------\n");
