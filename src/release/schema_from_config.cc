@@ -40,10 +40,12 @@ std::optional<int32_t> NumericQiCode(const QuasiIdentifier& qi, const NumericDom
   if (ec != std::errc() || ptr != end || !std::isfinite(v)) return std::nullopt;
   if (v < qi.range_min || v > qi.range_max) return std::nullopt;
   // 1.1 * 10 is 11.000000000000002 in binary: a value is representable when
-  // it is within a few ulps of a whole code, not only when exactly equal.
+  // it is within rounding error of a whole code (a relative 1e-12, thousands
+  // of ulps), not only when exactly equal. Anything farther off, like 1.55
+  // at precision 1, has no code.
   const double scaled = v * NumericScale(qi.precision);
   const double code = std::round(scaled);
-  if (std::abs(scaled - code) > 1e-9 * std::max(1.0, std::abs(scaled))) return std::nullopt;
+  if (std::abs(scaled - code) > 1e-12 * std::max(1.0, std::abs(scaled))) return std::nullopt;
   if (code < domain.min || code > domain.max) return std::nullopt;
   return static_cast<int32_t>(code);
 }

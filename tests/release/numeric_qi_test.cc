@@ -146,10 +146,10 @@ TEST_F(NumericQiTest, DecimalsAreKeptNotRounded) {
 // "NO DATA" took the whole tuple out (ineligible) and 9.1 was clamped to 8.4;
 // 1.55 at precision 1 has no exact code. None of them is guessed.
 TEST_F(NumericQiTest, ValuesWithNoExactCodeTakeTheRootAndAreCounted) {
-  auto [codes, at_root] = Codes({"NO DATA", "9.1", "0.7", "1.55", "nan", "", "1.5"});
-  EXPECT_EQ(codes, (std::vector<int32_t>{kUnknownQiCode, kUnknownQiCode, kUnknownQiCode,
-                                         kUnknownQiCode, kUnknownQiCode, kUnknownQiCode, 15}));
-  EXPECT_EQ(at_root, 6u);
+  auto [codes, at_root] = Codes({"NO DATA", "9.1", "0.7", "1.55", "nan", "", "1.5", "1.5000001", "1.1"});
+  EXPECT_EQ(codes, (std::vector<int32_t>{kUnknownQiCode, kUnknownQiCode, kUnknownQiCode, kUnknownQiCode,
+                                         kUnknownQiCode, kUnknownQiCode, 15, kUnknownQiCode, 11}));
+  EXPECT_EQ(at_root, 7u);
 }
 
 TEST_F(NumericQiTest, NegativeValuesAndBinsAtPrecision) {
