@@ -157,7 +157,17 @@ int Service::Run(const std::atomic<bool>& stop) {
   Producer dlq(c.kafka.bootstrap, c.kafka.properties, c.kafka.producer_properties);
   IngestPipeline pipeline(c, r.hmac_key, store.get(), &dlq, &r.metrics);
   const std::string txn_id = c.kafka.transactional_id_prefix + "-" + InstanceId();
-  TransactionalProducer out(c.kafka.bootstrap, txn_id, c.kafka.properties, c.kafka.producer_properties);
+  // The one start-up step that waits for the broker (up to 60 s when it is
+  // unreachable): it watches `stop`, so SIGTERM is honoured within a second.
+  std::unique_ptr<TransactionalProducer> producer;
+  try {
+    producer = std::make_unique<TransactionalProducer>(c.kafka.bootstrap, txn_id, c.kafka.properties,
+                                                       c.kafka.producer_properties, 60000, &stop);
+  } catch (const KafkaStartInterrupted& e) {
+    spdlog::info("stopped during start-up: {}", e.what());
+    return 0;
+  }
+  TransactionalProducer& out = *producer;
   spdlog::info("release producer ready (transactional.id {})", txn_id);
   OutputTopology topology;
   topology.input_partitions = out.PartitionCount(c.kafka.topics.input);
