@@ -45,6 +45,7 @@ struct ComputedShare {
   ReleaseMetrics metrics;
   uint64_t waiting = 0;  // tuples still waiting after this share
   uint64_t published_events = 0;
+  uint64_t qi_at_root = 0;  // BuiltTuples::qi_at_root
   uint64_t suppressed_events = 0;
   std::vector<int64_t> published_ts;  // event times of the published events
   // The share's state changes: buffered events deleted, signatures, waiting

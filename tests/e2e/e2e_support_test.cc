@@ -57,12 +57,14 @@ class TruthValuesTest : public ::testing::Test {
   Schema schema_;
 };
 
-TEST_F(TruthValuesTest, EncodesLeavesAndClampsAndRoundsNumbers) {
+// Numbers are never clamped or rounded: without an exact code, the root.
+TEST_F(TruthValuesTest, EncodesLeavesAndExactNumbersOthersAtTheRoot) {
   TruthValues v(config_, schema_);
   EXPECT_EQ(v.EncodeQi({"BEV", "5"}), (std::vector<int32_t>{2, 5}));
-  EXPECT_EQ(v.EncodeQi({"Diesel", "12"}), (std::vector<int32_t>{1, 9}));   // clamped to max
-  EXPECT_EQ(v.EncodeQi({"PHEV", "0.4"}), (std::vector<int32_t>{3, 2}));    // clamped to min
-  EXPECT_EQ(v.EncodeQi({"Petrol", "4.6"}), (std::vector<int32_t>{0, 5}));  // rounded
+  EXPECT_EQ(v.EncodeQi({"Diesel", "12"}), (std::vector<int32_t>{1, kUnknownQiCode}));   // above max
+  EXPECT_EQ(v.EncodeQi({"PHEV", "0.4"}), (std::vector<int32_t>{3, kUnknownQiCode}));    // below min
+  EXPECT_EQ(v.EncodeQi({"Petrol", "4.6"}), (std::vector<int32_t>{0, kUnknownQiCode}));  // precision 0
+  EXPECT_EQ(v.EncodeQi({"Petrol", "NO DATA"}), (std::vector<int32_t>{0, kUnknownQiCode}));
   EXPECT_EQ(v.EncodeQi({"*", "5"}), (std::vector<int32_t>{kUnknownQiCode, 5}));  // unknown VIN
   EXPECT_EQ(v.EncodeQi({"BEV", "*"}), (std::vector<int32_t>{2, kUnknownQiCode}));
   EXPECT_FALSE(v.EncodeQi({"Electrified", "5"}).has_value());  // not a leaf
