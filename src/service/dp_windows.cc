@@ -27,6 +27,9 @@ namespace vanon {
 namespace {
 
 constexpr const char* kWindowMeta = "dp_window";
+// Ledger ids of DP windows: this bit | window index, apart from release ids
+// and from running-total counter starts (DpPublisher::kTreeLedgerBit).
+constexpr uint64_t kWindowLedgerBit = uint64_t{1} << 62;
 constexpr const char* kCumulativeMechanism = "cumulative_sum";
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0) ? 1 : 0); }

@@ -94,8 +94,6 @@ class DpPublisher {
 
   // Ledger ids of running-total counter starts, kept apart from release ids.
   static constexpr uint64_t kTreeLedgerBit = uint64_t{1} << 63;
-  // Ledger ids of DP windows (dp.window_seconds): this bit | window index.
-  static constexpr uint64_t kWindowLedgerBit = uint64_t{1} << 62;
 
  private:
   struct PartitionBudget;
