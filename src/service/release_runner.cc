@@ -315,7 +315,10 @@ struct ReleaseRunner::Impl {
       job->submitted = now;
       ready.push_back({std::move(job), std::move(entry), fresh});
     }
-    store->Commit(w);
+    // Synced: the transaction that follows publishes what this seed yields,
+    // and a prepare record lost to a machine crash after the commit would
+    // make the restart publish a second, different release.
+    store->Commit(w, Durability::kMachineCrash);
     FaultPoint("release.after_prepare");
     {
       std::lock_guard<std::mutex> l(mu);

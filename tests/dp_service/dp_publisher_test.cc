@@ -8,6 +8,7 @@
 #include <string>
 
 #include "dp_fixture.h"
+#include "lost_write_fs.h"
 #include "vanon/release/seed_stream.h"
 #include "vanon/state/state_store.h"
 
@@ -30,7 +31,8 @@ struct Service {
   prometheus::Registry registry;
   std::unique_ptr<DpPublisher> dp;
 
-  Service(const Config& c, const std::string& dir) : config(c), store(StateStore::Open(dir)) {
+  Service(const Config& c, const std::string& dir, std::shared_ptr<rocksdb::FileSystem> fs = nullptr)
+      : config(c), store(StateStore::Open(dir, std::move(fs))) {
     dp = std::make_unique<DpPublisher>(config, kHmacKey, store.get(), registry);
   }
 
@@ -182,6 +184,31 @@ TEST(DpPublisherTest, RecomputeAfterCrashRepublishesIdenticalValuesWithoutChargi
   EXPECT_EQ(again.records, first.records);
   EXPECT_EQ(again.meta, first.meta);
   EXPECT_EQ(again.status.spent, first.status.spent);  // kAlreadySpent: no second charge
+}
+
+// The same after a crash of the machine: the charge was made durable (synced)
+// before Compute returned, i.e. before the records could be committed, so
+// the restart neither charges again nor draws fresh noise for the counts.
+TEST(DpPublisherTest, LedgerChargeSurvivesAMachineCrash) {
+  TempDir dir("machine_crash");
+  const Config config = TestConfig(dir);
+  const auto events = Events(15, 0);
+  DpPublisher::Result first;
+  auto fs = std::make_shared<testing::LostWriteFs>();
+  {
+    Service s(config, dir.Sub("state"), fs);
+    SeedStream random(SeedOf(5));
+    first = s.dp->Compute(kPartition, 0, 0, kEpochMs, events, random);
+    fs->Crash();  // the records committed; the machine dies before apply
+  }
+  fs->LoseUnsyncedWrites();
+  Service restarted(config, dir.Sub("state"));
+  ASSERT_TRUE(restarted.store->GetMeta(kPartition, "dp_ledger").has_value()) << "the ledger charge was lost";
+  SeedStream random(SeedOf(5));
+  const auto again = restarted.dp->Compute(kPartition, 0, 0, kEpochMs, events, random);
+  ASSERT_FALSE(first.records.empty());
+  EXPECT_EQ(again.records, first.records);
+  EXPECT_EQ(again.status.spent, first.status.spent);
 }
 
 TEST(DpPublisherTest, RunningTotalsContinueFromAppliedState) {
