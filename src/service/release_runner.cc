@@ -562,6 +562,10 @@ struct ReleaseRunner::Impl {
     ReleaseLogEntry entry = job.entry;
     entry.status = ReleaseStatus::kCommitted;
     entry.committed_wall_ms = job.commit_wall_ms;
+    // Applied, the release is never computed again: its seed would only let
+    // anyone with a copy of state regenerate its randomness (counterfeits,
+    // group order, DP noise). Erased here, in the batch that makes it moot.
+    entry.seed.fill(0);
     entry.summary = s.records.summary;
     w.PutMeta(s.partition, kClockMeta, state.clock->EncodeState());
     w.SetProgress(s.partition, *state.progress);

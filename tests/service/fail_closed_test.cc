@@ -3,8 +3,10 @@
 // events without a Kafka key. The service runs in-process on the mock
 // cluster with one input partition.
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -15,6 +17,7 @@
 #include "vanon/kafka/mock_cluster.h"
 #include "vanon/kafka/producer.h"
 #include "vanon/service/service.h"
+#include "vanon/state/state_store.h"
 
 namespace vanon {
 namespace {
@@ -33,8 +36,9 @@ class FailClosedTest : public ::testing::Test {
  protected:
   // The QI (engine) and the sensitive value (artist) both come from a
   // registry CSV: the artist is a static attribute of the vehicle.
-  void Start(bool registry_sensitive) {
-    bootstrap_ = cluster_.Bootstrap();
+  void Start(bool registry_sensitive, MockCluster* cluster = nullptr, int input_partitions = 1) {
+    if (cluster == nullptr) cluster = &cluster_;
+    bootstrap_ = cluster->Bootstrap();
     port_ = testing::FreePort();
     const std::string dir = dir_.path();
     {
@@ -60,19 +64,26 @@ class FailClosedTest : public ::testing::Test {
     }
     config_ = LoadConfig(dir + "/vanon.yaml", {});
     const KafkaTopics& t = config_.kafka.topics;
-    for (const std::string* name : {&t.input, &t.dlq, &t.anonymized, &t.releases, &t.counts, &t.late}) {
-      cluster_.CreateTopic(*name, 1);
+    cluster->CreateTopic(t.input, input_partitions);
+    for (const std::string* name : {&t.dlq, &t.anonymized, &t.releases, &t.counts, &t.late}) {
+      cluster->CreateTopic(*name, 1);
     }
+    stop_ = false;
     service_ = std::make_unique<Service>(config_, "fail-closed-test-hmac-key-0123456789");
     thread_ = std::thread([this] { rc_ = service_->Run(stop_); });
     producer_ = std::make_unique<Producer>(bootstrap_, KafkaProperties{}, KafkaProperties{});
+    sent_ = 0;
   }
 
-  void TearDown() override {
+  void Stop() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
     EXPECT_EQ(rc_, 0);
+    producer_.reset();
+    service_.reset();
   }
+
+  void TearDown() override { Stop(); }
 
   // The body carries no artist: only the registry knows it.
   void Produce(int vehicle, int64_t ts_ms, bool keyed = true) {
@@ -122,6 +133,22 @@ TEST_F(FailClosedTest, RegistryAggregatorPublishesWithTheRegistryValue) {
   EXPECT_GT(with_artist, 0u);
 }
 
+// An applied release is never computed again; its seed must not stay in
+// state, where it would let a state copy regenerate the release's randomness.
+TEST_F(FailClosedTest, CommittedReleaseKeepsNoSeed) {
+  Start(/*registry_sensitive=*/false);
+  for (int v = 0; v < kVehicles; ++v) Produce(v, kBase + 100 * v);
+  Produce(0, kBase + kEpochMs + 2100);  // closes the epoch
+  WaitConsumed();
+  ASSERT_TRUE(testing::WaitFor(60, [&] { return service_->Status().releases >= 1; })) << "no release";
+  Stop();
+  auto store = StateStore::Open(dir_.path() + "/state");
+  std::optional<ReleaseLogEntry> e = store->GetRelease(0, kBase / kEpochMs);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->status, ReleaseStatus::kCommitted);
+  EXPECT_EQ(e->seed, (std::array<uint8_t, 32>{})) << "the committed entry still holds its seed";
+}
+
 // A producer without keys spreads one vehicle over partitions: such events
 // go to the DLQ with a reason, they are not buffered.
 TEST_F(FailClosedTest, EventsWithoutAKeyGoToTheDlq) {
@@ -138,6 +165,36 @@ TEST_F(FailClosedTest, EventsWithoutAKeyGoToTheDlq) {
     missing_key += it != r.headers.end() && it->second == "missing_key";
   }
   EXPECT_EQ(missing_key, 6u);
+}
+
+// Adding partitions to the input topic moves vehicles to partitions whose
+// state does not know them. A restart against a topic with another count
+// must not consume: not ready, with the reason, and the metric set.
+TEST_F(FailClosedTest, InputPartitionCountChangeStopsConsumption) {
+  Start(/*registry_sensitive=*/false);
+  Produce(0, kBase);
+  WaitConsumed();
+  EXPECT_EQ(testing::ScrapeMetric(port_, "vanon_input_partitions_changed"), 0);
+  Stop();
+
+  MockCluster grown(1);  // the same topics, the input with 2 partitions
+  Start(/*registry_sensitive=*/false, &grown, /*input_partitions=*/2);
+  ASSERT_TRUE(testing::WaitFor(30, [&] { return service_->Status().partitions_changed; }));
+  for (int v = 1; v < 5; ++v) Produce(v, kBase + v);
+  ASSERT_TRUE(producer_->Flush(10000));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const ServiceStatus s = service_->Status();
+  EXPECT_FALSE(s.ready);
+  EXPECT_EQ(s.accepted, 0u) << "events were consumed after the partition count changed";
+  EXPECT_EQ(testing::ScrapeMetric(port_, "vanon_input_partitions_changed"), 1);
+  httplib::Client http("127.0.0.1", port_);
+  auto ready = http.Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 503);
+  EXPECT_NE(ready->body.find("2 partitions, state was written with 1"), std::string::npos) << ready->body;
+  Stop();
+  // State holds the first run's event only.
+  EXPECT_EQ(StateStore::Open(dir_.path() + "/state")->CountAllEvents(), 1u);
 }
 
 }  // namespace

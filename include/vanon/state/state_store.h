@@ -92,6 +92,10 @@ class ReleaseWrite {
   std::unique_ptr<Rep> rep_;
 };
 
+// The partition of meta records about the whole store rather than one
+// input partition (e.g. the input topic's partition count).
+inline constexpr int32_t kStoreWideMeta = -1;
+
 class StateStore {
  public:
   // Opens or creates the store. Throws std::runtime_error with the path on failure.
