@@ -158,10 +158,12 @@ TEST(DpPublisherTest, NextPeriodPublishesAgain) {
   // Still inside the window of release 0 (window is (now - period, now]).
   EXPECT_TRUE(s.Release(period_epochs - 1).budget_exhausted);
   // Release 0's two charges left the window; release 1's 0.1 is still in it.
+  // The running totals started at release 0 paid with one of them, so they
+  // start over with a charge of their own: 0.1 + 0.1 + 0.1.
   const auto r = s.Release(period_epochs);
   EXPECT_FALSE(r.budget_exhausted);
   EXPECT_FALSE(r.records.empty());
-  EXPECT_DOUBLE_EQ(r.status.spent.ToDouble(), 0.2);
+  EXPECT_DOUBLE_EQ(r.status.spent.ToDouble(), 0.3);
   EXPECT_FALSE(s.dp->budget_exhausted());
   EXPECT_EQ(s.Gauge("vanon_dp_budget_exhausted"), 0);
 }
@@ -211,13 +213,32 @@ TEST(DpPublisherTest, LedgerChargeSurvivesAMachineCrash) {
   EXPECT_EQ(again.status.spent, first.status.spent);
 }
 
+// The counters' horizon (1024 releases here) fits in the budget period (one
+// day, 1440 epochs) only when releases follow each other. After a gap their
+// one charge has left the window: they must start over with a fresh charge
+// rather than keep publishing on budget the ledger no longer counts.
+TEST(DpPublisherTest, RunningTotalsRestartWhenTheirChargeLeavesTheWindow) {
+  TempDir dir("tree_window");
+  Service s(TestConfig(dir), dir.Sub("state"));
+  EXPECT_DOUBLE_EQ(s.Release(0).status.spent.ToDouble(), 0.2);  // the counts and the counters' charge
+  EXPECT_DOUBLE_EQ(s.Release(1).status.spent.ToDouble(), 0.3);  // the counters go on with their charge
+  const int64_t later = 2 * 86'400'000 / kEpochMs;  // two days on: both charges left the window
+  const DpPublisher::Result r = s.Release(later);
+  EXPECT_FALSE(r.budget_exhausted);
+  EXPECT_EQ(CountMechanism(r.records, "binary_tree_discrete_laplace"), 12u);
+  EXPECT_DOUBLE_EQ(r.status.spent.ToDouble(), 0.2) << "the running totals published on a charge outside the window";
+  EXPECT_EQ(s.store->GetMeta(kPartition, DpPublisher::kTreeChargeMeta).value_or(""),
+            std::to_string(DpPublisher::kTreeLedgerBit | static_cast<uint64_t>(later)));
+}
+
 TEST(DpPublisherTest, RunningTotalsContinueFromAppliedState) {
   TempDir dir("totals");
   Config config = TestConfig(dir);
   config.dp.budget_epsilon = 10;
   Service s(config, dir.Sub("state"));
   const auto r0 = s.Release(0);
-  ASSERT_EQ(r0.meta.size(), 3u);  // one record per query with running totals
+  ASSERT_EQ(r0.meta.size(), 4u);  // one record per query with running totals, and their charge
+  EXPECT_EQ(r0.meta[3].first, DpPublisher::kTreeChargeMeta);
   EXPECT_EQ(r0.meta[0].first, "dp_tree/vehicles_by_engine");
   const auto r1 = s.Release(1);
   // The counters started at release 0 go on: release 1 pays per_release only.
