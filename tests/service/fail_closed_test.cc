@@ -16,6 +16,7 @@
 #include "vanon/config.h"
 #include "vanon/kafka/mock_cluster.h"
 #include "vanon/kafka/producer.h"
+#include "vanon/service/fault_injection.h"
 #include "vanon/service/service.h"
 #include "vanon/state/state_store.h"
 
@@ -147,6 +148,33 @@ TEST_F(FailClosedTest, CommittedReleaseKeepsNoSeed) {
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->status, ReleaseStatus::kCommitted);
   EXPECT_EQ(e->seed, (std::array<uint8_t, 32>{})) << "the committed entry still holds its seed";
+}
+
+// ReleaseChecker runs on every share before its transaction: a corrupted
+// share (a group member published twice) is withheld with its batch, the
+// service keeps consuming, and the share, computed again, is published once.
+TEST_F(FailClosedTest, ShareFailingTheCheckerIsNotPublished) {
+  CorruptNextSharesForTesting(3);  // the first computation and two retries (1 s, 2 s, 4 s apart)
+  Start(/*registry_sensitive=*/true);  // groups form (four artists): something to corrupt
+  for (int v = 0; v < kVehicles; ++v) Produce(v, kBase + 100 * v);
+  Produce(0, kBase + kEpochMs + 2100);  // closes the epoch
+  WaitConsumed();
+  ASSERT_TRUE(testing::WaitFor(30, [&] {
+    return testing::ScrapeMetric(port_, "vanon_release_check_failures_total") >= 1;
+  }));
+  EXPECT_TRUE(testing::ReadTopic(bootstrap_, config_.kafka.topics.releases).empty());
+  EXPECT_TRUE(testing::ReadTopic(bootstrap_, config_.kafka.topics.anonymized).empty());
+  EXPECT_EQ(service_->Status().releases, 0u);
+  Produce(1, kBase + kEpochMs + 2200);  // ingestion goes on meanwhile
+  WaitConsumed();
+  ASSERT_TRUE(testing::WaitFor(60, [&] { return service_->Status().releases >= 1; })) << "never published";
+  CorruptNextSharesForTesting(0);
+  EXPECT_EQ(testing::ScrapeMetric(port_, "vanon_release_check_failures_total"), 3);
+  size_t summaries = 0;
+  for (const testing::TopicRecord& r : testing::ReadTopic(bootstrap_, config_.kafka.topics.releases)) {
+    summaries += r.value.find("\"type\":\"summary\"") != std::string::npos;
+  }
+  EXPECT_EQ(summaries, 1u);
 }
 
 // A producer without keys spreads one vehicle over partitions: such events
