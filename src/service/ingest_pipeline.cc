@@ -199,7 +199,7 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
     }
     if (v.last_trip != parsed_.trip_id) {
       v.last_trip = parsed_.trip_id;
-      v.last_trip_key = hasher_->Hash(parsed_.trip_id);
+      v.last_trip_key = hasher_->HashTrip(parsed_.trip_id);
     }
     pr.accepted++;
     accepted++;

@@ -22,6 +22,7 @@
 #include "vanon/service/ingest_metrics.h"
 #include "vanon/service/ingest_pipeline.h"
 #include "vanon/service/partition_guard.h"
+#include "vanon/service/state_version.h"
 #include "vanon/service/release_metrics.h"
 #include "vanon/service/release_runner.h"
 #include "vanon/state/state_store.h"
@@ -162,6 +163,7 @@ int Service::Run(const std::atomic<bool>& stop) {
   spdlog::info("http listening on {}", http.url());
 
   std::unique_ptr<StateStore> store = StateStore::Open(c.state.dir);
+  MigrateStateVersion(store.get());
   uint64_t buffered = store->CountAllEvents();
   r.buffered = buffered;
   r.metrics.buffered.Set(static_cast<double>(buffered));
