@@ -91,13 +91,18 @@ struct QuasiIdentifier {
   std::string name;
   QiType type = QiType::kCategorical;
   std::string hierarchy;  // categorical: absolute path of an ARX CSV
-  // Numeric only: values are clamped to [range_min, range_max] and generalized
-  // to fixed bins of `bin_width`, or split on demand (Mondrian-style).
+  // Numeric only: values in [range_min, range_max] with at most `precision`
+  // decimals are generalized to fixed bins of `bin_width`, or split on demand
+  // (Mondrian-style); any other value is published under the root.
   NumericSplit split = NumericSplit::kFixedBins;
   double bin_width = 0;
   double range_min = 0;
   double range_max = 0;
+  int precision = 0;  // decimals kept, [0, kMaxQiPrecision]
 };
+
+// The engine codes a numeric value as value * 10^precision in an int32.
+inline constexpr int kMaxQiPrecision = 6;
 
 enum class SensitiveAggregator { kFirst, kMode, kLast, kRegistry };
 

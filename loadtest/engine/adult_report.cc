@@ -117,7 +117,7 @@ uint64_t Mix(uint64_t x) {
 int Main(int argc, char** argv) {
   // "vanon-adult-report single" prints only table (a).
   const bool single_only = argc > 1 && std::string(argv[1]) == "single";
-  const Adult adult = LoadAdult(std::string(VANON_SHARED_DIR) + "/data/adult");
+  const Adult adult = LoadAdult(VANON_ADULT_DIR);
   std::printf("UCI Adult: %zu rows (%zu skipped), 7 QIs with ARX hierarchies, sensitive occupation\n\n",
               adult.rows.size(), adult.skipped);
   bool clean = true;

@@ -22,6 +22,8 @@ class KcatPipe {
   void Stop();
   // True while the pipeline's shell has not exited.
   bool Running();
+  // The process group of the shell and both kcat processes.
+  pid_t pgid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;

@@ -33,12 +33,13 @@
 #include "bench_flags.h"
 #include "kcat_pipe.h"
 #include "paced_fleet.h"
+#include "process_cpu.h"
 #include "release_latency.h"
 #include "scraped_histogram.h"
 #include "topic_counter.h"
 #include "vanon/config.h"
 #include "vanon/kafka/mock_cluster.h"
-#include "vanon/service/service.h"
+#include "vanon_process.h"
 
 namespace vanon::loadtest {
 namespace {
@@ -126,6 +127,7 @@ bool WaitFor(Pred done, double timeout_s) {
 struct KcatResult {
   double per_s = 0;
   int64_t lost = 0;
+  double cpu_s_per_million = 0;  // both kcat processes, over the window
 };
 
 // The yardstick: the same number of messages at the same offered rate,
@@ -146,6 +148,7 @@ KcatResult RunKcat(MockCluster& cluster, const PacedFleetOptions& like, uint64_t
   const auto start = reader.first_at() + std::chrono::duration<double>(g_flags.warmup_s);
   std::this_thread::sleep_until(start);
   const int64_t h0 = SumHighWatermarks(bootstrap, out, g_flags.partitions);
+  const double cpu0 = GroupCpuSeconds(pipe.pgid());
   const auto t0 = Clock::now();
   const auto end = start + std::chrono::duration<double>(g_flags.duration_s);
   while (Clock::now() < end) {
@@ -156,6 +159,7 @@ KcatResult RunKcat(MockCluster& cluster, const PacedFleetOptions& like, uint64_t
                  static_cast<long long>(SumHighWatermarks(bootstrap, out, g_flags.partitions)));
   }
   const int64_t h1 = SumHighWatermarks(bootstrap, out, g_flags.partitions);
+  const double cpu1 = GroupCpuSeconds(pipe.pgid());
   const auto t1 = Clock::now();
   fleet.Wait();
   if (!fleet.error().empty()) throw std::runtime_error("kcat phase producer: " + fleet.error());
@@ -171,7 +175,9 @@ KcatResult RunKcat(MockCluster& cluster, const PacedFleetOptions& like, uint64_t
     std::this_thread::sleep_for(std::chrono::seconds(3));
   }
   pipe.Stop();
-  return {static_cast<double>(h1 - h0) / Seconds(t0, t1), static_cast<int64_t>(messages) - last};
+  const double moved = static_cast<double>(h1 - h0);
+  return {moved / Seconds(t0, t1), static_cast<int64_t>(messages) - last,
+          moved > 0 ? (cpu1 - cpu0) / moved * 1e6 : 0};
 }
 
 void BM_ReleaseEndToEnd(benchmark::State& state) {
@@ -180,12 +186,14 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     MockCluster cluster(1);
     const std::string bootstrap = cluster.Bootstrap();
     const std::string dir = MakeStateDir();
+    const int http_port = FreeLocalPort();
     std::vector<std::string> overrides = {"kafka.bootstrap=" + bootstrap, "state.dir=" + dir,
-                                          "http.listen=127.0.0.1:" + std::to_string(FreeLocalPort()),
+                                          "http.listen=127.0.0.1:" + std::to_string(http_port),
                                           "kafka.poll_batch_max=5000", "privacy.epoch.length_seconds=10",
                                           "privacy.epoch.allowed_lateness_seconds=2", "privacy.epoch.idle_timeout_seconds=5"};
     overrides.insert(overrides.end(), f.set.begin(), f.set.end());
-    Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", overrides);
+    const std::string config_path = std::string(VANON_SOURCE_DIR) + "/config/demo.yaml";
+    Config config = LoadConfig(config_path, overrides);
     const KafkaTopics& t = config.kafka.topics;
     cluster.CreateTopic(t.input, f.partitions);
     cluster.CreateTopic(t.dlq, 1);
@@ -202,10 +210,11 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
       if (!latency.Observe(v, seen)) bad_summaries++;
     });
 
-    Service service(config, "benchmark-hmac-key-0123456789abcdef");
-    std::atomic<bool> stop{false};
+    // vanon in its own process, so its CPU is its own (the broker, the
+    // fleet and the read-back consumers run in this one).
+    VanonProcess service(VANON_BINARY, config_path, overrides, "benchmark-hmac-key-0123456789abcdef", http_port,
+                         dir + ".log");
     int service_rc = 0;
-    std::thread service_thread([&] { service_rc = service.Run(stop); });
 
     PacedFleetOptions fo;
     fo.bootstrap = bootstrap;
@@ -217,11 +226,10 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     PacedFleet& gen = fleet.fleet();
 
     auto stop_service = [&] {
-      stop = true;
-      if (service_thread.joinable()) service_thread.join();
+      service_rc = service.Stop();
       std::filesystem::remove_all(dir);
     };
-    if (!WaitFor([&] { return service.Status().consumed > 0; }, 60)) {
+    if (!WaitFor([&] { return service.Progress().consumed > 0; }, 60)) {
       stop_service();
       state.SkipWithError("vanon consumed nothing within 60 s");
       return;
@@ -232,25 +240,28 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     std::this_thread::sleep_until(start);
     const auto t0 = Clock::now();
     const int64_t wall0 = WallMs();
-    const ServiceStatus s0 = service.Status();
+    const VanonProgress s0 = service.Progress();
+    const double cpu0 = service.CpuSeconds();
     const uint64_t p0 = gen.produced();
     const auto end = t0 + std::chrono::duration<double>(f.duration_s);
     uint64_t backlog_max = 0;
     auto next_report = t0;
     while (Clock::now() < end) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      ServiceStatus s = service.Status();
+      VanonProgress s = service.Progress();
+      if (!s.ok) continue;
       uint64_t produced = gen.produced();
       backlog_max = std::max<uint64_t>(backlog_max, produced > s.consumed ? produced - s.consumed : 0);
-      if (Clock::now() >= next_report) {
+      if (Clock::now() >= next_report) {  // loadtest/run_benchmarks.py plots these lines
         std::fprintf(stderr, "[%5.1fs] produced %llu consumed %llu released %llu releases %llu waiting %llu\n",
                      Seconds(t0, Clock::now()), static_cast<unsigned long long>(produced),
                      static_cast<unsigned long long>(s.consumed), static_cast<unsigned long long>(s.released),
                      static_cast<unsigned long long>(s.releases), static_cast<unsigned long long>(s.waiting));
-        next_report += std::chrono::seconds(5);
+        next_report += std::chrono::seconds(1);
       }
     }
-    const ServiceStatus s1 = service.Status();
+    const VanonProgress s1 = service.Progress();
+    const double cpu1 = service.CpuSeconds();
     const uint64_t p1 = gen.produced();
     const auto t1 = Clock::now();
     const int64_t wall1 = WallMs();
@@ -265,12 +276,13 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     WaitFor([&] { return latency.Complete(first_epoch_end, last_epoch_end).count >= static_cast<size_t>(epochs); },
             60);
     const std::string exposition = FetchMetrics(service.MetricsUrl());
+    const std::string log_path = dir + ".log";
     // Drained when vanon has consumed all it can: what is missing then was
     // deleted by the mock's retention before vanon reached it.
     uint64_t consumed = 0;
     const uint64_t produced_total = gen.produced();
     for (;;) {
-      uint64_t c = service.Status().consumed;
+      uint64_t c = service.Progress().consumed;
       if (c >= produced_total || c == consumed) {
         consumed = c;
         break;
@@ -278,14 +290,20 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
       consumed = c;
       std::this_thread::sleep_for(std::chrono::seconds(3));
     }
-    const ServiceStatus final_status = service.Status();
+    const VanonProgress final_status = service.Progress();
+    const double vanon_peak_rss_mb = ProcessPeakRssMb(service.pid());
     stop_service();
     if (!fleet.error().empty() || service_rc != 0) {
-      state.SkipWithError(("producer or service failed: " + fleet.error()).c_str());
+      state.SkipWithError(("producer or service failed (vanon log: " + log_path + "): " + fleet.error()).c_str());
       return;
     }
+    std::filesystem::remove(log_path);
 
     const double window = Seconds(t0, t1);
+    for (const auto& [end, latency] : latency.CompleteSeries()) {  // for the plot, on the window's clock
+      std::fprintf(stderr, "release-latency t=%.1f s=%.3f\n",
+                   static_cast<double>(end + lateness_ms - wall0) / 1000.0, latency);
+    }
     const LatencyStats complete = latency.Complete(first_epoch_end, last_epoch_end);
     const LatencyStats shares = latency.Shares(first_epoch_end, last_epoch_end);
     const uint64_t out_events = latency.Events(first_epoch_end, last_epoch_end);
@@ -294,6 +312,12 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     state.counters["offered_per_s"] = f.rate;
     state.counters["produced_per_s"] = static_cast<double>(p1 - p0) / window;
     state.counters["vanon_in_per_s"] = vanon_in;
+    // The cost figure: the vanon process's own CPU (all its threads:
+    // consuming, releasing, computing, RocksDB, librdkafka) per million
+    // input events, over the measured window.
+    const double vanon_cpu_per_m =
+        s1.consumed > s0.consumed ? (cpu1 - cpu0) / static_cast<double>(s1.consumed - s0.consumed) * 1e6 : 0;
+    state.counters["vanon_cpu_s_per_M"] = vanon_cpu_per_m;
     state.counters["vanon_out_per_s"] =
         static_cast<double>(out_events) / static_cast<double>(epochs * epoch_ms / 1000);
     state.counters["window_epochs"] = static_cast<double>(epochs);
@@ -307,7 +331,7 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     state.counters["anon_read"] = static_cast<double>(anonymized.read());
     state.counters["anon_topic"] = static_cast<double>(SumHighWatermarks(bootstrap, t.anonymized, f.partitions));
     state.counters["released_total"] = static_cast<double>(final_status.released);
-    state.counters["suppressed_total"] = static_cast<double>(final_status.suppressed);
+    state.counters["suppressed_tuples_total"] = static_cast<double>(final_status.suppressed_tuples);
     state.counters["anon_truncated"] = static_cast<double>(anonymized.truncated());
     state.counters["bad_summaries"] = static_cast<double>(bad_summaries.load());
     if (auto h = ParseHistogram(exposition, "vanon_release_duration_seconds")) {
@@ -315,12 +339,15 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
       state.counters["hist_mean_s"] = h->mean();
       state.counters["hist_p99_le_s"] = h->UpperBound(0.99);
     }
-    state.counters["peak_rss_MB"] = PeakRssMb();
+    state.counters["vanon_peak_rss_MB"] = vanon_peak_rss_mb;
+    state.counters["bench_peak_rss_MB"] = PeakRssMb();  // broker, fleet and readers
     if (f.kcat) {
       KcatResult k = RunKcat(cluster, fo, produced_total);
       state.counters["kcat_per_s"] = k.per_s;
       state.counters["kcat_lost"] = static_cast<double>(k.lost);
       state.counters["vanon_over_kcat"] = k.per_s > 0 ? vanon_in / k.per_s : 0;
+      state.counters["kcat_cpu_s_per_M"] = k.cpu_s_per_million;
+      state.counters["vanon_cpu_over_kcat"] = k.cpu_s_per_million > 0 ? vanon_cpu_per_m / k.cpu_s_per_million : 0;
     }
   }
 }

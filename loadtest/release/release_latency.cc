@@ -50,16 +50,23 @@ LatencyStats ReleaseLatency::Shares(int64_t from_ms, int64_t to_ms) const {
   return Summarize(std::move(v));
 }
 
-LatencyStats ReleaseLatency::Complete(int64_t from_ms, int64_t to_ms) const {
+std::vector<std::pair<int64_t, double>> ReleaseLatency::CompleteSeries() const {
   std::lock_guard<std::mutex> l(mu_);
-  std::vector<double> v;
+  std::vector<std::pair<int64_t, double>> out;
   for (const auto& [release, shares] : by_release_) {
     if (shares.empty() || static_cast<int64_t>(shares.size()) < shares.front().partitions) continue;
     const int64_t end = shares.front().epoch_end_ms;
-    if (end < from_ms || end >= to_ms) continue;
     int64_t last = 0;
     for (const Share& s : shares) last = std::max(last, s.seen_wall_ms);
-    v.push_back(static_cast<double>(last - end - lateness_ms_) / 1000.0);
+    out.emplace_back(end, static_cast<double>(last - end - lateness_ms_) / 1000.0);
+  }
+  return out;
+}
+
+LatencyStats ReleaseLatency::Complete(int64_t from_ms, int64_t to_ms) const {
+  std::vector<double> v;
+  for (const auto& [end, latency] : CompleteSeries()) {
+    if (end >= from_ms && end < to_ms) v.push_back(latency);
   }
   return Summarize(std::move(v));
 }

@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace vanon::loadtest {
@@ -33,6 +34,9 @@ class ReleaseLatency {
   LatencyStats Shares(int64_t from_ms, int64_t to_ms) const;
   // Over releases complete in every partition, timed by their last share.
   LatencyStats Complete(int64_t from_ms, int64_t to_ms) const;
+  // Every release complete in every partition: (epoch end in event time,
+  // latency in seconds), in epoch order.
+  std::vector<std::pair<int64_t, double>> CompleteSeries() const;
   // Events the summaries in the window report as published.
   uint64_t Events(int64_t from_ms, int64_t to_ms) const;
   size_t summaries() const;

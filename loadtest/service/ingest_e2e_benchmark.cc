@@ -1,7 +1,9 @@
 // End-to-end ingestion throughput: synthetic fleet -> Kafka (librdkafka's
 // mock cluster, real protocol, in-process) -> vanon (validate, decode, HMAC,
 // RocksDB write batch) beside `kcat -C` reading the same topic in the same
-// run, so the ratio says how much vanon costs over a bare consumer.
+// run, so the ratio says how much vanon costs over a bare consumer. vanon
+// runs as its own process (`vanon run`), so the cost figure, CPU seconds per
+// million events, is the vanon process's alone, beside kcat's.
 //
 // The mock keeps only about 5 MB per partition, so the topic is preloaded
 // below that (8 partitions x ~4 MB) and the low watermark is checked before
@@ -9,7 +11,8 @@
 #include <benchmark/benchmark.h>
 #include <librdkafka/rdkafkacpp.h>
 
-#include <atomic>
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -19,8 +22,8 @@
 #include "vanon/fleet/fleet_generator.h"
 #include "vanon/kafka/mock_cluster.h"
 #include "vanon/kafka/producer.h"
-#include "vanon/service/service.h"
 #include "vanon/vehicle/vin_decoder.h"
+#include "vanon_process.h"
 
 namespace vanon {
 namespace {
@@ -43,6 +46,14 @@ int64_t SumLowWatermarks(const std::string& bootstrap, const std::string& topic)
 
 double Seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
+}
+
+// CPU seconds of the children this process has waited for.
+double ChildrenCpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_CHILDREN, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 void BM_IngestEndToEnd(benchmark::State& state) {
@@ -75,8 +86,10 @@ void BM_IngestEndToEnd(benchmark::State& state) {
     // kcat: a bare consumer of the same topic, same run.
     std::string kcat = "kcat -C -b " + cluster.Bootstrap() + " -t " + topic + " -o beginning -e -q > /dev/null 2>&1";
     auto k0 = std::chrono::steady_clock::now();
+    const double kcpu0 = ChildrenCpuSeconds();
     int krc = std::system(kcat.c_str());
     double kcat_s = Seconds(k0, std::chrono::steady_clock::now());
+    const double kcat_cpu = ChildrenCpuSeconds() - kcpu0;
     if (krc != 0) {
       state.SkipWithError("kcat failed");
       return;
@@ -84,33 +97,49 @@ void BM_IngestEndToEnd(benchmark::State& state) {
 
     std::string dir = (std::filesystem::temp_directory_path() / "vanon-bench-state").string();
     std::filesystem::remove_all(dir);
-    Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                               {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + dir,
-                                "http.listen=127.0.0.1:19465", "kafka.poll_batch_max=5000"});
-    Service service(config, "benchmark-hmac-key-0123456789abcdef");
-    std::atomic<bool> stop{false};
-    std::thread t([&] { service.Run(stop); });
+    const std::string config = std::string(VANON_SOURCE_DIR) + "/config/demo.yaml";
+    loadtest::VanonProcess service(VANON_BINARY, config,
+                                   {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + dir,
+                                    "http.listen=127.0.0.1:19465", "kafka.poll_batch_max=5000"},
+                                   "benchmark-hmac-key-0123456789abcdef", 19465, dir + ".log");
     // Measured from the first consumed event, so the consumer-group join
     // (a few seconds on the mock) is not counted against vanon.
     std::chrono::steady_clock::time_point first{}, last{};
-    while (true) {
-      uint64_t c = service.Status().consumed;
+    double cpu_first = 0, cpu_last = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+    while (std::chrono::steady_clock::now() < deadline) {
+      uint64_t c = service.Progress().consumed;
       auto now = std::chrono::steady_clock::now();
-      if (c > 0 && first == std::chrono::steady_clock::time_point{}) first = now;
+      if (c > 0 && first == std::chrono::steady_clock::time_point{}) {
+        first = now;
+        cpu_first = service.CpuSeconds();
+      }
       if (c >= events) {
         last = now;
+        cpu_last = service.CpuSeconds();
         break;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    stop = true;
-    t.join();
+    const int rc = service.Stop();
     std::filesystem::remove_all(dir);
+    if (last == std::chrono::steady_clock::time_point{} || rc != 0) {
+      state.SkipWithError(("vanon did not consume everything within 300 s or failed; log: " + dir + ".log").c_str());
+      return;
+    }
+    std::filesystem::remove(dir + ".log");
     double vanon_s = Seconds(first, last);
     state.SetIterationTime(vanon_s);
     state.counters["vanon_events_per_s"] = static_cast<double>(events) / vanon_s;
     state.counters["kcat_events_per_s"] = static_cast<double>(events) / kcat_s;
     state.counters["vanon_over_kcat"] = kcat_s / vanon_s;
+    // The cost figure: CPU seconds per million events, vanon's own process
+    // (its first to its last consumed event) and kcat's.
+    const double vanon_cpu_per_m = (cpu_last - cpu_first) / static_cast<double>(events) * 1e6;
+    const double kcat_cpu_per_m = kcat_cpu / static_cast<double>(events) * 1e6;
+    state.counters["vanon_cpu_s_per_M"] = vanon_cpu_per_m;
+    state.counters["kcat_cpu_s_per_M"] = kcat_cpu_per_m;
+    state.counters["vanon_cpu_over_kcat"] = kcat_cpu_per_m > 0 ? vanon_cpu_per_m / kcat_cpu_per_m : 0;
   }
 }
 BENCHMARK(BM_IngestEndToEnd)->Arg(150000)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -1,6 +1,10 @@
 #include "demo.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -29,11 +33,14 @@ bool PrintSampleRecords(const Config& config) {
     size_t count;
     const char* must_contain;
     size_t stride;  // every stride-th match, so samples come from different tuples
+    const char* note;
   };
-  const Sample samples[] = {{&t.anonymized, "anonymized events", 3, "", 97},
-                            {&t.releases, "group record", 1, "\"type\":\"group\"", 1},
-                            {&t.releases, "release summary", 1, "\"type\":\"summary\"", 1},
-                            {&t.counts, "DP counts", 2, "", 7}};
+  const Sample samples[] = {
+      {&t.anonymized, "anonymized events", 3, "", 97, "the tuple token links one vehicle's events within this release only"},
+      {&t.releases, "group record", 1, "\"type\":\"group\"", 1,
+       "the values of all its tuples, counterfeits included, shuffled; no value is linked to a token"},
+      {&t.releases, "release summary", 1, "\"type\":\"summary\"", 1, "written last: the share is complete"},
+      {&t.counts, "DP counts", 2, "", 7, "noisy counts (discrete Laplace)"}};
   std::vector<std::vector<std::string>> found(std::size(samples));
   try {
     for (size_t i = 0; i < std::size(samples); ++i) {
@@ -52,11 +59,44 @@ bool PrintSampleRecords(const Config& config) {
   std::printf("---- what consumers read (read_committed, partition 0) ----\n");
   for (size_t i = 0; i < std::size(samples); ++i) {
     if (found[i].empty()) continue;
-    std::printf("%s on %s:\n", samples[i].what, samples[i].topic->c_str());
+    std::printf("%s on %s (%s):\n", samples[i].what, samples[i].topic->c_str(), samples[i].note);
     for (const std::string& v : found[i]) std::printf("  %s\n", v.c_str());
   }
   std::printf("-----------------------------------------------------------\n");
   return true;
+}
+
+// True when nothing listens on `listen` ("host:port", IPv4) right now. A
+// probe, not a reservation: it only decides whether to ask for a free port.
+bool PortIsFree(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos) return true;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  if (inet_pton(AF_INET, listen.substr(0, colon).c_str(), &addr.sin_addr) != 1) return true;
+  addr.sin_port = htons(static_cast<uint16_t>(std::atoi(listen.c_str() + colon + 1)));
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return true;
+  const bool free = bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return free;
+}
+
+// A port the kernel hands out as free on 127.0.0.1 (config validation
+// refuses port 0, so the demo asks for one itself). Another process could
+// take it before the service binds; the service then fails with one line.
+int FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw std::runtime_error("demo: cannot open a socket to find a free port");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  const bool ok = bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0 &&
+                  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  close(fd);
+  if (!ok) throw std::runtime_error("demo: no free port on 127.0.0.1");
+  return ntohs(addr.sin_port);
 }
 
 std::string MakeStateDir() {
@@ -70,9 +110,16 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
   InitJsonLogging(args.verbose ? "info" : "warn");
   MockCluster cluster(1);
   std::string path = args.config.empty() ? DefaultConfigDir() + "/demo.yaml" : args.config;
+  // The demo is often started next to another vanon: with the default
+  // address taken it takes a free port (printed below) rather than failing.
+  std::string listen = args.http_listen;
+  if (!args.http_explicit && !PortIsFree(listen)) {
+    std::printf("demo: %s is in use, serving metrics on a free port instead\n", listen.c_str());
+    listen = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  }
   std::string state_dir = MakeStateDir();
   Config config = LoadConfig(path, {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state_dir,
-                                    "http.listen=" + args.http_listen});
+                                    "http.listen=" + listen});
   const KafkaTopics& t = config.kafka.topics;
   cluster.CreateTopic(t.input, args.partitions);
   for (const std::string* name : {&t.dlq, &t.anonymized, &t.releases, &t.counts, &t.late}) {
@@ -89,8 +136,20 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
 
   Service service(config, *key);
   std::atomic<bool> service_stop{false};
+  std::atomic<bool> service_done{false};
   int service_rc = 0;
-  std::thread service_thread([&] { service_rc = service.Run(service_stop); });
+  std::string service_error;  // read after join only
+  // A start-up error (address in use, state locked) ends the demo with one
+  // line, as `vanon run` does, instead of escaping the thread (std::terminate).
+  std::thread service_thread([&] {
+    try {
+      service_rc = service.Run(service_stop);
+    } catch (const std::exception& e) {
+      service_error = e.what();
+      service_rc = 1;
+    }
+    service_done = true;
+  });
 
   LoadgenArgs lg;
   lg.bootstrap = cluster.Bootstrap();
@@ -143,7 +202,7 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
       if (!printed_samples) printed_samples = PrintSampleRecords(config);
     }
     std::fflush(stdout);
-    if (!loadgen_error.empty()) break;
+    if (!loadgen_error.empty() || service_done.load()) break;
     if (args.duration > 0 && elapsed >= args.duration) break;
   }
   loadgen_stop = true;
@@ -151,6 +210,10 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
   service_stop = true;
   service_thread.join();
   if (!args.keep_state) std::filesystem::remove_all(state_dir);
+  if (!service_error.empty()) {
+    std::fprintf(stderr, "vanon demo: %s\n", service_error.c_str());
+    return 1;
+  }
   if (!loadgen_error.empty()) {
     std::fprintf(stderr, "demo: load generator failed: %s\n", loadgen_error.c_str());
     return 1;

@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
   demo->add_option("--rate", demo_args.rate, "events per second")->check(CLI::PositiveNumber);
   demo->add_option("--invalid-fraction", demo_args.invalid_fraction, "share of malformed events")
       ->check(CLI::Range(0.0, 1.0));
-  demo->add_option("--http", demo_args.http_listen, "metrics address (host:port)");
+  auto* demo_http = demo->add_option("--http", demo_args.http_listen,
+                                     "metrics address (host:port; default 127.0.0.1:9464, or a free port when taken)");
   demo->add_option("--config", demo_args.config, "config file (default: demo.yaml)");
   demo->add_flag("--keep-state", demo_args.keep_state, "keep the temporary state directory");
   demo->add_flag("--verbose", demo_args.verbose, "show the service's info logs");
@@ -118,7 +119,10 @@ int main(int argc, char** argv) {
   try {
     if (*run) return CmdRun(config_path, overrides);
     if (*validate) return CmdValidate(validate_path);
-    if (*demo) return vanon::RunDemo(demo_args, vanon::InstallStopSignalHandlers());
+    if (*demo) {
+      demo_args.http_explicit = demo_http->count() > 0;
+      return vanon::RunDemo(demo_args, vanon::InstallStopSignalHandlers());
+    }
     if (*loadgen) {
       std::atomic<bool>& stop = vanon::InstallStopSignalHandlers();
       vanon::LoadgenProgress progress;

@@ -25,6 +25,76 @@ void CheckSensitive(const Config& c, Diagnostics* diag) {
   }
 }
 
+// True when one dotted path is the other or lies inside it: publishing
+// either publishes (part of) the other.
+bool Overlaps(const std::string& a, const std::string& b) {
+  const std::string& shorter = a.size() <= b.size() ? a : b;
+  const std::string& longer = a.size() <= b.size() ? b : a;
+  return longer.compare(0, shorter.size(), shorter) == 0 &&
+         (longer.size() == shorter.size() || longer[shorter.size()] == '.');
+}
+
+// The groups protect a vehicle's sensitive value only while no other
+// channel carries it: refuse every config under which the value, or the
+// field it is derived from, would reach a consumer (docs/privacy-model.md,
+// "Why values are not linked to tokens").
+void CheckSensitiveNotPublished(const Config& c, Diagnostics* diag) {
+  if (!c.sensitive) return;
+  const SensitiveConfig& s = *c.sensitive;
+  if (s.aggregator == SensitiveAggregator::kRegistry) {
+    for (size_t i = 0; i < c.quasi_identifiers.size(); ++i) {
+      if (c.quasi_identifiers[i].name == s.registry_column) {
+        diag->Error("sensitive.registry_column",
+                    "column \"" + s.registry_column + "\" is also quasi_identifiers[" +
+                        std::to_string(i) + "], which every record publishes");
+      }
+    }
+    return;
+  }
+  const InputFields& in = c.input.fields;
+  for (const std::string* published : {&in.event, &in.timestamp}) {
+    if (Overlaps(s.field, *published)) {
+      diag->Error("sensitive.field",
+                  "\"" + s.field + "\" is published in every anonymized event (input field \"" +
+                      *published + "\")");
+    }
+  }
+  if (c.vehicle.source == VehicleSource::kEventFields) {
+    for (const auto& [name, path] : c.vehicle.fields) {
+      if (Overlaps(path, s.field)) {
+        diag->Error("vehicle.fields." + name,
+                    "reads the sensitive field \"" + s.field + "\" as a quasi-identifier, which is published");
+      }
+    }
+  }
+  const std::string prefix = in.payload + ".";
+  if (!Overlaps(s.field, in.payload) || s.field == in.payload) {
+    if (s.field == in.payload) {
+      diag->Error("sensitive.field", "the whole payload cannot be the sensitive field");
+    }
+    return;  // outside the payload: only the checks above can publish it
+  }
+  const std::string inner = s.field.substr(prefix.size());
+  bool dropped = false;
+  for (size_t i = 0; i < c.payload.fields.size(); ++i) {
+    const PayloadField& f = c.payload.fields[i];
+    if (!Overlaps(f.path, inner)) continue;
+    if (f.transform == PayloadTransform::kDrop) {
+      // Dropping the field or a payload member that contains it.
+      dropped = dropped || f.path.size() <= inner.size();
+      continue;
+    }
+    diag->Error(ItemPath("payload.fields", i) + ".transform",
+                "publishes \"" + f.path + "\", which carries the sensitive field \"" + s.field +
+                    "\"; use transform: drop");
+  }
+  if (c.payload.default_action == PayloadDefault::kKeep && !dropped) {
+    diag->Error("payload.default",
+                "keep would publish the sensitive field \"" + s.field +
+                    "\"; add {path: " + inner + ", transform: drop} to payload.fields");
+  }
+}
+
 void CheckVehicleFields(const Config& c, Diagnostics* diag) {
   if (c.vehicle.source != VehicleSource::kEventFields) return;
   std::set<std::string> qis;
@@ -120,6 +190,7 @@ void CheckDp(const Config& c, Diagnostics* diag) {
 
 void CheckConsistency(const Config& config, Diagnostics* diag) {
   CheckSensitive(config, diag);
+  CheckSensitiveNotPublished(config, diag);
   CheckVehicleFields(config, diag);
   CheckTopics(config, diag);
   CheckDp(config, diag);

@@ -22,6 +22,7 @@ void ParseNumeric(Section& q, QuasiIdentifier* qi) {
       r.Error("max", "must be greater than range.min");
     }
   }
+  q.Int("precision", &qi->precision, 0, kMaxQiPrecision);
   q.Enum("split", &qi->split,
          {{"fixed_bins", NumericSplit::kFixedBins},
           {"on_demand", NumericSplit::kOnDemand}});
@@ -101,7 +102,7 @@ void ParseQuasiIdentifiers(Section& root, std::vector<QuasiIdentifier>* out) {
             {"numeric", QiType::kNumeric}});
     if (qi.type == QiType::kCategorical) {
       q.File("hierarchy", &qi.hierarchy, /*required=*/true);
-      for (const char* key : {"range", "bins", "split"}) {
+      for (const char* key : {"range", "bins", "split", "precision"}) {
         q.Unexpected(key, "only for numeric quasi-identifiers");
       }
     } else {

@@ -239,6 +239,13 @@ class ReleaseBuilder {
       compact_at = std::max<size_t>(1024, 2 * values.size());
     };
     for (TupleRef ref : work_.ref) add_value(ResolveTuple(in_, ref).sensitive);
+    if (params_.history_slots > 0) {
+      // Values a new signature may take from its members' histories.
+      for (const auto& [key, history] : in_.histories) {
+        (void)key;
+        for (const ValueCount& c : history) add_value(c.value);
+      }
+    }
     for (const auto& [key, sig] : in_.known_signatures) {
       (void)key;
       for (SensitiveId v : sig) add_value(v);
@@ -420,6 +427,7 @@ class ReleaseBuilder {
   // every value is at most 1/m of the rest (the partition condition); which
   // ones is decided by a seeded hash of the vehicle key.
   void PlaceNew() {
+    if (params_.history_min_events > 0) Learn();
     const uint32_t full = std::max<uint32_t>(params_.m, 1);
     // Real tuples each new group needs; counterfeits fill the other slots.
     // Counterfeit values must differ from the real ones, so they need a domain
@@ -507,11 +515,67 @@ class ReleaseBuilder {
       }
       b.signature.insert(b.signature.end(), b.counterfeits.begin(), b.counterfeits.end());
       std::sort(b.signature.begin(), b.signature.end());
-      std::sort(b.counterfeits.begin(), b.counterfeits.end());
       b.items = std::move(g.items);
+      if (params_.history_slots > 0) AddHistorySlots(&b);
+      std::sort(b.counterfeits.begin(), b.counterfeits.end());
       b.qi = std::move(g.qi);
       groups_.push_back(std::move(b));
     }
+  }
+
+  // The caller's history of an item's vehicle (empty when none).
+  const std::vector<ValueCount>& History(uint32_t item) const {
+    static const std::vector<ValueCount> kNone;
+    auto it = in_.histories.find(ResolveTuple(in_, work_.ref[item]).vehicle);
+    return it == in_.histories.end() ? kNone : it->second;
+  }
+
+  // New vehicles with too little history wait while their delay allows, so
+  // that their signature is chosen from what they did over several epochs.
+  void Learn() {
+    std::vector<uint32_t> ready;
+    ready.reserve(fresh_.size());
+    for (uint32_t item : fresh_) {
+      const TupleRef ref = work_.ref[item];
+      uint64_t events = 0;
+      for (const ValueCount& c : History(item)) events += c.count;
+      if (events < params_.history_min_events && in_.release_id < FirstRelease(in_, ref) + params_.max_delay) {
+        out_.waiting.push_back({ref, FirstRelease(in_, ref)});
+      } else {
+        ready.push_back(item);
+      }
+    }
+    fresh_ = std::move(ready);
+  }
+
+  // Adds to a new group's signature, as counterfeit slots, up to
+  // history_slots values its members are likely to take next: the values
+  // with the largest summed share of the members' events (each share at
+  // least history_min_share). A member whose value later moves to one of
+  // them stays published instead of conflicting with its signature.
+  void AddHistorySlots(Building* b) const {
+    std::map<uint32_t, double> score;
+    for (uint32_t item : b->items) {
+      const std::vector<ValueCount>& history = History(item);
+      uint64_t total = 0;
+      for (const ValueCount& c : history) total += c.count;
+      if (total == 0) continue;
+      for (const ValueCount& c : history) {
+        const double share = static_cast<double>(c.count) / static_cast<double>(total);
+        const uint32_t dense = work_.Dense(c.value);
+        if (share < params_.history_min_share || dense >= work_.values.size()) continue;
+        if (std::binary_search(b->signature.begin(), b->signature.end(), dense)) continue;
+        score[dense] += share;
+      }
+    }
+    std::vector<std::pair<double, uint32_t>> ranked;
+    for (const auto& [dense, sc] : score) ranked.push_back({-sc, dense});
+    std::sort(ranked.begin(), ranked.end());
+    for (size_t i = 0; i < ranked.size() && i < params_.history_slots; ++i) {
+      b->counterfeits.push_back(ranked[i].second);
+      b->signature.push_back(ranked[i].second);
+    }
+    std::sort(b->signature.begin(), b->signature.end());
   }
 
   void PlaceAnonymous() {

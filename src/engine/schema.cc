@@ -5,6 +5,27 @@
 
 namespace vanon {
 
+namespace {
+
+// code / 10^decimals, printed from the integer digits so that no binary
+// floating-point value (1.1 -> 1.1000000000000001) ever reaches a label.
+// Trailing zeros of the fraction are dropped: 20 with one decimal is "2".
+std::string DecimalString(int32_t code, int32_t decimals) {
+  const bool negative = code < 0;
+  std::string digits = std::to_string(negative ? -static_cast<int64_t>(code) : code);
+  if (decimals > 0) {
+    if (digits.size() <= static_cast<size_t>(decimals)) {
+      digits.insert(0, static_cast<size_t>(decimals) + 1 - digits.size(), '0');
+    }
+    digits.insert(digits.size() - static_cast<size_t>(decimals), 1, '.');
+    while (digits.back() == '0') digits.pop_back();
+    if (digits.back() == '.') digits.pop_back();
+  }
+  return negative ? "-" + digits : digits;
+}
+
+}  // namespace
+
 std::optional<int32_t> Schema::Encode(size_t attr, std::string_view raw) const {
   const QiAttribute& a = attributes_[attr];
   if (a.IsCategorical()) return a.hierarchy->LeafId(raw);
@@ -61,8 +82,9 @@ std::string Schema::Label(size_t attr, Cover cover) const {
     const CategoricalHierarchy& h = *a.hierarchy;
     return h.Name(h.LowestCommonNode(cover.lo, cover.hi));
   }
-  if (cover.lo == cover.hi) return std::to_string(cover.lo);
-  return "[" + std::to_string(cover.lo) + "," + std::to_string(cover.hi) + "]";
+  const int32_t decimals = a.numeric.decimals;
+  if (cover.lo == cover.hi) return DecimalString(cover.lo, decimals);
+  return "[" + DecimalString(cover.lo, decimals) + "," + DecimalString(cover.hi, decimals) + "]";
 }
 
 }  // namespace vanon

@@ -3,6 +3,7 @@
 #include <librdkafka/rdkafkacpp.h>
 
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 
@@ -23,7 +24,11 @@ class Consumer::Rebalancer : public RdKafka::RebalanceCb {
       c->assign(parts);
       std::lock_guard<std::mutex> l(mu_);
       assigned_.clear();
-      for (auto* tp : parts) assigned_.push_back(tp->partition());
+      start_.clear();
+      for (auto* tp : parts) {
+        assigned_.push_back(tp->partition());
+        start_[tp->partition()] = tp->offset();
+      }
     } else {
       std::vector<int32_t> gone;
       for (auto* tp : parts) gone.push_back(tp->partition());
@@ -31,7 +36,15 @@ class Consumer::Rebalancer : public RdKafka::RebalanceCb {
       c->unassign();
       std::lock_guard<std::mutex> l(mu_);
       assigned_.clear();
+      start_.clear();
     }
+  }
+
+  // Where an assigned partition started (before anything was consumed).
+  int64_t start(int32_t partition) const {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = start_.find(partition);
+    return it == start_.end() ? RdKafka::Topic::OFFSET_BEGINNING : it->second;
   }
 
   std::vector<int32_t> assigned() const {
@@ -44,6 +57,7 @@ class Consumer::Rebalancer : public RdKafka::RebalanceCb {
   RevokeFn revoke_;
   mutable std::mutex mu_;
   std::vector<int32_t> assigned_;
+  std::map<int32_t, int64_t> start_;
 };
 
 Consumer::Consumer(const std::string& bootstrap, const std::string& group_id,
@@ -55,7 +69,10 @@ Consumer::Consumer(const std::string& bootstrap, const std::string& group_id,
   KafkaProperties defaults = {{"group.id", group_id},
                               {"enable.auto.commit", "false"},
                               {"enable.auto.offset.store", "false"},
-                              {"auto.offset.reset", "earliest"},
+                              // "error", not "earliest": a position deleted by
+                              // retention must be counted as lost, not skipped
+                              // silently (Poll counts it, then seeks).
+                              {"auto.offset.reset", "error"},
                               {"enable.partition.eof", "false"},
                               {"isolation.level", "read_committed"},
                               // Oversized input must reach the validator (and the DLQ)
@@ -89,6 +106,7 @@ void Consumer::Close() {
 const std::vector<InputMessage>& Consumer::Poll(size_t max, int timeout_ms) {
   held_.clear();
   batch_.clear();
+  lost_.clear();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   int wait = timeout_ms;
   while (batch_.size() < max) {
@@ -104,7 +122,9 @@ const std::vector<InputMessage>& Consumer::Poll(size_t max, int timeout_ms) {
       im.value = std::string_view(static_cast<const char*>(m->payload()), m->len());
       batch_.push_back(im);
       held_.push_back(std::move(m));
-    } else if (m->err() == RdKafka::ERR__FATAL) {
+    } else if (e == RdKafka::ERR__AUTO_OFFSET_RESET) {
+      ResumeAfterReset(*m);
+    } else if (e == RdKafka::ERR__FATAL) {
       throw std::runtime_error("consumer fatal error: " + m->errstr());
     }
     // After the first message, take only what is already fetched.
@@ -114,6 +134,41 @@ const std::vector<InputMessage>& Consumer::Poll(size_t max, int timeout_ms) {
     if (batch_.empty() && left <= 0) break;
   }
   return batch_;
+}
+
+void Consumer::ResumeAfterReset(const RdKafka::Message& error) {
+  const int32_t partition = error.partition();
+  int64_t lo = -1, hi = -1;
+  RdKafka::ErrorCode e = consumer_->query_watermark_offsets(topic_, partition, &lo, &hi, 10000);
+  if (e != RdKafka::ERR_NO_ERROR) {
+    throw std::runtime_error("partition " + std::to_string(partition) + ": fetch position out of range (" +
+                             error.errstr() + ") and its watermarks unreadable: " + RdKafka::err2str(e));
+  }
+  // Below the log start: deleted unread. Above the end (a recreated topic):
+  // nothing to count; start over from the earliest offset either way.
+  const int64_t failed = error.offset();
+  if (failed >= 0 && failed < lo) lost_.push_back({partition, failed, lo});
+  // A partition whose fetcher stopped on the error cannot be seeked
+  // (librdkafka: "Erroneous state"): assign the same partitions again, each
+  // at its current position, this one at the earliest offset left.
+  std::vector<RdKafka::TopicPartition*> parts;
+  e = consumer_->assignment(parts);
+  if (e == RdKafka::ERR_NO_ERROR) e = consumer_->position(parts);
+  if (e == RdKafka::ERR_NO_ERROR) {
+    for (RdKafka::TopicPartition* tp : parts) {
+      if (tp->partition() == partition) {
+        tp->set_offset(lo);
+      } else if (tp->offset() < 0) {
+        tp->set_offset(rebalancer_->start(tp->partition()));  // nothing consumed there yet
+      }
+    }
+    e = consumer_->assign(parts);
+  }
+  RdKafka::TopicPartition::destroy(parts);
+  if (e != RdKafka::ERR_NO_ERROR) {
+    throw std::runtime_error("partition " + std::to_string(partition) + ": resuming at " + std::to_string(lo) +
+                             " after an out-of-range position failed: " + RdKafka::err2str(e));
+  }
 }
 
 std::vector<int32_t> Consumer::Assigned() const { return rebalancer_->assigned(); }

@@ -3,6 +3,7 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafkacpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -84,7 +85,8 @@ class TransactionalProducer::Reporter : public RdKafka::DeliveryReportCb {
 TransactionalProducer::TransactionalProducer(const std::string& bootstrap,
                                              const std::string& transactional_id,
                                              const KafkaProperties& user,
-                                             const KafkaProperties& user_specific, int timeout_ms)
+                                             const KafkaProperties& user_specific, int timeout_ms,
+                                             const std::atomic<bool>* stop)
     : reporter_(std::make_unique<Reporter>()) {
   // Only failed records get a delivery report: the reporter ignores the
   // rest, and a release produces hundreds of thousands of records.
@@ -106,8 +108,17 @@ TransactionalProducer::TransactionalProducer(const std::string& bootstrap,
   producer_.reset(RdKafka::Producer::create(conf.get(), err));
   if (!producer_) throw FatalKafkaError("transactional producer: " + err);
 
-  auto left = RetryResumable([&](int ms) { return producer_->init_transactions(ms); }, timeout_ms,
-                             "init_transactions");
+  // Slices of at most kStopCheckMs: init_transactions resumes where a timed
+  // out call left off, and between slices a stop request is seen.
+  constexpr int kStopCheckMs = 200;
+  auto left = RetryResumable(
+      [&](int ms) -> RdKafka::Error* {
+        if (stop != nullptr && stop->load()) {
+          throw KafkaStartInterrupted("stopped while init_transactions waited for the broker");
+        }
+        return producer_->init_transactions(stop != nullptr ? std::min(ms, kStopCheckMs) : ms);
+      },
+      timeout_ms, "init_transactions");
   if (left) {
     throw FatalKafkaError("init_transactions timed out after " + std::to_string(timeout_ms) +
                           " ms: " + left->str());

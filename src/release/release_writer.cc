@@ -37,14 +37,6 @@ void Shuffle(std::vector<T>* v, dp::RandomSource* random) {
   }
 }
 
-// A slot of a group: a real tuple (ref) or a counterfeit (its value).
-struct Slot {
-  bool counterfeit = false;
-  TupleRef ref = 0;
-  SensitiveId value = 0;
-  std::string token;
-};
-
 std::string QiObject(const Schema& schema, const Group& group) {
   const std::vector<std::string> labels = GroupLabels(schema, group);
   std::string out = "{";
@@ -132,47 +124,52 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
     const std::string group_id = ids.Next('g');
     const std::string qi = QiObject(schema, group);
 
-    std::vector<Slot> slots;
-    for (TupleRef ref : group.members) slots.push_back({false, ref, ResolveTuple(input, ref).sensitive, {}});
-    for (SensitiveId v : group.counterfeits) slots.push_back({true, 0, v, {}});
-    Shuffle(&slots, random);
-    for (Slot& s : slots) s.token = ids.Next('t');
+    // Values and tokens are drawn and ordered independently: the record
+    // lists the group's values (counterfeits' among them, shuffled) and no
+    // token, so a reader who can tell real tuples (they have events) from
+    // counterfeits learns nothing about which value is whose
+    // (docs/privacy-model.md, "Why values are not linked to tokens").
+    std::vector<SensitiveId> values;
+    values.reserve(group.members.size() + group.counterfeits.size());
+    for (TupleRef ref : group.members) values.push_back(ResolveTuple(input, ref).sensitive);
+    for (SensitiveId v : group.counterfeits) values.push_back(v);
+    Shuffle(&values, random);
+    std::vector<TupleRef> members(group.members.begin(), group.members.end());
+    Shuffle(&members, random);
     real += group.members.size();
     counterfeits += group.counterfeits.size();
 
-    std::string rec = "{\"type\":\"group\",\"release\":";
+    std::string rec = "{\"type\":\"group\",\"version\":2,\"release\":";
     AppendJsonInt(&rec, input.release_id);
     rec.append(",\"partition\":");
     AppendJsonInt(&rec, context.partition);
     rec.append(",\"group\":");
     AppendJsonString(&rec, group_id);
-    rec.append(",\"qi\":").append(qi).append(",\"tuples\":[");
-    for (size_t i = 0; i < slots.size(); ++i) {
-      if (i > 0) rec.push_back(',');
-      rec.append("{\"tuple\":");
-      AppendJsonString(&rec, slots[i].token);
-      if (deps.dictionary != nullptr) {
-        rec.append(",\"sensitive\":");
-        AppendJsonString(&rec, deps.dictionary->Value(slots[i].value));
+    rec.append(",\"qi\":").append(qi).append(",\"size\":");
+    AppendJsonInt(&rec, values.size());
+    if (deps.dictionary != nullptr) {
+      rec.append(",\"sensitive\":[");
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (i > 0) rec.push_back(',');
+        AppendJsonString(&rec, deps.dictionary->Value(values[i]));
       }
-      rec.push_back('}');
+      rec.push_back(']');
     }
-    rec.append("],\"counterfeits\":");
+    rec.append(",\"counterfeits\":");
     AppendJsonInt(&rec, group.counterfeits.size());
     rec.push_back('}');
     records.groups.push_back(std::move(rec));
 
     std::string head;  // what every event record of a tuple starts with
-    for (const Slot& s : slots) {
-      if (s.counterfeit) continue;
+    for (TupleRef ref : members) {
       head = "{\"release\":";
       AppendJsonInt(&head, input.release_id);
       head.append(",\"group\":");
       AppendJsonString(&head, group_id);
       head.append(",\"tuple\":");
-      AppendJsonString(&head, s.token);
+      AppendJsonString(&head, ids.Next('t'));
       head.append(",\"qi\":").append(qi).append(",\"ts\":");
-      for (const BufferedEvent* e : events[s.ref]) {
+      for (const BufferedEvent* e : events[ref]) {
         std::string ev;
         ev.reserve(48 + head.size() + e->event.size() + e->payload_json.size());
         ev.append(head);
@@ -188,7 +185,7 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
 
   const ReleaseMetrics& m = output.metrics;
   std::string& s = records.summary;
-  s = "{\"type\":\"summary\",\"release\":";
+  s = "{\"type\":\"summary\",\"version\":2,\"release\":";
   AppendJsonInt(&s, input.release_id);
   s.append(",\"partition\":");
   AppendJsonInt(&s, context.partition);

@@ -1,5 +1,7 @@
 #include "vanon/release/schema_from_config.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -16,12 +18,37 @@ int32_t ToCode(double v, const std::string& qi) {
   if (!(v >= kLo && v <= kHi)) {
     throw std::invalid_argument("quasi-identifier '" + qi + "': numeric range must lie within [" +
                                 std::to_string(static_cast<int64_t>(kLo)) + ", " +
-                                std::to_string(static_cast<int64_t>(kHi)) + "]");
+                                std::to_string(static_cast<int64_t>(kHi)) +
+                                "] once multiplied by 10^precision");
   }
   return static_cast<int32_t>(v);
 }
 
 }  // namespace
+
+double NumericScale(int precision) {
+  double scale = 1;
+  for (int i = 0; i < precision; ++i) scale *= 10;
+  return scale;
+}
+
+std::optional<int32_t> NumericQiCode(const QuasiIdentifier& qi, const NumericDomain& domain,
+                                     std::string_view raw) {
+  double v = 0;
+  const char* end = raw.data() + raw.size();
+  auto [ptr, ec] = std::from_chars(raw.data(), end, v);
+  if (ec != std::errc() || ptr != end || !std::isfinite(v)) return std::nullopt;
+  if (v < qi.range_min || v > qi.range_max) return std::nullopt;
+  // 1.1 * 10 is 11.000000000000002 in binary: a value is representable when
+  // it is within rounding error of a whole code (a relative 1e-12, thousands
+  // of ulps), not only when exactly equal. Anything farther off, like 1.55
+  // at precision 1, has no code.
+  const double scaled = v * NumericScale(qi.precision);
+  const double code = std::round(scaled);
+  if (std::abs(scaled - code) > 1e-12 * std::max(1.0, std::abs(scaled))) return std::nullopt;
+  if (code < domain.min || code > domain.max) return std::nullopt;
+  return static_cast<int32_t>(code);
+}
 
 Schema SchemaFromConfig(const Config& config) {
   std::vector<QiAttribute> attributes;
@@ -31,11 +58,15 @@ Schema SchemaFromConfig(const Config& config) {
     if (qi.type == QiType::kCategorical) {
       a.hierarchy = std::make_shared<const CategoricalHierarchy>(CategoricalHierarchy::LoadArxCsv(qi.hierarchy));
     } else {
-      a.numeric.min = ToCode(std::floor(qi.range_min), qi.name);
-      a.numeric.max = ToCode(std::ceil(qi.range_max), qi.name);
+      // Codes are value * 10^precision. The range is widened outward to
+      // whole codes, so the root still covers every in-range value.
+      const double scale = NumericScale(qi.precision);
+      a.numeric.decimals = qi.precision;
+      a.numeric.min = ToCode(std::floor(qi.range_min * scale), qi.name);
+      a.numeric.max = ToCode(std::ceil(qi.range_max * scale), qi.name);
       if (qi.split == NumericSplit::kFixedBins) {
         a.numeric.bin_width = static_cast<int32_t>(
-            std::max(1.0, std::min(std::round(qi.bin_width), static_cast<double>(INT32_MAX))));
+            std::max(1.0, std::min(std::round(qi.bin_width * scale), static_cast<double>(INT32_MAX))));
       }
     }
     attributes.push_back(std::move(a));

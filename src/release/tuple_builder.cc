@@ -1,8 +1,6 @@
 #include "vanon/release/tuple_builder.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <map>
 
 #include "vanon/ingest/vehicle_order.h"
@@ -10,17 +8,6 @@
 #include "vanon/vehicle/decoded_vehicle.h"
 
 namespace vanon {
-
-namespace {
-
-std::optional<double> ParseNumber(const std::string& s) {
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-}  // namespace
 
 TupleBuilder::TupleBuilder(const Config& config, const Schema& schema, int sensitive_extra,
                            SensitiveDictionary* dictionary)
@@ -30,7 +17,7 @@ TupleBuilder::TupleBuilder(const Config& config, const Schema& schema, int sensi
       sensitive_extra_(sensitive_extra),
       dictionary_(dictionary) {}
 
-std::vector<int32_t> TupleBuilder::EncodeQi(const BufferedEvent& e) const {
+std::vector<int32_t> TupleBuilder::EncodeQi(const BufferedEvent& e, uint64_t* at_root) const {
   std::vector<int32_t> codes(schema_.size(), kIneligibleCode);
   if (e.qi_values.size() != schema_.size()) return codes;
   for (size_t a = 0; a < schema_.size(); ++a) {
@@ -43,14 +30,13 @@ std::vector<int32_t> TupleBuilder::EncodeQi(const BufferedEvent& e) const {
       codes[a] = attr.hierarchy->LeafId(e.qi_values[a]).value_or(kIneligibleCode);
       continue;
     }
-    const std::optional<double> v = ParseNumber(e.qi_values[a]);
-    if (!v) continue;
-    const double lo = a < qis_.size() ? qis_[a].range_min : attr.numeric.min;
-    const double hi = a < qis_.size() ? qis_[a].range_max : attr.numeric.max;
-    const double clamped = std::clamp(std::round(std::clamp(*v, lo, hi)),
-                                      static_cast<double>(attr.numeric.min),
-                                      static_cast<double>(attr.numeric.max));
-    codes[a] = static_cast<int32_t>(clamped);
+    if (a >= qis_.size()) continue;
+    // A value with no exact code (not a number, out of range, too many
+    // decimals) is not rounded into a neighbouring interval, which would
+    // publish something false: like an unknown VIN, it takes the root.
+    const std::optional<int32_t> code = NumericQiCode(qis_[a], attr.numeric, e.qi_values[a]);
+    codes[a] = code.value_or(kUnknownQiCode);
+    if (!code) ++*at_root;
   }
   if (std::find(codes.begin(), codes.end(), kIneligibleCode) != codes.end()) {
     std::fill(codes.begin(), codes.end(), kIneligibleCode);
@@ -111,7 +97,7 @@ BuiltTuples TupleBuilder::Build(std::span<const BufferedEvent> events) const {
 
     Tuple t;
     t.vehicle.assign(reinterpret_cast<const char*>(latest.vehicle_key.data()), latest.vehicle_key.size());
-    t.qi = EncodeQi(latest);
+    t.qi = EncodeQi(latest, &out.qi_at_root);
     t.events = static_cast<uint32_t>(std::min<size_t>(mine.size(), UINT32_MAX));
     TupleProblem problem = TupleProblem::kNone;
     if (!t.qi.empty() && t.qi[0] == kIneligibleCode) problem = TupleProblem::kUnknownQi;

@@ -73,22 +73,22 @@ QiDomain DomainOf(const Schema& schema, const Config& config, const std::string&
   throw std::invalid_argument("dp: qi:" + name + " is not a configured quasi-identifier");
 }
 
-void GeneralizeInto(const Schema& schema, size_t attr, const std::string& raw, std::string* out) {
+void GeneralizeInto(const Schema& schema, size_t attr, const QuasiIdentifier& qi, const std::string& raw,
+                    std::string* out) {
   const QiAttribute& a = schema.attribute(attr);
   if (a.IsCategorical()) {  // a leaf, or outside the domain
     out->assign(raw);
     return;
   }
-  // As TupleBuilder does: clamp to the range, round, then the fixed bin.
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), v);
-  if (ec != std::errc() || ptr != raw.data() + raw.size() || !std::isfinite(v)) {
+  // As TupleBuilder does: the exact code, then its fixed bin. A value with
+  // no exact code (not a number, out of range, too many decimals) is in no
+  // cell rather than in a neighbouring one.
+  const std::optional<int32_t> code = NumericQiCode(qi, a.numeric, raw);
+  if (!code) {
     out->clear();
     return;
   }
-  v = std::clamp(std::round(v), static_cast<double>(a.numeric.min), static_cast<double>(a.numeric.max));
-  const int32_t code = static_cast<int32_t>(v);
-  out->assign(schema.Label(attr, schema.Generalize(attr, code, code)));
+  out->assign(schema.Label(attr, schema.Generalize(attr, *code, *code)));
 }
 
 std::string WithPartition(std::string json, int32_t partition) {
@@ -201,7 +201,9 @@ DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, StateS
   dp::MemoryLedgerStore probe;
   if (!dp::BudgetLedger::Open(policy_, &probe, &error)) throw std::invalid_argument("dp: " + error);
 
-  for (auto& [name, domain] : qi_domains) qi_attrs_.push_back({name, domain.attr});
+  for (auto& [name, domain] : qi_domains) {
+    qi_attrs_.push_back({name, domain.attr, config.quasi_identifiers[domain.attr]});
+  }
   schema_ = std::make_unique<Schema>(schema);
 
   // Running totals: one counter horizon fits in a budget period (so the
@@ -294,7 +296,7 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
       for (size_t q = 0; q < qi_attrs_.size(); ++q) {
         const QiLookup& l = qi_attrs_[q];
         if (l.attr < e.qi_values.size()) {
-          GeneralizeInto(*schema_, l.attr, e.qi_values[l.attr], &d.qi[q].second);
+          GeneralizeInto(*schema_, l.attr, l.config, e.qi_values[l.attr], &d.qi[q].second);
         } else {
           d.qi[q].second.clear();
         }

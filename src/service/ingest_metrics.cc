@@ -31,6 +31,8 @@ IngestMetrics::IngestMetrics(prometheus::Registry& r)
                      .Register(r)),
       lag_sum(lag_family.Add({{"stat", "sum"}})),
       lag_max(lag_family.Add({{"stat", "max"}})),
+      input_lost_to_retention(NewCounter(r, "vanon_input_lost_to_retention_total",
+                                         "Input events the broker deleted (retention) before vanon read them.")),
       partitions(NewGauge(r, "vanon_partitions_assigned", "Input partitions currently assigned.")),
       ready(NewGauge(r, "vanon_ready", "1 when /readyz answers ready.")),
       partitions_changed(NewGauge(r, "vanon_input_partitions_changed",

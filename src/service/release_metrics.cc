@@ -40,6 +40,9 @@ ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const Pr
                                   "Suppressed / all tuples of the last release.")),
       published_total_(NewCounter(r, "vanon_tuples_published_total", "Real tuples published.")),
       counterfeits_total_(NewCounter(r, "vanon_counterfeits_total", "Counterfeit tuples published.")),
+      qi_at_root_total_(NewCounter(r, "vanon_release_qi_at_root_total",
+                                   "Numeric QI values with no exact code (not a number, out of range, too "
+                                   "many decimals), published under the root; one per vehicle and QI.")),
       discernibility_(NewGauge(r, "vanon_release_discernibility_penalty",
                                "Discernibility penalty of the last release (raw).")),
       discernibility_normalized_(NewGauge(r, "vanon_release_discernibility_normalized",
@@ -100,6 +103,7 @@ void ReleaseMetricsExporter::Record(const CommittedRelease& c) {
   last_release_ts_.Set(static_cast<double>(c.commit_wall_ms) / 1000.0);
   published_total_.Increment(static_cast<double>(m.published));
   counterfeits_total_.Increment(static_cast<double>(m.counterfeits));
+  qi_at_root_total_.Increment(static_cast<double>(c.qi_at_root));
   events_released_.Increment(static_cast<double>(c.released_events));
   for (int i = 0; i < kSuppressReasonCount; ++i) {
     suppressed_total_[i]->Increment(static_cast<double>(m.suppressed_by_reason[i]));

@@ -645,7 +645,7 @@ struct ReleaseRunner::Impl {
     o.dp_budget_exhausted = s.dp.budget_exhausted;
     o.seconds = job.seconds;
     if (metrics) {
-      metrics->Record({s.metrics, s.published_events, o.seconds, job.commit_wall_ms});
+      metrics->Record({s.metrics, s.published_events, s.qi_at_root, o.seconds, job.commit_wall_ms});
       metrics->SetWaiting(Waiting());
     }
     const ReleaseMetrics& m = s.metrics;

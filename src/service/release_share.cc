@@ -70,6 +70,7 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   }
   TupleBuilder builder(config, schema, ctx.sensitive_extra, &dict);
   BuiltTuples built = builder.Build(ev.current);
+  share.qi_at_root = built.qi_at_root;
 
   ReleaseInput in;
   in.release_id = static_cast<uint64_t>(epoch);

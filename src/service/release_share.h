@@ -45,6 +45,7 @@ struct ComputedShare {
   ReleaseMetrics metrics;
   uint64_t waiting = 0;  // tuples still waiting after this share
   uint64_t published_events = 0;
+  uint64_t qi_at_root = 0;  // BuiltTuples::qi_at_root
   uint64_t suppressed_events = 0;
   // ReleaseChecker's findings on the engine's output; when there are any the
   // share holds no records and no state changes, only its events (spent),

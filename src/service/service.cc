@@ -173,7 +173,17 @@ int Service::Run(const std::atomic<bool>& stop) {
   Producer dlq(c.kafka.bootstrap, c.kafka.properties, c.kafka.producer_properties);
   IngestPipeline pipeline(c, r.hmac_key, store.get(), &dlq, &r.metrics);
   const std::string txn_id = c.kafka.transactional_id_prefix + "-" + InstanceId();
-  TransactionalProducer out(c.kafka.bootstrap, txn_id, c.kafka.properties, c.kafka.producer_properties);
+  // The one start-up step that waits for the broker (up to 60 s when it is
+  // unreachable): it watches `stop`, so SIGTERM is honoured within a second.
+  std::unique_ptr<TransactionalProducer> producer;
+  try {
+    producer = std::make_unique<TransactionalProducer>(c.kafka.bootstrap, txn_id, c.kafka.properties,
+                                                       c.kafka.producer_properties, 60000, &stop);
+  } catch (const KafkaStartInterrupted& e) {
+    spdlog::info("stopped during start-up: {}", e.what());
+    return 0;
+  }
+  TransactionalProducer& out = *producer;
   spdlog::info("release producer ready (transactional.id {})", txn_id);
   OutputTopology topology;
   topology.input_partitions = out.PartitionCount(c.kafka.topics.input);
@@ -275,6 +285,12 @@ int Service::Run(const std::atomic<bool>& stop) {
     while (!stop.load()) {
       const auto& batch = consumer.Poll(static_cast<size_t>(c.kafka.poll_batch_max), c.kafka.poll_timeout_ms);
       if (rebalance_error) std::rethrow_exception(rebalance_error);
+      for (const LostInput& l : consumer.lost()) {
+        r.metrics.input_lost_to_retention.Increment(static_cast<double>(l.to - l.from));
+        spdlog::error("partition {}: {} input events (offsets {}..{}) were deleted by the broker's retention before "
+                      "vanon read them; they are lost (vanon_input_lost_to_retention_total); consuming goes on at {}",
+                      l.partition, l.to - l.from, l.from, l.to - 1, l.to);
+      }
       if (partition_guard.tripped()) {
         // What was polled is dropped unrecorded: state's offsets still point
         // before it, so a restart (after the runbook's fix) reads it again.

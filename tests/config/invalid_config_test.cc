@@ -65,6 +65,10 @@ std::vector<InvalidCase> Cases() {
        "quasi_identifiers[0].hierarchy", "file not found"},
       {"NonexistentVinTable", "vehicle/vin.yaml", "vehicle/none.yaml",
        "none.yaml", "vehicle.vin_table", "file not found"},
+      {"PrecisionOutOfRange", "bins: {width: 2}, range", "bins: {width: 2}, precision: 7, range",
+       "precision: 7", "quasi_identifiers[1].precision", "out of range"},
+      {"PrecisionOnCategorical", "hierarchy: h/engine.csv}", "hierarchy: h/engine.csv, precision: 1}",
+       "precision: 1", "quasi_identifiers[0].precision", "only for numeric"},
       {"DuplicateQiName", "{name: seats,", "{name: engine,",
        "{name: engine, type", "quasi_identifiers[1].name", "duplicate"},
       {"KpiUnknownQuery", "numerator: touch_by_engine", "numerator: nope",
@@ -111,10 +115,39 @@ std::vector<InvalidCase> Cases() {
        {"privacy.m"}, 1},
       {"ReleaseStallZero", "listen: 127.0.0.1:9464", "listen: 127.0.0.1:9464\n  release_stall_seconds: 0",
        "release_stall_seconds", "http.release_stall_seconds", "out of range"},
+      // Issue 13: no config may publish the sensitive value by another path.
+      {"SensitiveKeptInPayload", "    - {path: source, transform: keep}\n",
+       "    - {path: source, transform: keep}\n    - {path: artist, transform: keep}\n",
+       "{path: artist, transform: keep}", "payload.fields[1].transform", "sensitive field"},
+      {"SensitiveBinnedInPayload", "    - {path: source, transform: keep}\n",
+       "    - {path: source, transform: keep}\n    - {path: artist, transform: bin, width: 1}\n",
+       "{path: artist, transform: bin", "payload.fields[1].transform", "sensitive field"},
+      // `source` is kept whole, and the sensitive value lies inside it.
+      {"SensitiveInsideKeptObject", "  field: payload.artist\n", "  field: payload.source.name\n",
+       "{path: source", "payload.fields[0].transform", "sensitive field"},
+      {"DefaultKeepWithoutDropOfSensitive", "  default: drop\n", "  default: keep\n",
+       "default: keep", "payload.default", "sensitive field"},
+      {"SensitiveIsEventName", "  field: payload.artist\n", "  field: event\n", "field: event",
+       "sensitive.field", "published in every anonymized event"},
+      {"SensitiveIsEventFieldQi", "source: vin_table\n  vin_table: vehicle/vin.yaml",
+       "source: event_fields\n  fields: {engine: payload.artist, seats: payload.seats, model_year: payload.year}",
+       "fields: {engine", "vehicle.fields.engine", "sensitive field"},
       {"OverrideFlowMappingBadTopic", "", "", "",
        "kafka.topics.input", "not a valid Kafka topic",
        {"kafka.topics={input: \"a b\"}"}, 1},
   };
+}
+
+// The refusals above are about publishing the value, not about the
+// transforms themselves: keeping the payload by default is fine once the
+// sensitive field is dropped explicitly.
+TEST(SensitiveNotPublished, DefaultKeepWithExplicitDropLoads) {
+  ScratchDir dir;
+  WriteBaseStubs(dir);
+  const std::string text = Replace(Replace(kBaseConfig, "  default: drop\n", "  default: keep\n"),
+                                   "    - {path: source, transform: keep}\n",
+                                   "    - {path: source, transform: keep}\n    - {path: artist, transform: drop}\n");
+  EXPECT_NO_THROW(LoadConfig(dir.Write("vanon.yaml", text), {}));
 }
 
 // Keeps gtest from dumping the struct's bytes into test names and logs.

@@ -94,6 +94,13 @@ TEST_F(LoadConfigTest, OverridesApplyBeforeValidation) {
   EXPECT_EQ(c.logging.level, LogLevel::kDebug);
 }
 
+TEST_F(LoadConfigTest, NumericPrecisionDefaultsToZeroAndIsRead) {
+  Config c = LoadConfig(WriteConfig(kBaseConfig));
+  EXPECT_EQ(c.quasi_identifiers[1].precision, 0);
+  c = LoadConfig(WriteConfig(kBaseConfig), {"quasi_identifiers.1.precision=2"});
+  EXPECT_EQ(c.quasi_identifiers[1].precision, 2);
+}
+
 TEST_F(LoadConfigTest, OverrideKeepsDotsInKafkaPropertyNames) {
   Config c = LoadConfig(WriteConfig(kBaseConfig),
                         {"kafka.properties.sasl.username=vanon",

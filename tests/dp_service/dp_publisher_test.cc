@@ -4,6 +4,7 @@
 #include <prometheus/registry.h>
 
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -90,6 +91,31 @@ TEST(DpPublisherTest, PublishesEveryCellOfEveryQuery) {
     EXPECT_EQ(rec.find("\"release\":0,"), 1u) << rec;
   }
   EXPECT_EQ(s.Gauge("vanon_dp_epsilon_budget"), 0.3);
+}
+
+// Cells of a numeric QI with decimals are its bins at the configured
+// precision, labelled with exact decimals (no 2.4000000000000004).
+TEST(DpPublisherTest, DecimalBinsAreCellsWithExactLabels) {
+  TempDir dir("decimals");
+  Config c = TestConfig(dir);
+  c.quasi_identifiers[1].precision = 1;
+  c.quasi_identifiers[1].bin_width = 0.5;
+  Service s(c, dir.Sub("state"));
+  const DpPublisher::Result r = s.Release(0);
+  std::vector<std::string> labels;
+  for (const std::string& rec : r.records) {
+    if (rec.find("\"query\":\"trips_by_seats\"") == std::string::npos) continue;
+    const size_t at = rec.find("\"seats\":\"");
+    ASSERT_NE(at, std::string::npos) << rec;
+    labels.push_back(rec.substr(at + 9, rec.find('"', at + 9) - at - 9));
+  }
+  // [2,2.4], [2.5,2.9], ..., [8.5,8.9], [9,9]: 15 bins per release, and the
+  // running totals repeat them.
+  ASSERT_EQ(labels.size(), 30u);
+  const std::set<std::string> distinct(labels.begin(), labels.end());
+  EXPECT_EQ(distinct.size(), 15u);
+  for (const char* l : {"[2,2.4]", "[2.5,2.9]", "[8.5,8.9]", "9"}) EXPECT_EQ(distinct.count(l), 1u) << l;
+  for (const std::string& l : labels) EXPECT_LE(l.size(), 9u) << l;
 }
 
 TEST(DpPublisherTest, SameStateAndSeedGiveIdenticalRecords) {

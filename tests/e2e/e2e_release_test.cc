@@ -15,7 +15,10 @@
 #include <thread>
 
 #include "fleet_truth.h"
+#include "disclosure_attack.h"
+#include "output_records.h"
 #include "release_reconstructor.h"
+#include "truth_values.h"
 #include "test_support.h"
 #include "topic_reader.h"
 #include "vanon/fleet/fleet_generator.h"
@@ -127,49 +130,86 @@ Output ReadOutput(const std::string& bootstrap, const Config& config) {
   return out;
 }
 
-TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
-  MockCluster cluster(1);
-  const std::string bootstrap = cluster.Bootstrap();
+// One run of the service over the fleet, shared by the tests below.
+struct ServiceRun {
+  std::string failure;  // set when the run itself went wrong
+  std::unique_ptr<MockCluster> cluster;
   testing::TempDir state;
-  Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                             {"kafka.bootstrap=" + bootstrap, "state.dir=" + state.path(),
-                              "http.listen=127.0.0.1:" + std::to_string(testing::FreePort()), "input.max_message_bytes=16384",
-                              "privacy.epoch.length_seconds=1", "privacy.epoch.allowed_lateness_seconds=1",
-                              "privacy.epoch.idle_timeout_seconds=2",
-                              // Overrides cannot append to a list; demo.yaml's
-                              // artist rule only repeats the default (drop).
-                              "payload.fields.3={path: seq, transform: keep}"});
-  cluster.CreateTopic(config.kafka.topics.input, kInputPartitions);
-  for (const std::string& t : {config.kafka.topics.anonymized, config.kafka.topics.releases, config.kafka.topics.dlq,
-                               config.kafka.topics.late, config.kafka.topics.counts}) {
-    cluster.CreateTopic(t, 2);
-  }
-  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch()).count();
-  const int64_t len = config.privacy.epoch.length_seconds * 1000;
-  const Produced in = ProduceFleet(config, bootstrap, now / len * len);
+  Config config;
+  Produced in;
   uint64_t produced = 0;
-  for (const auto& [p, n] : in.messages) produced += n;
+  Output out;
+};
 
-  Service service(config, "e2e-hmac-key-0123456789abcdefghij");
-  std::atomic<bool> stop{false};
-  int rc = -1;
-  std::thread run([&] { rc = service.Run(stop); });
-  // Done when everything is consumed, nothing is buffered or waiting.
-  const bool drained = testing::WaitFor(120, [&] {
-    const ServiceStatus s = service.Status();
-    return s.consumed == produced && s.buffered == 0 && s.waiting == 0 && s.releases >= 6 * kInputPartitions;
-  });
-  stop = true;
-  run.join();
-  ASSERT_TRUE(drained) << "consumed " << service.Status().consumed << " of " << produced;
-  ASSERT_EQ(rc, 0);
-  // The mock cluster keeps about 5 MB a partition; truncated input would
-  // look like loss below.
-  ASSERT_EQ(testing::ReadTopic(bootstrap, config.kafka.topics.input).size(), produced)
-      << "the mock cluster truncated the input";
+const ServiceRun& TheRun() {
+  static const ServiceRun* run = [] {
+    auto* r = new ServiceRun;
+    r->cluster = std::make_unique<MockCluster>(1);
+    MockCluster& cluster = *r->cluster;
+    const std::string bootstrap = cluster.Bootstrap();
+    testing::TempDir& state = r->state;
+    Config& config = r->config;
+    config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                               {"kafka.bootstrap=" + bootstrap, "state.dir=" + state.path(),
+                                "http.listen=127.0.0.1:" + std::to_string(testing::FreePort()), "input.max_message_bytes=16384",
+                                "privacy.epoch.length_seconds=1", "privacy.epoch.allowed_lateness_seconds=1",
+                                "privacy.epoch.idle_timeout_seconds=2",
+                                // Overrides cannot append to a list; demo.yaml's
+                                // artist rule only repeats the default (drop).
+                                "payload.fields.3={path: seq, transform: keep}"});
+    cluster.CreateTopic(config.kafka.topics.input, kInputPartitions);
+    for (const std::string& t : {config.kafka.topics.anonymized, config.kafka.topics.releases, config.kafka.topics.dlq,
+                                 config.kafka.topics.late, config.kafka.topics.counts}) {
+      cluster.CreateTopic(t, 2);
+    }
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch()).count();
+    const int64_t len = config.privacy.epoch.length_seconds * 1000;
+    r->in = ProduceFleet(config, bootstrap, now / len * len);
+    const Produced& in = r->in;
+    uint64_t& produced = r->produced;
+    for (const auto& [p, n] : in.messages) produced += n;
 
-  const Output out = ReadOutput(bootstrap, config);
+    Service service(config, "e2e-hmac-key-0123456789abcdefghij");
+    std::atomic<bool> stop{false};
+    int rc = -1;
+    std::thread run([&] { rc = service.Run(stop); });
+    // Done when everything is consumed, nothing is buffered or waiting.
+    const bool drained = testing::WaitFor(120, [&] {
+      const ServiceStatus s = service.Status();
+      return s.consumed == produced && s.buffered == 0 && s.waiting == 0 && s.releases >= 6 * kInputPartitions;
+    });
+    stop = true;
+    run.join();
+    if (!drained) {
+      r->failure = "consumed " + std::to_string(service.Status().consumed) + " of " + std::to_string(produced);
+      return r;
+    }
+    if (rc != 0) {
+      r->failure = "Run returned " + std::to_string(rc);
+      return r;
+    }
+    // The mock cluster keeps about 5 MB a partition; truncated input would
+    // look like loss below.
+    if (testing::ReadTopic(bootstrap, config.kafka.topics.input).size() != produced) {
+      r->failure = "the mock cluster truncated the input";
+      return r;
+    }
+    r->out = ReadOutput(bootstrap, config);
+    return r;
+  }();
+  return *run;
+}
+
+TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
+  const ServiceRun& run = TheRun();
+  ASSERT_TRUE(run.failure.empty()) << run.failure;
+  const Config& config = run.config;
+  const std::string bootstrap = run.cluster->Bootstrap();
+  const Produced& in = run.in;
+  const uint64_t produced = run.produced;
+  const testing::TempDir& state = run.state;
+  const Output& out = run.out;
   EXPECT_EQ(out.other_attempts, 0u) << "a release transaction was retried in a run without faults";
   EXPECT_EQ(testing::ReadTopic(bootstrap, config.kafka.topics.dlq).size(), in.malformed);
   const auto late = testing::ReadTopic(bootstrap, config.kafka.topics.late);
@@ -219,6 +259,61 @@ TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
             << ", late " << late_events << ", rejected " << rejected << "; " << releases
             << " partition releases, " << tuples << " tuples published (" << after_waiting << " after waiting), "
             << counterfeits << " counterfeits\n";
+}
+
+// Issue 13: a reader of every output topic who knows each vehicle's QIs,
+// partition and the releases it is in must be left at least m candidate
+// values per vehicle-release, and after intersecting a vehicle's releases.
+// On version-1 records (tokens paired with values) this fails: a group with
+// one real tuple and m-1 counterfeits disclosed its member's value.
+TEST(E2eRelease, ConsumerAttackLeavesEveryVehicleMCandidates) {
+  const ServiceRun& run = TheRun();
+  ASSERT_TRUE(run.failure.empty()) << run.failure;
+  const Schema schema = SchemaFromConfig(run.config);
+  const TruthValues values(run.config, schema);
+  std::string error;
+  std::vector<EventRecord> events;
+  for (const std::string& e : run.out.events) {
+    auto r = ParseEventRecord(e, &error);
+    ASSERT_TRUE(r.has_value()) << error;
+    events.push_back(std::move(*r));
+  }
+  std::vector<GroupRecord> groups;
+  uint64_t counterfeits = 0;
+  for (const std::string& g : run.out.releases) {
+    auto r = ParseReleaseRecord(g, &error);
+    ASSERT_TRUE(r.has_value()) << error;
+    if (r->is_summary) continue;
+    counterfeits += r->group.counterfeits;
+    groups.push_back(std::move(r->group));
+  }
+  // The adversary's knowledge: each published vehicle-release (found here
+  // through the test's seq marker, standing for what the adversary knows).
+  std::map<uint64_t, const TruthMessage*> by_seq;
+  for (const TruthMessage& t : run.in.truth) by_seq[*SeqOfPayload(t.payload_json)] = &t;
+  std::set<std::pair<std::string, int64_t>> seen;
+  std::vector<Target> targets;
+  for (const EventRecord& e : events) {
+    ASSERT_TRUE(e.seq && by_seq.count(*e.seq));
+    const TruthMessage& t = *by_seq[*e.seq];
+    if (!seen.emplace(t.vin, e.release).second) continue;
+    auto qi = values.EncodeQi(t.qi);
+    ASSERT_TRUE(qi.has_value());
+    targets.push_back({t.vin, t.partition, e.release, *qi});
+  }
+  const size_t m = static_cast<size_t>(run.config.privacy.m);
+  const AttackReport report = RunDisclosureAttack(schema, events, groups, targets, m);
+  std::cout << "attack: " << report.targets << " vehicle-releases (" << counterfeits
+            << " counterfeits published): " << report.disclosed << " disclosed, " << report.below_m
+            << " below m=" << m << ", min " << report.min_candidates << " candidates; " << report.vehicles_below_m
+            << " of " << report.vehicles << " vehicles below m after intersection\n";
+  ASSERT_GT(report.targets, 100u) << "too few published vehicles for the attack to mean much";
+  ASSERT_GT(counterfeits, 0u) << "no counterfeits: the attack would not test what it is for";
+  std::string shown;
+  for (const std::string& x : report.examples) shown += x + "\n";
+  EXPECT_EQ(report.below_m, 0u) << shown;
+  EXPECT_EQ(report.vehicles_below_m, 0u);
+  EXPECT_GE(report.min_candidates, m);
 }
 
 }  // namespace

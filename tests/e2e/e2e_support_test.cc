@@ -57,12 +57,14 @@ class TruthValuesTest : public ::testing::Test {
   Schema schema_;
 };
 
-TEST_F(TruthValuesTest, EncodesLeavesAndClampsAndRoundsNumbers) {
+// Numbers are never clamped or rounded: without an exact code, the root.
+TEST_F(TruthValuesTest, EncodesLeavesAndExactNumbersOthersAtTheRoot) {
   TruthValues v(config_, schema_);
   EXPECT_EQ(v.EncodeQi({"BEV", "5"}), (std::vector<int32_t>{2, 5}));
-  EXPECT_EQ(v.EncodeQi({"Diesel", "12"}), (std::vector<int32_t>{1, 9}));   // clamped to max
-  EXPECT_EQ(v.EncodeQi({"PHEV", "0.4"}), (std::vector<int32_t>{3, 2}));    // clamped to min
-  EXPECT_EQ(v.EncodeQi({"Petrol", "4.6"}), (std::vector<int32_t>{0, 5}));  // rounded
+  EXPECT_EQ(v.EncodeQi({"Diesel", "12"}), (std::vector<int32_t>{1, kUnknownQiCode}));   // above max
+  EXPECT_EQ(v.EncodeQi({"PHEV", "0.4"}), (std::vector<int32_t>{3, kUnknownQiCode}));    // below min
+  EXPECT_EQ(v.EncodeQi({"Petrol", "4.6"}), (std::vector<int32_t>{0, kUnknownQiCode}));  // precision 0
+  EXPECT_EQ(v.EncodeQi({"Petrol", "NO DATA"}), (std::vector<int32_t>{0, kUnknownQiCode}));
   EXPECT_EQ(v.EncodeQi({"*", "5"}), (std::vector<int32_t>{kUnknownQiCode, 5}));  // unknown VIN
   EXPECT_EQ(v.EncodeQi({"BEV", "*"}), (std::vector<int32_t>{2, kUnknownQiCode}));
   EXPECT_FALSE(v.EncodeQi({"Electrified", "5"}).has_value());  // not a leaf
@@ -98,14 +100,24 @@ TEST_F(TruthValuesTest, LabelsReadBackIntoCovers) {
 TEST(E2eSupport, ParsesBothRecordKinds) {
   std::string error;
   auto g = ParseReleaseRecord(
-      R"({"type":"group","release":3,"partition":1,"group":"g-1","qi":{"engine":"*"},)"
-      R"("tuples":[{"tuple":"t-a","sensitive":"X"},{"tuple":"t-b","sensitive":"Y"}],"counterfeits":1})",
+      R"({"type":"group","version":2,"release":3,"partition":1,"group":"g-1","qi":{"engine":"*"},)"
+      R"("size":2,"sensitive":["X","Y"],"counterfeits":1})",
       &error);
   ASSERT_TRUE(g.has_value()) << error;
   EXPECT_FALSE(g->is_summary);
-  EXPECT_EQ(g->group.tuples.size(), 2u);
-  EXPECT_EQ(g->group.tuples[1].sensitive, "Y");
+  EXPECT_EQ(g->group.version, 2);
+  EXPECT_EQ(g->group.size, 2u);
+  EXPECT_EQ(g->group.sensitive, (std::vector<std::string>{"X", "Y"}));
+  EXPECT_TRUE(g->group.tuples.empty());
   EXPECT_EQ(g->group.counterfeits, 1u);
+  auto v1 = ParseReleaseRecord(
+      R"({"type":"group","release":3,"partition":1,"group":"g-1","qi":{"engine":"*"},)"
+      R"("tuples":[{"tuple":"t-a","sensitive":"X"},{"tuple":"t-b","sensitive":"Y"}],"counterfeits":1})",
+      &error);
+  ASSERT_TRUE(v1.has_value()) << error;
+  EXPECT_EQ(v1->group.version, 1);
+  EXPECT_EQ(v1->group.tuples.size(), 2u);
+  EXPECT_EQ(v1->group.tuples[1].sensitive, "Y");
   auto s = ParseReleaseRecord(
       R"({"type":"summary","release":3,"partition":1,"partitions":2,"epoch_start":30,"epoch_end":40,)"
       R"("groups":1,"tuples":2,"published":1,"counterfeits":1,"events":4,"waiting":0,)"

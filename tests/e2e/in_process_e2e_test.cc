@@ -211,48 +211,38 @@ std::string Quote(std::string_view s) {
 }
 
 std::string GroupJson(const GroupRecord& g) {
-  std::string qi, tuples;
+  std::string qi, values;
   for (const auto& [name, label] : g.qi) qi += (qi.empty() ? "" : ",") + Quote(name) + ":" + Quote(label);
-  for (const GroupTuple& t : g.tuples) {
-    tuples += (tuples.empty() ? "" : ",") + std::string("{\"tuple\":") + Quote(t.token) +
-              ",\"sensitive\":" + Quote(t.sensitive.value_or("")) + "}";
-  }
-  return "{\"type\":\"group\",\"release\":" + std::to_string(g.release) + ",\"partition\":" +
-         std::to_string(g.partition) + ",\"group\":" + Quote(g.group) + ",\"qi\":{" + qi + "},\"tuples\":[" + tuples +
+  for (const std::string& v : g.sensitive) values += (values.empty() ? "" : ",") + Quote(v);
+  return "{\"type\":\"group\",\"version\":2,\"release\":" + std::to_string(g.release) + ",\"partition\":" +
+         std::to_string(g.partition) + ",\"group\":" + Quote(g.group) + ",\"qi\":{" + qi +
+         "},\"size\":" + std::to_string(g.size) + ",\"sensitive\":[" + values +
          "],\"counterfeits\":" + std::to_string(g.counterfeits) + "}";
 }
 
-// Tokens that have events, by release.
-std::set<std::pair<int64_t, std::string>> RealTokens(const std::vector<std::string>& events) {
+// Group ids that have events, by release.
+std::set<std::pair<int64_t, std::string>> GroupsWithEvents(const std::vector<std::string>& events) {
   std::set<std::pair<int64_t, std::string>> real;
   std::string error;
   for (const std::string& e : events) {
     auto r = ParseEventRecord(e, &error);
-    if (r) real.emplace(r->release, r->tuple);
+    if (r) real.emplace(r->release, r->group);
   }
   return real;
 }
 
-// Index of the first group record with at least two real tokens of
-// different values, and those tokens' positions.
+// Index of the first group record whose group has events.
 struct Victim {
   size_t record;
   GroupRecord group;
-  size_t a, b;
 };
 std::optional<Victim> FindGroup(const Outcome& o) {
-  const auto real = RealTokens(o.events);
+  const auto real = GroupsWithEvents(o.events);
   std::string error;
   for (size_t i = 0; i < o.releases.size(); ++i) {
     auto r = ParseReleaseRecord(o.releases[i], &error);
     if (!r || r->is_summary) continue;
-    std::vector<size_t> reals;
-    for (size_t k = 0; k < r->group.tuples.size(); ++k) {
-      if (real.count({r->group.release, r->group.tuples[k].token})) reals.push_back(k);
-    }
-    if (reals.size() >= 2 && r->group.tuples[reals[0]].sensitive != r->group.tuples[reals[1]].sensitive) {
-      return Victim{i, r->group, reals[0], reals[1]};
-    }
+    if (real.count({r->group.release, r->group.group})) return Victim{i, r->group};
   }
   return std::nullopt;
 }
@@ -268,19 +258,32 @@ TEST(InProcessE2e, ReportsADroppedGroupRecord) {
   EXPECT_TRUE(Mentions(report.violations, "summary says")) << Show(report.violations);
 }
 
-TEST(InProcessE2e, ReportsSwappedSensitiveValues) {
+TEST(InProcessE2e, ReportsAlteredSensitiveValues) {
   const Outcome& o = Fleet();
   auto v = FindGroup(o);
   ASSERT_TRUE(v.has_value());
   // The rebuilt record without tampering must pass, so what is reported
-  // below is the swap and not the re-serialization.
+  // below is the change and not the re-serialization.
   std::vector<std::string> releases = o.releases;
   releases[v->record] = GroupJson(v->group);
   EXPECT_TRUE(Reconstruct(o, o.events, releases).violations.empty());
-  std::swap(v->group.tuples[v->a].sensitive, v->group.tuples[v->b].sensitive);
+  for (size_t i = 0; i < v->group.sensitive.size(); ++i) v->group.sensitive[i] = "tampered-" + std::to_string(i);
   releases[v->record] = GroupJson(v->group);
   const E2eReport report = Reconstruct(o, o.events, releases);
-  EXPECT_TRUE(Mentions(report.violations, "lists value")) << Show(report.violations);
+  EXPECT_TRUE(Mentions(report.violations, "is not among the group's values")) << Show(report.violations);
+}
+
+TEST(InProcessE2e, ReportsAVersion1RecordThatLinksTokensToValues) {
+  const Outcome& o = Fleet();
+  auto v = FindGroup(o);
+  ASSERT_TRUE(v.has_value());
+  std::vector<std::string> releases = o.releases;
+  std::string rec = GroupJson(v->group);
+  rec.replace(rec.find("\"version\":2,"), 12, "");
+  rec.insert(rec.size() - 1, ",\"tuples\":[]");
+  releases[v->record] = rec;
+  const E2eReport report = Reconstruct(o, o.events, releases);
+  EXPECT_TRUE(Mentions(report.violations, "version-1 record")) << Show(report.violations);
 }
 
 TEST(InProcessE2e, ReportsADuplicatedEvent) {

@@ -107,16 +107,30 @@ std::optional<ReleaseRecord> ParseReleaseRecord(std::string_view json, std::stri
     r.String(doc, "group", &g.group);
     r.Labels(doc, "qi", &g.qi);
     r.Count(doc, "counterfeits", &g.counterfeits);
-    simdjson::dom::array tuples;
-    if (doc["tuples"].get(tuples) != simdjson::SUCCESS) {
-      r.Fail("missing array 'tuples'");
-    } else {
-      for (element t : tuples) {
+    simdjson::dom::array list;
+    if (doc["tuples"].get(list) == simdjson::SUCCESS) {
+      for (element t : list) {
         GroupTuple gt;
         r.String(t, "tuple", &gt.token);
         std::string_view s;
         if (t["sensitive"].get(s) == simdjson::SUCCESS) gt.sensitive = std::string(s);
         g.tuples.push_back(std::move(gt));
+      }
+      g.size = g.tuples.size();
+    } else {
+      int64_t version = 0;
+      r.Int(doc, "version", &version);
+      g.version = static_cast<int>(version);
+      r.Count(doc, "size", &g.size);
+      if (doc["sensitive"].get(list) == simdjson::SUCCESS) {
+        for (element v : list) {
+          std::string_view s;
+          if (v.get(s) != simdjson::SUCCESS) {
+            r.Fail("a sensitive value that is not a string");
+            continue;
+          }
+          g.sensitive.emplace_back(s);
+        }
       }
     }
   } else if (type == "summary") {

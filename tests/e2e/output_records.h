@@ -1,6 +1,6 @@
 // The records of the two output topics, read back from their JSON as a
 // downstream consumer would (schemas/anonymized-event.v1.schema.json and
-// schemas/release-record.v1.schema.json). Only the fields the end-to-end
+// schemas/release-record.v2.schema.json). Only the fields the end-to-end
 // check needs are kept.
 #ifndef VANON_TESTS_E2E_OUTPUT_RECORDS_H_
 #define VANON_TESTS_E2E_OUTPUT_RECORDS_H_
@@ -27,18 +27,25 @@ struct EventRecord {
   std::string raw;              // the whole record, for leak checks
 };
 
+// A token-value pair of a version-1 group record (before issue 13).
 struct GroupTuple {
   std::string token;
   std::optional<std::string> sensitive;
 };
 
-// vehicle.releases, "type": "group"
+// vehicle.releases, "type": "group". Version 2 lists the group's values
+// without tokens; version 1 paired each token with its value, which let a
+// reader drop the counterfeits' values (tokens without events). Both are
+// read so that the consumer-side attack can show the difference.
 struct GroupRecord {
+  int version = 1;
   int64_t release = 0;
   int32_t partition = 0;
   std::string group;
   std::map<std::string, std::string> qi;
-  std::vector<GroupTuple> tuples;
+  uint64_t size = 0;                   // tuples, counterfeits included
+  std::vector<std::string> sensitive;  // v2: one per tuple, shuffled
+  std::vector<GroupTuple> tuples;      // v1 only
   uint64_t counterfeits = 0;
 };
 

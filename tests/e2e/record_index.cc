@@ -61,30 +61,37 @@ RecordIndex::RecordIndex(const Config& config, const std::vector<TruthMessage>& 
   const int64_t epoch_ms = config.privacy.epoch.length_seconds * 1000;
   const int64_t bucket_ms = config.payload.time_bucket_seconds * 1000;
 
-  // Tokens of each release, and the group record listing them.
+  // Group records of each release, by group id.
   std::map<std::pair<int64_t, std::string>, size_t> owner;
   links.resize(groups.size());
   for (size_t g = 0; g < groups.size(); ++g) {
     groups_of[{groups[g].release, groups[g].partition}].push_back(g);
-    for (const GroupTuple& t : groups[g].tuples) {
-      if (!owner.emplace(std::pair(groups[g].release, t.token), g).second) {
-        bad("release " + std::to_string(groups[g].release) + ": token " + t.token + " listed twice");
-      }
+    if (!owner.emplace(std::pair(groups[g].release, groups[g].group), g).second) {
+      bad("release " + std::to_string(groups[g].release) + ": group " + groups[g].group + " has two records");
+    }
+    if (groups[g].version != 2 || !groups[g].tuples.empty()) {
+      bad("release " + std::to_string(groups[g].release) + ": group " + groups[g].group +
+          " is a version-1 record, which links tuple tokens to values");
     }
   }
 
   // Events, each checked against its input and its group.
-  std::map<std::pair<int64_t, std::string>, std::vector<size_t>> events_of;
+  std::map<std::pair<int64_t, std::string>, std::vector<size_t>> events_of;  // (release, token)
+  std::map<std::pair<int64_t, std::string>, std::string> group_of_token;
+  std::vector<std::set<std::string>> tokens_of(groups.size());
   std::map<uint64_t, int> published;
   for (size_t i = 0; i < events.size(); ++i) {
     const EventRecord& e = events[i];
     const std::string where = "release " + std::to_string(e.release) + ", token " + e.tuple + ": ";
     events_of[{e.release, e.tuple}].push_back(i);
-    auto own = owner.find({e.release, e.tuple});
+    auto [mapped, fresh] = group_of_token.emplace(std::pair(e.release, e.tuple), e.group);
+    if (!fresh && mapped->second != e.group) bad(where + "token used in two groups");
+    auto own = owner.find({e.release, e.group});
     if (own == owner.end()) {
-      bad(where + "event of a token no group record lists");
-    } else if (groups[own->second].group != e.group || groups[own->second].qi != e.qi) {
-      bad(where + "event's group id or labels differ from its group record");
+      bad(where + "event of a group no group record lists");
+    } else {
+      if (groups[own->second].qi != e.qi) bad(where + "event's labels differ from its group record");
+      tokens_of[own->second].insert(e.tuple);
     }
     if (!e.seq) {
       bad(where + "event without payload.seq");
@@ -103,18 +110,13 @@ RecordIndex::RecordIndex(const Config& config, const std::vector<TruthMessage>& 
     if (e.raw.find(t.vin) != std::string::npos) bad(where + "the record contains its VIN");
   }
 
-  // Link every listed token to the vehicle and epoch of its events.
+  // Link every token of a group's events to the vehicle and epoch of its events.
   for (size_t g = 0; g < groups.size(); ++g) {
     const GroupRecord& gr = groups[g];
-    for (const GroupTuple& t : gr.tuples) {
+    for (const std::string& token : tokens_of[g]) {
       TokenLink link;
-      auto ev = events_of.find({gr.release, t.token});
-      if (ev == events_of.end()) {
-        link.counterfeit = true;
-        links[g].push_back(std::move(link));
-        continue;
-      }
-      link.events = ev->second;
+      link.token = token;
+      link.events = events_of[{gr.release, token}];
       std::set<std::pair<std::string, int64_t>> origins;
       std::set<int32_t> partitions;
       for (size_t i : link.events) {
@@ -124,7 +126,7 @@ RecordIndex::RecordIndex(const Config& config, const std::vector<TruthMessage>& 
         origins.emplace(m.vin, FloorDiv(m.ts_ms, epoch_ms));
         partitions.insert(m.partition);
       }
-      const std::string where = "release " + std::to_string(gr.release) + ", token " + t.token + ": ";
+      const std::string where = "release " + std::to_string(gr.release) + ", token " + token + ": ";
       if (origins.size() != 1) {
         bad(where + "events come from " + std::to_string(origins.size()) + " (vehicle, epoch) pairs");
       } else if (*partitions.begin() != gr.partition) {

@@ -2,7 +2,7 @@
 // replay looks things up in, plus the checks that concern single records:
 // each published event names a known, on-time input once, carries its
 // input's event name and bucketed time, no VIN, and its group's labels;
-// each token is listed once and its events belong to one vehicle and epoch
+// each token belongs to one group and its events to one vehicle and epoch
 // of the group's partition.
 #ifndef VANON_TESTS_E2E_RECORD_INDEX_H_
 #define VANON_TESTS_E2E_RECORD_INDEX_H_
@@ -22,9 +22,10 @@ namespace vanon::e2e {
 
 int64_t FloorDiv(int64_t a, int64_t b);
 
-// A token listed in a group record, tied to its input.
+// A token of a group's events (a real tuple), tied to its input. Group
+// records list no tokens (version 2), so a tuple is known by its events.
 struct TokenLink {
-  bool counterfeit = false;  // listed without any event
+  std::string token;
   bool linked = false;       // events tie it to exactly one (vin, epoch)
   std::string vin;
   int64_t epoch = 0;
@@ -45,7 +46,7 @@ struct RecordIndex {
   std::map<int32_t, std::map<int64_t, std::map<std::string, std::vector<size_t>>>> on_time;
   std::map<int32_t, uint64_t> truth_count, late_count;  // per partition
 
-  // (release, partition) -> group records; links parallel to each record's tuples
+  // (release, partition) -> group records; the real tuples of each record
   std::map<std::pair<int64_t, int32_t>, std::vector<size_t>> groups_of;
   std::vector<std::vector<TokenLink>> links;  // per group record
   // partition -> (vin, epoch) -> releases that published that tuple

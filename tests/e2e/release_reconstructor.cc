@@ -214,50 +214,54 @@ void ReleaseReconstructor::Run::Release(int32_t p, int64_t e, PartitionAccount* 
     const GroupRecord& gr = r_.groups_[g];
     const std::string where = at + "group " + gr.group + ": ";
     Group group;
+    // The listed values, which must be distinct; each real tuple takes its
+    // own value out, and what is left is the counterfeits'.
+    std::multiset<SensitiveId> left;
     std::set<SensitiveId> listed;
-    uint64_t group_eventless = 0;
-    for (size_t k = 0; k < gr.tuples.size(); ++k) {
-      const GroupTuple& gt = gr.tuples[k];
-      const TokenLink& link = index_.links[g][k];
-      ++tokens;
+    for (const std::string& v : gr.sensitive) {
+      const SensitiveId id = ids_.Intern(v);
+      if (!listed.insert(id).second) Bad(p, where + "lists value '" + v + "' twice");
+      left.insert(id);
+    }
+    if (gr.sensitive.size() != gr.size) {
+      Bad(p, where + "has size " + std::to_string(gr.size) + " but lists " + std::to_string(gr.sensitive.size()) +
+                 " values");
+    }
+    tokens += gr.size;
+    for (const TokenLink& link : index_.links[g]) {
       events += link.events.size();
-      if (!gt.sensitive) {
-        Bad(p, where + "token " + gt.token + " has no sensitive value");
-        continue;
-      }
-      const SensitiveId id = ids_.Intern(*gt.sensitive);
-      listed.insert(id);
-      if (link.counterfeit) {
-        ++group_eventless;
-        group.counterfeits.push_back(id);
-        continue;
-      }
       if (!link.linked) continue;  // reported by the index
       auto ref = ref_of.find({link.vin, link.epoch});
       if (ref == ref_of.end()) {
-        Bad(p, where + "token " + gt.token + " publishes a tuple of epoch " + std::to_string(link.epoch) +
+        Bad(p, where + "token " + link.token + " publishes a tuple of epoch " + std::to_string(link.epoch) +
                    " that is neither current nor waiting");
         continue;
       }
       const TupleInfo& t = info[ref->second];
-      if (*gt.sensitive != t.value) {
-        Bad(p, where + "token " + gt.token + " lists value '" + *gt.sensitive + "', its vehicle's is '" + t.value + "'");
+      auto own = left.find(ids_.Intern(t.value));
+      if (own == left.end()) {
+        Bad(p, where + "token " + link.token + ": its vehicle's value '" + t.value +
+                   "' is not among the group's values");
+      } else {
+        left.erase(own);
       }
       std::multiset<uint64_t> want, got;
       for (size_t m : t.messages) want.insert(index_.seq[m]);
       for (size_t i : link.events) got.insert(r_.events_[i].seq.value_or(0));
       if (want != got) {
-        Bad(p, where + "token " + gt.token + " publishes " + std::to_string(got.size()) + " events, its tuple has " +
-                   std::to_string(want.size()));
+        Bad(p, where + "token " + link.token + " publishes " + std::to_string(got.size()) +
+                   " events, its tuple has " + std::to_string(want.size()));
       }
       group.members.push_back(ref->second);
       published[ref->second] = true;
       account->published_from_waiting += ref->second >= current;
     }
+    const uint64_t group_eventless = gr.size - std::min<uint64_t>(gr.size, index_.links[g].size());
+    group.counterfeits.assign(left.begin(), left.end());
     eventless += group_eventless;
     if (group_eventless != gr.counterfeits) {
       Bad(p, where + "says " + std::to_string(gr.counterfeits) + " counterfeits, " + std::to_string(group_eventless) +
-                 " of its tokens have no event");
+                 " of its tuples have no event");
     }
     std::sort(group.members.begin(), group.members.end());
     for (TupleRef m : group.members) {

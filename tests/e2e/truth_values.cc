@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "vanon/release/schema_from_config.h"
+
 namespace vanon::e2e {
 
 namespace {
@@ -56,12 +58,8 @@ std::optional<std::vector<int32_t>> TruthValues::EncodeQi(const std::vector<std:
       codes.push_back(it->second);
       continue;
     }
-    const char* begin = raw[a].c_str();
-    char* end = nullptr;
-    double v = std::strtod(begin, &end);
-    if (raw[a].empty() || end != begin + raw[a].size() || !std::isfinite(v)) return std::nullopt;
-    v = std::min(std::max(v, qis_[a].range_min), qis_[a].range_max);
-    codes.push_back(static_cast<int32_t>(std::round(v)));
+    // No exact code (not a number, out of range, too many decimals): the root.
+    codes.push_back(NumericQiCode(qis_[a], schema_.attribute(a).numeric, raw[a]).value_or(kUnknownQiCode));
   }
   return codes;
 }

@@ -14,7 +14,7 @@
 namespace vanon {
 namespace {
 
-const std::string kAdult = std::string(VANON_SHARED_DIR) + "/data/adult/";
+const std::string kAdult = std::string(VANON_ADULT_DIR) + "/";
 
 TEST(HierarchyTest, LoadsArxEducation) {
   auto h = CategoricalHierarchy::LoadArxCsv(kAdult + "adult_hierarchy_education.csv");

@@ -8,6 +8,7 @@
 #include "test_schema.h"
 #include "vanon/engine/checker.h"
 #include "vanon/engine/release.h"
+#include "vanon/engine/value_window.h"
 
 namespace vanon {
 namespace {
@@ -20,6 +21,7 @@ struct Totals {
   uint64_t counterfeits = 0;
   uint64_t conflicts = 0;
   uint64_t unknown_published = 0;  // tuples with a QI unknown to the VIN table
+  uint64_t history_slots = 0;      // signature values no member held when first published
   uint64_t sequences = 0;
 };
 
@@ -64,6 +66,15 @@ void RunSequence(uint64_t seed, Model model, Totals* totals) {
   in.params.seed = seed;
   // Half the sequences allow counterfeit slots in new signatures.
   in.params.new_group_counterfeits = rng.Chance(50) ? rng.Below(m) : 0;
+  // Half the m-invariant ones choose signatures from the vehicles' histories
+  // (ValueWindow, advanced every release whether published or not).
+  const bool history = model == Model::kMInvariance && rng.Chance(50);
+  if (history) {
+    in.params.history_slots = 1 + rng.Below(4);
+    in.params.history_min_share = 0.05 * (1 + rng.Below(5));
+    in.params.history_min_events = rng.Below(3) == 0 ? 0 : 1 + rng.Below(30);
+  }
+  std::vector<ValueWindow> windows(vehicles);
   for (uint32_t r = 1; r <= releases; ++r) {
     in.release_id = 100 + r;
     in.tuples.clear();
@@ -71,6 +82,17 @@ void RunSequence(uint64_t seed, Model model, Totals* totals) {
       if (!rng.Chance(active_percent)) continue;
       if (rng.Chance(change_percent)) fleet[v].value = Draw(rng, values, skew);
       in.tuples.push_back(Tuple{"veh" + std::to_string(v), fleet[v].qi, fleet[v].value, 1 + rng.Below(20)});
+      if (history) {
+        // A few tracks of the value, sometimes one of another.
+        std::vector<ValueCount> tracks{{fleet[v].value, 1 + rng.Below(4)}};
+        if (rng.Chance(40)) tracks.push_back({Draw(rng, values, skew), 1});
+        if (tracks.size() == 2 && tracks[1].value == tracks[0].value) tracks.pop_back();
+        windows[v].Advance(r, tracks, WindowParams{});
+      }
+    }
+    in.histories.clear();
+    for (uint32_t v = 0; history && v < vehicles; ++v) {
+      if (!windows[v].history().empty()) in.histories["veh" + std::to_string(v)] = windows[v].history();
     }
     const ReleaseOutput out = ComputeRelease(schema, in);
     const auto violations = checker.Check(in, out);
@@ -79,6 +101,13 @@ void RunSequence(uint64_t seed, Model model, Totals* totals) {
     totals->published += out.metrics.published;
     totals->counterfeits += out.metrics.counterfeits;
     totals->conflicts += out.metrics.suppressed_by_reason[0];
+    for (const Group& g : out.groups) {
+      bool fresh = false;
+      for (TupleRef ref : g.members) fresh |= !in.known_signatures.count(ResolveTuple(in, ref).vehicle);
+      if (fresh && g.members.size() + g.counterfeits.size() > std::max(m, static_cast<uint32_t>(g.members.size()))) {
+        totals->history_slots += history;
+      }
+    }
     for (const Group& g : out.groups) {
       for (TupleRef ref : g.members) {
         const std::vector<int32_t>& qi = ResolveTuple(in, ref).qi;
@@ -105,6 +134,7 @@ TEST(RandomizedReleaseTest, MInvariantSequencesPassTheChecker) {
   EXPECT_GT(totals.counterfeits, 0u);
   EXPECT_GT(totals.conflicts, 0u);
   EXPECT_GT(totals.unknown_published, 0u);
+  EXPECT_GT(totals.history_slots, 0u);
   EXPECT_GT(static_cast<double>(totals.published), 0.6 * static_cast<double>(totals.tuples));
 }
 

@@ -58,6 +58,7 @@ class Pipeline {
   }
 
   const Schema& schema() const { return schema_; }
+  const SensitiveDictionary& dictionary() const { return dict_; }
 
  private:
   Config config_;

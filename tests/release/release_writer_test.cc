@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "release_pipeline.h"
@@ -92,33 +94,79 @@ TEST(ReleaseWriterTest, CheckerPassesOverSeveralReleasesWithChurn) {
   EXPECT_GT(unknown_published, 0u);  // the unknown VIN reached a release under the root
 }
 
-TEST(ReleaseWriterTest, TokensUniqueAndCounterfeitsNotAlwaysLast) {
+// The quoted strings of the JSON array `key` in `rec` (values without
+// escapes, as the test's are).
+std::vector<std::string> StringArray(const std::string& rec, const std::string& key) {
+  std::vector<std::string> out;
+  const size_t at = rec.find("\"" + key + "\":[");
+  if (at == std::string::npos) return out;
+  const size_t end = rec.find(']', at);
+  for (size_t q = rec.find('"', at + key.size() + 4); q < end; q = rec.find('"', q + 1)) {
+    const size_t close = rec.find('"', q + 1);
+    out.push_back(rec.substr(q + 1, close - q - 1));
+    q = close;
+  }
+  return out;
+}
+
+// Issue 13: a group record lists its values (counterfeits' included) and no
+// token, so that knowing which tokens have events (the real tuples) does
+// not tell which values are counterfeit. Tokens link events of one tuple.
+TEST(ReleaseWriterTest, GroupRecordsListValuesWithoutTokens) {
   Pipeline p(TestConfig());
   // Release 0 fixes signatures; in release 1 only some of those vehicles
   // return, so their groups need counterfeits.
   p.Run(0, Generate(0, 90, 0, 5), SeedOf(1));
   auto step = p.Run(1, Generate(0, 40, 60000, 6), SeedOf(2));
-  std::set<std::string> tokens;
-  size_t groups_with_counterfeits = 0, counterfeit_not_last = 0;
-  for (const Group& g : step.output.groups) groups_with_counterfeits += g.counterfeits.empty() ? 0 : 1;
-  for (const std::string& rec : step.records.groups) {
-    for (size_t pos = rec.find("\"tuple\":\""); pos != std::string::npos; pos = rec.find("\"tuple\":\"", pos + 1)) {
-      EXPECT_TRUE(tokens.insert(rec.substr(pos + 9, 18)).second);
-    }
-    // Which tuple is counterfeit is not in the record; count positions via
-    // the events instead: a token with no published event is a counterfeit.
-    std::vector<std::string> own;
-    for (size_t pos = rec.find("\"tuple\":\""); pos != std::string::npos; pos = rec.find("\"tuple\":\"", pos + 1)) {
-      own.push_back(rec.substr(pos + 9, 18));
-    }
-    for (size_t i = 0; i + 1 < own.size(); ++i) {
-      bool has_event = false;
-      for (const std::string& e : step.records.events) has_event = has_event || e.find(own[i]) != std::string::npos;
-      if (!has_event) ++counterfeit_not_last;
-    }
+  std::multiset<std::vector<std::string>> want, got;
+  std::vector<std::vector<std::string>> engine_order;  // members' values, then counterfeits'
+  size_t groups_with_counterfeits = 0, reordered = 0;
+  for (const Group& g : step.output.groups) {
+    std::vector<std::string> values;
+    for (TupleRef ref : g.members) values.push_back(p.dictionary().Value(ResolveTuple(step.input, ref).sensitive));
+    for (SensitiveId v : g.counterfeits) values.push_back(p.dictionary().Value(v));
+    if (!g.counterfeits.empty()) engine_order.push_back(values);
+    std::sort(values.begin(), values.end());
+    want.insert(values);
+    groups_with_counterfeits += g.counterfeits.empty() ? 0 : 1;
   }
+  for (const std::string& rec : step.records.groups) {
+    EXPECT_EQ(rec.find("\"tuple"), std::string::npos) << rec;
+    EXPECT_NE(rec.find("\"version\":2"), std::string::npos) << rec;
+    std::vector<std::string> values = StringArray(rec, "sensitive");
+    ASSERT_FALSE(values.empty()) << rec;
+    EXPECT_NE(rec.find("\"size\":" + std::to_string(values.size()) + ","), std::string::npos) << rec;
+    // In no group with counterfeits may the record keep the engine's order,
+    // which puts the counterfeits' values last; shuffled, most differ.
+    bool same_values = false, same_order = false;
+    std::vector<std::string> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& order : engine_order) {
+      std::vector<std::string> o = order;
+      std::sort(o.begin(), o.end());
+      if (o != sorted) continue;
+      same_values = true;
+      same_order = same_order || order == values;
+    }
+    reordered += same_values && !same_order;
+    got.insert(sorted);
+  }
+  EXPECT_EQ(got, want);
   ASSERT_GT(groups_with_counterfeits, 1u);
-  EXPECT_GT(counterfeit_not_last, 0u);
+  EXPECT_GT(reordered, 0u);
+  // Tokens: fresh per tuple, one per real tuple, never shared by two groups.
+  std::map<std::string, std::string> group_of_token;
+  for (const std::string& e : step.records.events) {
+    const std::string token = e.substr(e.find("\"tuple\":\"") + 9, 18);
+    const std::string group = e.substr(e.find("\"group\":\"") + 9, 18);
+    auto [it, fresh] = group_of_token.emplace(token, group);
+    EXPECT_EQ(it->second, group);
+  }
+  size_t real = 0;
+  for (const Group& g : step.output.groups) {
+    for (TupleRef ref : g.members) real += ResolveTuple(step.input, ref).events > 0 ? 1 : 0;
+  }
+  EXPECT_EQ(group_of_token.size(), real);
 }
 
 TEST(SeedStreamTest, DeterministicPerSeedAndSeedsDiffer) {

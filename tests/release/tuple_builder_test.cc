@@ -73,17 +73,24 @@ TEST_F(TupleBuilderTest, OneTuplePerVehicleWithItsEventsInTimeOrder) {
   EXPECT_LT(b.tuples[0].vehicle, b.tuples[1].vehicle);
 }
 
-TEST_F(TupleBuilderTest, QiFromLatestEventNumericClampedAndRounded) {
-  BuiltTuples b = Build({Event(1, 200, "PHEV", "4.6", "a"), Event(1, 100, "BEV", "5", "a")});
+// Numeric values are never clamped or rounded (that published 4.6 as "5"
+// and 42 as "[8,9]"): one without an exact code takes the root.
+TEST_F(TupleBuilderTest, QiFromLatestEventNumericNeitherClampedNorRounded) {
+  BuiltTuples b = Build({Event(1, 200, "PHEV", "4", "a"), Event(1, 100, "BEV", "5", "a")});
   ASSERT_EQ(b.tuples.size(), 1u);
-  EXPECT_EQ(b.tuples[0].qi, (std::vector<int32_t>{*schema_.Encode(0, "PHEV"), 5}));
-  EXPECT_EQ(Build({Event(1, 1, "BEV", "42", "a")}).tuples[0].qi[1], 9);
-  EXPECT_EQ(Build({Event(1, 1, "BEV", "-1e300", "a")}).tuples[0].qi[1], 2);
+  EXPECT_EQ(b.tuples[0].qi, (std::vector<int32_t>{*schema_.Encode(0, "PHEV"), 4}));
+  for (const char* seats : {"4.6", "42", "-1e300"}) {
+    BuiltTuples r = Build({Event(1, 1, "BEV", seats, "a")});
+    EXPECT_EQ(r.tuples[0].qi[1], kUnknownQiCode) << seats;
+    EXPECT_EQ(r.problems[0], TupleProblem::kNone) << seats;
+    EXPECT_EQ(r.qi_at_root, 1u) << seats;
+  }
 }
 
 // "*" is what ingestion stores for a QI the VIN table does not know: the
-// vehicle is published under the root (privacy-model.md section 1). A value
-// outside the domain is a different matter: the tuple is ineligible.
+// vehicle is published under the root (privacy-model.md section 1), and so is
+// a numeric value that is not a number. A categorical value outside the
+// hierarchy is a different matter: the tuple is ineligible.
 TEST_F(TupleBuilderTest, UnknownQiIsRootCodedAndOutOfDomainIsIneligible) {
   BuiltTuples unknown_engine = Build({Event(1, 1, "*", "5", "a")});
   EXPECT_EQ(unknown_engine.problems[0], TupleProblem::kNone);
@@ -95,10 +102,13 @@ TEST_F(TupleBuilderTest, UnknownQiIsRootCodedAndOutOfDomainIsIneligible) {
   BuiltTuples hydrogen = Build({Event(1, 1, "Hydrogen", "5", "a")});
   EXPECT_EQ(hydrogen.problems[0], TupleProblem::kUnknownQi);
   EXPECT_EQ(hydrogen.tuples[0].qi[0], kIneligibleCode);
-  for (const char* seats : {"five", "nan", ""}) {
+  for (const char* seats : {"five", "nan", "", "NO DATA"}) {
     BuiltTuples b = Build({Event(1, 1, "BEV", seats, "a")});
-    EXPECT_EQ(b.problems[0], TupleProblem::kUnknownQi) << seats;
+    EXPECT_EQ(b.problems[0], TupleProblem::kNone) << seats;
+    EXPECT_EQ(b.tuples[0].qi[1], kUnknownQiCode) << seats;
+    EXPECT_EQ(b.qi_at_root, 1u) << seats;
   }
+  EXPECT_EQ(unknown_seats.qi_at_root, 0u);  // "*" is counted at ingestion, as an unknown VIN
 }
 
 TEST_F(TupleBuilderTest, Aggregators) {

@@ -8,7 +8,7 @@ import jsonschema
 
 sample, schema_dir = sys.argv[1], sys.argv[2]
 validators = {}
-for topic, name in (("anonymized", "anonymized-event.v1"), ("releases", "release-record.v1")):
+for topic, name in (("anonymized", "anonymized-event.v1"), ("releases", "release-record.v2")):
     schema = json.load(open(f"{schema_dir}/{name}.schema.json"))
     jsonschema.Draft202012Validator.check_schema(schema)
     validators[topic] = jsonschema.Draft202012Validator(schema)

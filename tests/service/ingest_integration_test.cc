@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include "fleet_feed.h"
@@ -135,6 +136,57 @@ TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
   size_t found = 0;
   for (const std::string& vin : feed.vins) found += FileContains(all_bytes, vin) ? 1 : 0;
   EXPECT_EQ(found, 0u) << "raw VINs found in the state directory";
+}
+
+// Issue 18: input the broker deletes (retention) before vanon reads it is
+// counted and logged, not skipped silently. vanon stops with its position
+// stored; more than the mock's ~5 MB per partition arrives; the restarted
+// service finds its position deleted, counts exactly the deleted offsets and
+// goes on from the earliest one left. (With auto.offset.reset=earliest, as
+// before, nothing counts them.)
+TEST(IngestIntegration, InputDeletedBeforeItIsReadIsCountedAsLost) {
+  MockCluster cluster(1);
+  testing::TempDir state;
+  const int port = testing::FreePort();
+  Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                             {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state.path(),
+                              "input.max_message_bytes=16384", "http.listen=127.0.0.1:" + std::to_string(port)});
+  cluster.CreateTopic(config.kafka.topics.input, 1);
+  for (const std::string* t : {&config.kafka.topics.dlq, &config.kafka.topics.late, &config.kafka.topics.anonymized,
+                               &config.kafka.topics.releases, &config.kafka.topics.counts}) {
+    cluster.CreateTopic(*t, 1);
+  }
+  testing::FeedOptions fo;
+  fo.messages = 2000;
+  fo.invalid_fraction = 0;
+  const uint64_t first = testing::ProduceFleet(cluster.Bootstrap(), config.kafka.topics.input, fo).total;
+  auto run_until = [&](const std::function<bool(Service&)>& done) {
+    Service service(config, kKey);
+    std::atomic<bool> stop{false};
+    int rc = -1;
+    std::thread t([&] { rc = service.Run(stop); });
+    const bool ok = testing::WaitFor(120, [&] { return done(service); });
+    const double lost = testing::ScrapeMetric(port, "vanon_input_lost_to_retention_total");
+    stop = true;
+    t.join();
+    EXPECT_EQ(rc, 0);
+    EXPECT_TRUE(ok) << "consumed " << service.Status().consumed;
+    return lost;
+  };
+  EXPECT_EQ(run_until([&](Service& s) { return s.Status().consumed >= first; }), 0);
+
+  fo.messages = 40000;  // about 12 MB: the mock keeps about 5 MB
+  fo.seed = 8;
+  fo.start_ms = 0;
+  const uint64_t second = testing::ProduceFleet(cluster.Bootstrap(), config.kafka.topics.input, fo).total;
+  const int64_t low = testing::SumLowWatermarks(cluster.Bootstrap(), config.kafka.topics.input, 1);
+  ASSERT_GT(low, static_cast<int64_t>(first)) << "the mock kept everything; produce more";
+  const uint64_t left = first + second - static_cast<uint64_t>(low);
+  const double lost = run_until([&](Service& s) {
+    return s.Status().consumed >= first + left &&
+           testing::ScrapeMetric(port, "vanon_input_lost_to_retention_total") > 0;
+  });
+  EXPECT_EQ(lost, static_cast<double>(low - static_cast<int64_t>(first)));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #ifndef VANON_ENGINE_CHECKER_H_
 #define VANON_ENGINE_CHECKER_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,7 +22,10 @@ class ReleaseChecker {
   // a human-readable sentence (empty when the release is correct):
   // - groups m-unique (m-invariance) or k-anonymous with distinct l;
   // - each vehicle's signature equal in every release it appears in, and
-  //   equal to what the input claims was stored;
+  //   equal to what the input claims was stored; a signature may be missing
+  //   from the input only when its vehicle was last published more than
+  //   params.signature_horizon releases ago (0: never), and the vehicle is
+  //   then checked as a new one;
   // - each published label covers the member's raw QI;
   // - counterfeits fill exactly the signature slots without a real tuple, and
   //   the metrics count them;
@@ -32,6 +36,7 @@ class ReleaseChecker {
  private:
   const Schema& schema_;
   std::map<std::string, Signature, std::less<>> signatures_;
+  std::map<std::string, uint64_t, std::less<>> last_published_;  // release, by vehicle
   // Tuples the previous release left waiting: vehicle -> first_release.
   std::multimap<std::string, uint64_t> expected_waiting_;
   bool started_ = false;

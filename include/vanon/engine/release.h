@@ -22,6 +22,12 @@ using SensitiveId = uint32_t;
 // Sorted, duplicate-free set of sensitive values.
 using Signature = std::vector<SensitiveId>;
 
+struct ValueCount {
+  SensitiveId value = 0;
+  uint32_t count = 0;
+  bool operator==(const ValueCount&) const = default;
+};
+
 struct Tuple {
   std::string vehicle;      // opaque key (an HMAC of the VIN in production)
   std::vector<int32_t> qi;  // one code per schema attribute
@@ -49,6 +55,25 @@ struct ReleaseParams {
   // are too skewed for groups of m distinct real values, the surplus waits
   // and is suppressed instead. See docs/engine.md for the trade.
   uint32_t new_group_counterfeits = 0;
+  // m-invariance, history-aware signatures (docs/utility.md), off while
+  // history_slots and history_min_events are 0:
+  // - history_slots: a new signature may carry up to this many values beyond
+  //   its group's real ones, chosen among the values its members took before
+  //   (ReleaseInput::histories), so that a member whose value moves to one
+  //   of them is still published; each is a counterfeit slot until a vehicle
+  //   fills it. Only values with at least history_min_share of a member's
+  //   events count.
+  // - history_min_events: a new vehicle whose history holds fewer events
+  //   waits (within max_delay) so its signature is chosen from what it does,
+  //   not from one epoch.
+  uint32_t history_slots = 0;
+  double history_min_share = 0.1;
+  uint32_t history_min_events = 0;
+  // The signature retention horizon in releases (0 = forever). The engine
+  // does not read it: the caller drops a stored signature once its vehicle
+  // has not been published for more than this many releases (the service's
+  // privacy.signature_retention_days), and the checker allows exactly that.
+  uint64_t signature_horizon = 0;
   uint64_t seed = 0;
 };
 
@@ -57,6 +82,11 @@ struct ReleaseInput {
   std::vector<Tuple> tuples;
   std::map<std::string, Signature, std::less<>> known_signatures;
   std::vector<WaitingTuple> waiting;
+  // Optional, by vehicle key: events per value the vehicle had in earlier
+  // epochs, most frequent first (ValueWindow::history, kept in state by the
+  // caller). Read only for vehicles that get their signature in this
+  // release, and only with ReleaseParams::history_* set.
+  std::map<std::string, std::vector<ValueCount>, std::less<>> histories;
   ReleaseParams params;
 };
 

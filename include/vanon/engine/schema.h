@@ -33,10 +33,13 @@ struct Cover {
 // A numeric attribute over the integer range [min, max]. With bin_width > 0 a
 // cover is widened to whole fixed-width bins starting at min; with bin_width 0
 // the range is split on demand and covers are the tightest interval.
+// A code stands for the decimal value code / 10^decimals: the engine works on
+// codes only, and decimals matter only when a label is printed.
 struct NumericDomain {
   int32_t min = 0;
   int32_t max = 0;
   int32_t bin_width = 0;
+  int32_t decimals = 0;  // [0, 9]
 };
 
 struct QiAttribute {
@@ -68,7 +71,7 @@ class Schema {
   Cover RootCover(size_t attr) const;
   // Normalized certainty penalty of publishing `cover` (0 = exact, 1 = root).
   double Loss(size_t attr, Cover cover) const;
-  // "Electrified", "*", "[4,5]" or "5".
+  // "Electrified", "*", "[4,5]", "5", or with decimals "[1.5,2]", "-0.25".
   std::string Label(size_t attr, Cover cover) const;
 
   // Optional knowledge about the sensitive attribute, used only by metrics:

@@ -28,6 +28,14 @@ struct InputMessage {
   std::string_view value;
 };
 
+// Input the broker deleted (retention) before it was read: offsets
+// [from, to) of a partition. The consumer resumes at `to`.
+struct LostInput {
+  int32_t partition;
+  int64_t from;
+  int64_t to;
+};
+
 class Consumer {
  public:
   // Returns the offset to resume from, or nullopt to start at the earliest.
@@ -46,7 +54,12 @@ class Consumer {
   // Reads up to max messages, waiting at most timeout_ms for the first one.
   // The returned views stay valid until the next call. Fatal consumer errors
   // throw; transient ones are retried by librdkafka.
+  // A fetch position that retention deleted is not skipped silently (as
+  // auto.offset.reset=earliest would): Poll reports it in lost() and goes
+  // on from the earliest offset left.
   const std::vector<InputMessage>& Poll(size_t max, int timeout_ms);
+  // What the last Poll found deleted before it was read.
+  const std::vector<LostInput>& lost() const { return lost_; }
 
   std::vector<int32_t> Assigned() const;
   // Stops fetching these partitions (until they are assigned anew).
@@ -63,7 +76,10 @@ class Consumer {
   std::unique_ptr<RdKafka::KafkaConsumer> consumer_;
   std::vector<std::unique_ptr<RdKafka::Message>> held_;
   std::vector<InputMessage> batch_;
+  std::vector<LostInput> lost_;
   bool closed_ = false;
+
+  void ResumeAfterReset(const RdKafka::Message& error);
 };
 
 }  // namespace vanon

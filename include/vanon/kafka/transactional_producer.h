@@ -7,6 +7,7 @@
 // aborts whatever transaction it left open.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -33,14 +34,22 @@ struct AbortableKafkaError : std::runtime_error {
 struct FatalKafkaError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// Thrown by the constructor when `stop` was set while init_transactions was
+// still waiting for the broker: a stop during start-up, not a failure.
+struct KafkaStartInterrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 class TransactionalProducer {
  public:
   // Creates the producer and calls init_transactions (retrying retriable
-  // errors up to timeout_ms). Throws FatalKafkaError on failure.
+  // errors up to timeout_ms). Throws FatalKafkaError on failure, and
+  // KafkaStartInterrupted soon after `stop` (may be null) is set: with the
+  // broker unreachable the wait is otherwise the whole timeout, longer than
+  // Kubernetes' 30 s grace period after SIGTERM.
   TransactionalProducer(const std::string& bootstrap, const std::string& transactional_id,
                         const KafkaProperties& user, const KafkaProperties& user_specific,
-                        int timeout_ms = 60000);
+                        int timeout_ms = 60000, const std::atomic<bool>* stop = nullptr);
   ~TransactionalProducer();
   TransactionalProducer(const TransactionalProducer&) = delete;
   TransactionalProducer& operator=(const TransactionalProducer&) = delete;

@@ -1,6 +1,6 @@
 // ReleaseWriter renders one partition's share of a release as the JSON
 // records of privacy-model.md section 4 (schemas/anonymized-event.v1 and
-// schemas/release-record.v1):
+// schemas/release-record.v2):
 // - one record per published event for vehicle.events.anonymized;
 // - one "group" record per group for vehicle.releases, its tuples listed as
 //   (token, sensitive value) with counterfeits among them in random order;

@@ -3,17 +3,20 @@
 //
 // Per vehicle, events are taken in (ts_ms, position) order:
 // - QIs come from its latest event (they are equal for all its events unless
-//   the registry or decoding table changed mid-epoch); numeric values are
-//   clamped to the configured range and rounded to an integer;
+//   the registry or decoding table changed mid-epoch); a numeric value is
+//   coded exactly (NumericQiCode, with its decimals), never rounded or
+//   clamped;
 // - the sensitive value is aggregated over the events that carry the field:
 //   `first`, `last`, or `mode` (ties go to the value whose first occurrence
 //   is earliest); `registry` is a static value and is read like `last`.
 //   With no such event the vehicle gets SensitiveConfig::missing_value, or is
 //   ineligible when none is configured.
-// A QI the decoding table or registry does not know ("*", kUnknownAttribute)
-// becomes kUnknownQiCode: the vehicle is published, generalized to the root
-// on that QI. An ineligible vehicle (missing sensitive value, or a QI value
-// outside the domain) keeps its tuple with kIneligibleCode as first QI code,
+// A QI the decoding table or registry does not know ("*", kUnknownAttribute),
+// and a numeric value with no exact code ("NO DATA", out of range, more
+// decimals than the precision; counted in BuiltTuples::qi_at_root) become
+// kUnknownQiCode: the vehicle is published, generalized to the root on that
+// QI. An ineligible vehicle (missing sensitive value, or a categorical value
+// outside the hierarchy) keeps its tuple with kIneligibleCode as first QI code,
 // so that ComputeRelease suppresses and counts it ("ineligible") with every
 // other suppression.
 #ifndef VANON_RELEASE_TUPLE_BUILDER_H_
@@ -42,6 +45,9 @@ struct BuiltTuples {
   std::vector<std::vector<uint32_t>> events;
   // Per tuple, why it is ineligible (kNone when it is not).
   std::vector<TupleProblem> problems;
+  // Numeric QI values put under the root for want of an exact code, one per
+  // tuple and QI.
+  uint64_t qi_at_root = 0;
 };
 
 class TupleBuilder {
@@ -56,7 +62,7 @@ class TupleBuilder {
   BuiltTuples Build(std::span<const BufferedEvent> events) const;
 
  private:
-  std::vector<int32_t> EncodeQi(const BufferedEvent& e) const;
+  std::vector<int32_t> EncodeQi(const BufferedEvent& e, uint64_t* at_root) const;
   std::optional<std::string> Aggregate(std::span<const BufferedEvent> events,
                                        const std::vector<uint32_t>& order) const;
 

@@ -97,6 +97,7 @@ class DpPublisher {
   struct QiLookup {
     std::string name;
     size_t attr = 0;  // index in config.quasi_identifiers and BufferedEvent::qi_values
+    QuasiIdentifier config;  // its range and precision, for numeric values
   };
   dp::BudgetLedger& Ledger(int32_t partition);
   void RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_start_ms,

@@ -27,6 +27,7 @@ struct IngestMetrics {
   prometheus::Family<prometheus::Gauge>& lag_family;
   prometheus::Gauge& lag_sum;
   prometheus::Gauge& lag_max;
+  prometheus::Counter& input_lost_to_retention;
   prometheus::Gauge& partitions;
   prometheus::Gauge& ready;
   prometheus::Gauge& partitions_changed;  // 1: consumption stopped (PartitionGuard)

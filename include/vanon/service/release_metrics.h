@@ -20,6 +20,7 @@ namespace vanon {
 struct CommittedRelease {
   ReleaseMetrics metrics;
   uint64_t released_events = 0;
+  uint64_t qi_at_root = 0;  // BuiltTuples::qi_at_root of the share
   double duration_seconds = 0;  // epoch closable -> transaction committed
   int64_t commit_wall_ms = 0;
 };
@@ -51,6 +52,7 @@ class ReleaseMetricsExporter {
   std::array<prometheus::Counter*, 3> suppressed_total_{};
   prometheus::Counter& published_total_;
   prometheus::Counter& counterfeits_total_;
+  prometheus::Counter& qi_at_root_total_;
   prometheus::Gauge& discernibility_;
   prometheus::Gauge& discernibility_normalized_;
   prometheus::Gauge& emd_max_;

@@ -71,13 +71,27 @@ std::vector<std::string> ReleaseChecker::Check(const ReleaseInput& in, const Rel
     if (it == signatures_.end()) {
       if (started_) report("input claims a stored signature never published for a vehicle");
       signatures_.emplace(vehicle, sig);
+      last_published_.emplace(vehicle, in.release_id);
     } else if (it->second != sig) {
       report("stored signature " + Show(sig) + " differs from published " + Show(it->second));
     }
   }
   if (started_ && minv) {
-    for (const auto& [vehicle, sig] : signatures_) {
-      if (!in.known_signatures.count(vehicle)) report("a published signature is missing from the input");
+    // A signature may leave the state only once its vehicle has not been
+    // published for more than the horizon; the vehicle is then new again.
+    for (auto it = signatures_.begin(); it != signatures_.end();) {
+      if (in.known_signatures.count(it->first)) {
+        ++it;
+        continue;
+      }
+      const uint64_t last = last_published_[it->first];
+      if (p.signature_horizon > 0 && in.release_id > last + p.signature_horizon) {
+        last_published_.erase(it->first);
+        it = signatures_.erase(it);
+      } else {
+        report("a published signature is missing from the input");
+        ++it;
+      }
     }
   }
   const auto known_before = signatures_;
@@ -136,6 +150,7 @@ std::vector<std::string> ReleaseChecker::Check(const ReleaseInput& in, const Rel
         } else if (it->second != slots) {
           report(where + "signature changed from " + Show(it->second) + " to " + Show(slots));
         }
+        last_published_[v] = in.release_id;
       }
     } else {
       if (!g.counterfeits.empty()) report(where + "counterfeits under k-anonymity");

@@ -1,0 +1,50 @@
+// `vanon run` as a child process of a benchmark, so that its CPU can be
+// read apart from everything else the benchmark runs (issue 18: cost per
+// million events). Its progress comes from its own /metrics page, as an
+// operator would see it.
+#ifndef VANON_LOADTEST_RELEASE_VANON_PROCESS_H_
+#define VANON_LOADTEST_RELEASE_VANON_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vanon::loadtest {
+
+struct VanonProgress {
+  bool ok = false;  // false when /metrics could not be read
+  uint64_t consumed = 0;
+  uint64_t released = 0;            // events published
+  uint64_t releases = 0;            // partition shares committed
+  uint64_t suppressed_tuples = 0;   // all reasons
+  uint64_t waiting = 0;             // tuples
+};
+
+class VanonProcess {
+ public:
+  // Starts `binary run --config config --set ...` with the HMAC key in its
+  // environment; its log goes to `log_path`. Throws if fork fails.
+  VanonProcess(const std::string& binary, const std::string& config, const std::vector<std::string>& sets,
+               const std::string& hmac_key, int http_port, const std::string& log_path);
+  ~VanonProcess();  // Stop()
+  VanonProcess(const VanonProcess&) = delete;
+  VanonProcess& operator=(const VanonProcess&) = delete;
+
+  VanonProgress Progress() const;
+  std::string MetricsUrl() const;
+  double CpuSeconds() const;
+  pid_t pid() const { return pid_; }
+  // SIGTERM, then waits; returns the exit status (-1 when killed by a signal).
+  int Stop();
+
+ private:
+  pid_t pid_ = -1;
+  int port_;
+  int status_ = -1;
+};
+
+}  // namespace vanon::loadtest
+
+#endif  // VANON_LOADTEST_RELEASE_VANON_PROCESS_H_

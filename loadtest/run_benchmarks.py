@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+"""Runs the README's end-to-end benchmarks several times and writes their
+table (median, min and max of every run) and a plot of throughput and
+release latency over time, so that anyone can redo the README figures.
+
+    loadtest/run_benchmarks.py [--runs 3] [--build build] [--out loadtest/results]
+                               [--update-readme] [--release-args "..."]
+
+Each run of bench_ingest_e2e and bench_release_e2e starts from nothing
+(fresh mock cluster, fresh state). Both run vanon as its own process, so
+the cost figure (CPU seconds per million input events) is vanon's own,
+measured from /proc beside kcat's in the same run. Run it on an otherwise
+idle machine: the benchmarks share the cores with the broker and the fleet.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RELEASE_ARGS = "--rate=100000 --vehicles=100000 --partitions=16 --duration=30 --warmup=10 --kcat=1"
+BEGIN, END = "<!-- run_benchmarks:begin -->", "<!-- run_benchmarks:end -->"
+
+# (counter, heading, format) per benchmark, in table order.
+INGEST = [
+    ("vanon_events_per_s", "vanon events/s", "{:,.0f}"),
+    ("kcat_events_per_s", "kcat -C events/s", "{:,.0f}"),
+    ("vanon_over_kcat", "ratio", "{:.2f}"),
+    ("vanon_cpu_s_per_M", "vanon CPU s per M events", "{:.2f}"),
+    ("kcat_cpu_s_per_M", "kcat CPU s per M events", "{:.2f}"),
+    ("vanon_cpu_over_kcat", "CPU ratio", "{:.1f}"),
+]
+RELEASE = [
+    ("vanon_in_per_s", "vanon events/s in", "{:,.0f}"),
+    ("kcat_per_s", "kcat pass-through events/s", "{:,.0f}"),
+    ("vanon_over_kcat", "ratio", "{:.2f}"),
+    ("input_lost", "input lost", "{:,.0f}"),
+    ("release_p50_s", "release p50 s", "{:.2f}"),
+    ("release_max_s", "release max s", "{:.2f}"),
+    ("vanon_cpu_s_per_M", "vanon CPU s per M events", "{:.2f}"),
+    ("kcat_cpu_s_per_M", "kcat CPU s per M events", "{:.2f}"),
+    ("vanon_cpu_over_kcat", "CPU ratio", "{:.1f}"),
+    ("vanon_peak_rss_MB", "vanon peak RSS MB", "{:,.0f}"),
+]
+
+
+def run_bench(binary, args, log_path):
+    """One benchmark process; returns its counters and keeps its stderr."""
+    json_path = log_path + ".json"
+    cmd = [binary] + args + ["--benchmark_out=" + json_path, "--benchmark_out_format=json"]
+    with open(log_path, "w") as log:
+        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=log, cwd=ROOT)
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} exited {proc.returncode}; see {log_path}")
+    bench = json.load(open(json_path))["benchmarks"][0]
+    if bench.get("error_occurred"):
+        sys.exit(f"{binary}: {bench.get('error_message')}; see {log_path}")
+    return bench
+
+
+def spread(values, fmt):
+    """median (min-max)"""
+    return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+
+
+def table(title, command, columns, runs):
+    lines = [f"**{title}**, {len(runs)} runs: median (min-max). Command: `{command}`", ""]
+    lines.append("| " + " | ".join(h for _, h, _ in columns) + " |")
+    lines.append("|" + "---|" * len(columns))
+    lines.append("| " + " | ".join(spread([r[c] for r in runs], f) for c, _, f in columns) + " |")
+    return "\n".join(lines)
+
+
+def series(log_path):
+    """Per-second input rate and per-release latency from a release run's stderr."""
+    rate, latency = [], []
+    last = None
+    for line in open(log_path):
+        m = re.match(r"\[\s*([\d.]+)s\] produced (\d+) consumed (\d+)", line)
+        if m:
+            t, consumed = float(m.group(1)), int(m.group(3))
+            if last is not None and t > last[0]:
+                rate.append((t, (consumed - last[1]) / (t - last[0])))
+            last = (t, consumed)
+        m = re.match(r"release-latency t=([-\d.]+) s=([-\d.]+)", line)
+        if m:
+            latency.append((float(m.group(1)), float(m.group(2))))
+    return rate, latency
+
+
+def plot(logs, png, release_args):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    for i, log in enumerate(logs):
+        rate, latency = series(log)
+        if rate:
+            top.plot([t for t, _ in rate], [r / 1000 for _, r in rate], label=f"run {i + 1}")
+        if latency:
+            bottom.plot([t for t, _ in latency], [s for _, s in latency], "o-", label=f"run {i + 1}")
+    top.set_ylabel("vanon input, k events/s")
+    top.set_ylim(bottom=0)
+    top.legend(loc="lower right")
+    bottom.set_ylabel("release complete after close, s")
+    bottom.axhline(2.0, color="grey", linestyle="--", linewidth=1)
+    bottom.set_xlabel("seconds since the measured window began")
+    bottom.legend(loc="upper right")
+    fig.suptitle("bench_release_e2e " + release_args, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--out", default="loadtest/results")
+    ap.add_argument("--release-args", default=RELEASE_ARGS)
+    ap.add_argument("--update-readme", action="store_true", help="replace the table between the README's markers")
+    a = ap.parse_args()
+    if a.runs < 3:
+        print("note: the README wants at least 3 runs", file=sys.stderr)
+    out = os.path.join(ROOT, a.out)
+    os.makedirs(out, exist_ok=True)
+    build = os.path.join(ROOT, a.build)
+    ingest_bin = os.path.join(build, "loadtest/service/bench_ingest_e2e")
+    release_bin = os.path.join(build, "loadtest/release/bench_release_e2e")
+    ingest, release, logs = [], [], []
+    for i in range(a.runs):
+        print(f"run {i + 1}/{a.runs}: ingest", file=sys.stderr, flush=True)
+        ingest.append(run_bench(ingest_bin, [], os.path.join(out, f"ingest-{i + 1}.log")))
+        print(f"run {i + 1}/{a.runs}: release", file=sys.stderr, flush=True)
+        log = os.path.join(out, f"release-{i + 1}.log")
+        release.append(run_bench(release_bin, a.release_args.split(), log))
+        logs.append(log)
+    revision = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=ROOT).stdout.strip()
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    text = "\n".join([
+        f"Measured {time.strftime('%Y-%m-%d')} at {revision} on {os.cpu_count()} cores ({cpu}) by "
+        f"`loadtest/run_benchmarks.py --runs {a.runs}`.",
+        "",
+        table("Ingest end to end", "build/loadtest/service/bench_ingest_e2e", INGEST, ingest),
+        "",
+        table("Releases end to end", "build/loadtest/release/bench_release_e2e " + a.release_args, RELEASE, release),
+        "",
+        f"![throughput and release latency over time]({a.out}/benchmarks.png)",
+    ])
+    with open(os.path.join(out, "benchmarks.md"), "w") as f:
+        f.write(text + "\n")
+    plot(logs, os.path.join(out, "benchmarks.png"), a.release_args)
+    print(text)
+    if a.update_readme:
+        readme = os.path.join(ROOT, "README.md")
+        body = open(readme).read()
+        if BEGIN not in body or END not in body:
+            sys.exit(f"README.md has no {BEGIN} ... {END} markers")
+        head, rest = body.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        open(readme, "w").write(head + BEGIN + "\n" + text + "\n" + END + tail)
+
+
+if __name__ == "__main__":
+    main()
