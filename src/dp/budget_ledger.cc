@@ -90,6 +90,11 @@ SpendResult BudgetLedger::TrySpend(uint64_t release_id, int64_t now_ms, Epsilon 
   return finish(SpendOutcome::kSpent, "");
 }
 
+bool BudgetLedger::Charged(uint64_t release_id, int64_t now_ms) const {
+  auto it = entries_.find(release_id);
+  return it != entries_.end() && it->second.release_ts_ms > EffectiveNow(now_ms) - policy_.period_ms;
+}
+
 BudgetStatus BudgetLedger::Status(int64_t now_ms) const {
   const int64_t now = EffectiveNow(now_ms);
   BudgetStatus s;

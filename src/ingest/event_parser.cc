@@ -320,13 +320,24 @@ bool EventParser::Parse(std::string_view key, std::string_view value,
     return Reject(rejection, RejectReason::kInvalidVin,
                   "key does not match body VIN");
   }
-  return rep.String(root, rep.trip, rep.mapping.trip, false, &event->trip_id,
-                    rejection) &&
-         rep.Timestamp(root, now_ms, &event->ts_ms, rejection) &&
-         rep.String(root, rep.event, rep.mapping.event, false, &event->event,
-                    rejection) &&
-         rep.Payload(root, &event->payload_json, rejection) &&
-         rep.Extras(root, &event->extras, rejection);
+  if (!(rep.String(root, rep.trip, rep.mapping.trip, false, &event->trip_id,
+                   rejection) &&
+        rep.Timestamp(root, now_ms, &event->ts_ms, rejection) &&
+        rep.String(root, rep.event, rep.mapping.event, false, &event->event,
+                   rejection) &&
+        rep.Payload(root, &event->payload_json, rejection) &&
+        rep.Extras(root, &event->extras, rejection))) {
+    return false;
+  }
+  // The key (the VIN) is what keeps a vehicle in one input partition: its
+  // signature, waiting tuple and DP contributions live in that partition's
+  // state. A producer that sends no key spreads a vehicle over partitions.
+  // Checked last, so a keyless message with another fault shows that fault.
+  if (key.empty()) {
+    return Reject(rejection, RejectReason::kMissingKey,
+                  "message has no key (the VIN must be the Kafka key)");
+  }
+  return true;
 }
 
 }  // namespace vanon

@@ -63,4 +63,10 @@ HmacToken KeyedHasher::Hash(std::string_view data) {
   return token;
 }
 
+HmacToken KeyedHasher::HashTrip(std::string_view trip_id) {
+  scratch_.assign(kTripDomain);
+  scratch_.append(trip_id);
+  return Hash(scratch_);
+}
+
 }  // namespace vanon

@@ -20,6 +20,8 @@ std::string_view RejectReasonName(RejectReason reason) {
       return "invalid_utf8";
     case RejectReason::kTooDeep:
       return "too_deep";
+    case RejectReason::kMissingKey:
+      return "missing_key";
   }
   return "unknown";  // unreachable for valid enumerators
 }

@@ -173,6 +173,13 @@ void Consumer::ResumeAfterReset(const RdKafka::Message& error) {
 
 std::vector<int32_t> Consumer::Assigned() const { return rebalancer_->assigned(); }
 
+void Consumer::Pause(const std::vector<int32_t>& partitions) {
+  std::vector<RdKafka::TopicPartition*> tps;
+  for (int32_t p : partitions) tps.push_back(RdKafka::TopicPartition::create(topic_, p));
+  consumer_->pause(tps);  // errors are per partition, and a partition not assigned has nothing to pause
+  RdKafka::TopicPartition::destroy(tps);
+}
+
 int64_t Consumer::HighWatermark(int32_t partition) const {
   int64_t lo = -1, hi = -1;
   if (consumer_->get_watermark_offsets(topic_, partition, &lo, &hi) != RdKafka::ERR_NO_ERROR) return -1;

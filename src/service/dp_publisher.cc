@@ -333,12 +333,25 @@ void DpPublisher::ForEachVehicle(std::span<const BufferedEvent> events, const Ve
 
 // Continues this partition's tree counters by one release. All counters
 // start together, with one ledger charge of per_release epsilon (split over
-// the queries), and run for 2^levels releases that publish DP counts.
+// the queries), and run for 2^levels releases that publish DP counts, or
+// until that charge leaves the rolling window, whichever comes first: the
+// horizon fits in a period only if releases follow each other without gaps
+// (a paused budget, an idle partition, a service stopped for days break
+// that), and a counter must never publish on a charge the ledger no longer
+// counts. The charge's ledger id is kept in kTreeChargeMeta.
 void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
                                 const dp::DpRelease& release, dp::RandomSource& random, Result* result) {
   if (trees_.empty()) return;
   std::vector<std::vector<dp::TreeCounter>> counters(trees_.size());
-  bool fresh = false;
+  // No charge on record (a state written before it was kept) counts as
+  // expired: the counters start over with a charge of their own.
+  bool fresh = true;
+  if (std::optional<std::string> charge = store_->GetMeta(partition, kTreeChargeMeta)) {
+    uint64_t id = 0;
+    auto [end, ec] = std::from_chars(charge->data(), charge->data() + charge->size(), id);
+    fresh = ec != std::errc() || end != charge->data() + charge->size() ||
+            !Ledger(partition).Charged(id, epoch_start_ms);
+  }
   for (size_t q = 0; q < trees_.size() && !fresh; ++q) {
     const size_t cells = release.counters()[trees_[q].count_index].num_cells();
     std::optional<std::string> stored = store_->GetMeta(partition, trees_[q].meta_name);
@@ -362,11 +375,13 @@ void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_
     }
     if (counters[q].size() != cells) fresh = true;
   }
+  std::string charge_record;  // set when the counters start over
   if (fresh) {
-    const dp::SpendResult s =
-        Ledger(partition).TrySpend(kTreeLedgerBit | static_cast<uint64_t>(epoch), epoch_start_ms, policy_.per_release);
+    const uint64_t charge = kTreeLedgerBit | static_cast<uint64_t>(epoch);
+    const dp::SpendResult s = Ledger(partition).TrySpend(charge, epoch_start_ms, policy_.per_release);
     if (s.outcome == dp::SpendOutcome::kExhausted) return;  // totals wait; the counts went out
     if (!s.publish()) throw std::runtime_error(s.message);
+    charge_record = std::to_string(charge);
     for (size_t q = 0; q < trees_.size(); ++q) {
       const size_t cells = release.counters()[trees_[q].count_index].num_cells();
       counters[q].assign(cells, *dp::TreeCounter::Create(tree_levels_, trees_[q].stream_sensitivity, trees_[q].epsilon));
@@ -394,6 +409,7 @@ void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_
     }
     result->meta.emplace_back(trees_[q].meta_name, std::move(state));
   }
+  if (!charge_record.empty()) result->meta.emplace_back(kTreeChargeMeta, std::move(charge_record));
 }
 
 void DpPublisher::Apply(int32_t partition, const Result& r, ReleaseWrite* w) const {

@@ -1,6 +1,7 @@
 #include "vanon/service/fault_injection.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <thread>
 #include <csignal>
@@ -57,5 +58,19 @@ void FaultPoint(std::string_view name) {
 }
 
 bool FaultInjectionEnabled() { return TheTarget() != nullptr; }
+
+namespace {
+std::atomic<int> shares_to_corrupt{0};
+}  // namespace
+
+void CorruptNextSharesForTesting(int n) { shares_to_corrupt.store(n); }
+
+bool TakeShareCorruption() {
+  int n = shares_to_corrupt.load(std::memory_order_relaxed);
+  while (n > 0) {
+    if (shares_to_corrupt.compare_exchange_weak(n, n - 1)) return true;
+  }
+  return false;
+}
 
 }  // namespace vanon

@@ -35,6 +35,9 @@ IngestMetrics::IngestMetrics(prometheus::Registry& r)
                                          "Input events the broker deleted (retention) before vanon read them.")),
       partitions(NewGauge(r, "vanon_partitions_assigned", "Input partitions currently assigned.")),
       ready(NewGauge(r, "vanon_ready", "1 when /readyz answers ready.")),
+      partitions_changed(NewGauge(r, "vanon_input_partitions_changed",
+                                  "1 when the input topic's partition count differs from the one state was "
+                                  "written with: consumption is stopped.")),
       late_family(prometheus::BuildCounter()
                       .Name("vanon_events_late_total")
                       .Help("Accepted events behind the watermark, by route (late topic or dropped).")

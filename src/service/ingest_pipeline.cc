@@ -49,6 +49,12 @@ IngestPipeline::IngestPipeline(const Config& config, std::string_view hmac_key, 
     mapping.extras.push_back(config.sensitive->field);
   }
   resolver_ = QiResolver::Create(config, &mapping.extras);
+  // With aggregator: registry the value comes from the registry, per
+  // vehicle: it is appended after the extras the parser extracts.
+  if (config.sensitive && config.sensitive->aggregator == SensitiveAggregator::kRegistry) {
+    layout_.sensitive = static_cast<int>(mapping.extras.size());
+    registry_sensitive_ = true;
+  }
   parser_ = std::make_unique<EventParser>(std::move(mapping), LimitsFrom(config));
   hasher_ = std::make_unique<KeyedHasher>(hmac_key);
   payload_ = std::make_unique<PayloadTransformer>(config.payload);
@@ -67,6 +73,7 @@ IngestPipeline::VehicleInfo& IngestPipeline::Lookup(const ParsedEvent& e) {
   VehicleInfo& v = it->second;
   // Event-field QIs can differ per event; table and registry QIs cannot.
   if (fresh || !resolver_->DependsOnVinOnly()) v.known = resolver_->Resolve(e, &v.qi);
+  if (fresh && registry_sensitive_) v.sensitive = resolver_->SensitiveValue(e);
   return v;
 }
 
@@ -192,7 +199,7 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
     }
     if (v.last_trip != parsed_.trip_id) {
       v.last_trip = parsed_.trip_id;
-      v.last_trip_key = hasher_->Hash(parsed_.trip_id);
+      v.last_trip_key = hasher_->HashTrip(parsed_.trip_id);
     }
     pr.accepted++;
     accepted++;
@@ -221,6 +228,7 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
     b.event = parsed_.event;
     b.qi_values = v.qi;
     b.extras = std::move(parsed_.extras);  // the parser fills them anew
+    if (registry_sensitive_) b.extras.push_back(v.sensitive);
     payload_->TransformInto(parsed_.payload_json, &b.payload_json);
     encoded_.clear();
     EncodeBufferedEvent(b, &encoded_);

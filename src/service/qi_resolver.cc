@@ -1,5 +1,6 @@
 #include "vanon/service/qi_resolver.h"
 
+#include <cstdint>
 #include <stdexcept>
 
 #include "vanon/vehicle/decoded_vehicle.h"
@@ -36,19 +37,37 @@ void Pick(const DecodedVehicle& d, const std::vector<size_t>& idx, std::vector<s
 template <typename Source, DecodedVehicle (Source::*kLookup)(std::string_view) const>
 class LookupResolver : public QiResolver {
  public:
+  // `sensitive`: the attribute holding the sensitive value, or SIZE_MAX.
   LookupResolver(const Config& c, Source source, const std::vector<std::string>& names,
-                 const std::string& what)
-      : source_(std::move(source)), idx_(MapNames(c, names, what)) {}
+                 const std::string& what, size_t sensitive = SIZE_MAX)
+      : source_(std::move(source)), idx_(MapNames(c, names, what)), sensitive_(sensitive) {}
   bool Resolve(const ParsedEvent& e, std::vector<std::string>* qi) const override {
     DecodedVehicle d = (source_.*kLookup)(e.vin);
     Pick(d, idx_, qi);
     return d.known;
   }
+  std::optional<std::string> SensitiveValue(const ParsedEvent& e) const override {
+    if (sensitive_ == SIZE_MAX) return std::nullopt;
+    DecodedVehicle d = (source_.*kLookup)(e.vin);
+    if (!d.known) return std::nullopt;
+    return d.attributes[sensitive_].second;
+  }
 
  private:
   Source source_;
   std::vector<size_t> idx_;
+  size_t sensitive_;
 };
+
+// Position of sensitive.registry_column among the registry's attributes.
+size_t RegistrySensitive(const Config& c, const std::vector<std::string>& names) {
+  if (!c.sensitive || c.sensitive->aggregator != SensitiveAggregator::kRegistry) return SIZE_MAX;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == c.sensitive->registry_column) return i;
+  }
+  throw std::runtime_error(c.path + ": sensitive.registry_column: '" + c.sensitive->registry_column +
+                           "' is not a column of the registry " + c.vehicle.registry.file);
+}
 
 using VinTableResolver = LookupResolver<VinDecoder, &VinDecoder::Decode>;
 using RegistryResolver = LookupResolver<VehicleRegistry, &VehicleRegistry::Lookup>;
@@ -95,8 +114,9 @@ std::unique_ptr<QiResolver> QiResolver::Create(const Config& config, std::vector
       VehicleRegistry registry =
           VehicleRegistry::LoadCsv(config.vehicle.registry.file, config.vehicle.registry.key_column);
       std::vector<std::string> names = registry.attribute_names();
+      const size_t sensitive = RegistrySensitive(config, names);
       return std::make_unique<RegistryResolver>(config, std::move(registry), names,
-                                                "the registry " + config.vehicle.registry.file);
+                                                "the registry " + config.vehicle.registry.file, sensitive);
     }
     case VehicleSource::kEventFields:
       return std::make_unique<EventFieldResolver>(config, extras);

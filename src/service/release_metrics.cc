@@ -31,6 +31,9 @@ void SetFinite(prometheus::Gauge& g, double v) {
 
 ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const PrivacyConfig& privacy)
     : releases_(NewCounter(r, "vanon_releases_total", "Partition shares of releases committed.")),
+      check_failures_(NewCounter(r, "vanon_release_check_failures_total",
+                                 "Partition shares the independent checker found wrong: withheld, their batch "
+                                 "aborted and computed again.")),
       last_release_ts_(NewGauge(r, "vanon_last_release_timestamp_seconds",
                                 "Wall time of the last committed release (Unix seconds).")),
       suppression_ratio_(NewGauge(r, "vanon_release_suppression_ratio",

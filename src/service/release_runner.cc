@@ -22,6 +22,7 @@
 #include "release_share.h"
 #include "vanon/kafka/committed_reader.h"
 #include "vanon/kafka/transactional_producer.h"
+#include "vanon/release/epoch_clock.h"
 #include "vanon/release/schema_from_config.h"
 #include "vanon/release/seed_stream.h"
 #include "vanon/service/fault_injection.h"
@@ -48,6 +49,11 @@ double SecondsSince(SteadyClock::time_point t) {
 // for restoring the last-release metrics); older entries are deleted.
 constexpr int64_t kReleaseLogLength = 1000;
 constexpr int kCommitAttempts = 3;
+// A batch whose share fails ReleaseChecker is aborted and tried again (the
+// share computed anew) this many times, waiting 1, 2, 4, ... s in between,
+// before the runner gives up (fatal: the service exits, and its restart
+// resumes the prepared release). Meanwhile ingestion goes on.
+constexpr int kCheckAttempts = 6;
 // Shares of a batch computed at once. The target machines have two cores;
 // the consuming thread and librdkafka share them, so more would only queue.
 constexpr int kComputeThreads = 2;
@@ -315,7 +321,10 @@ struct ReleaseRunner::Impl {
       job->submitted = now;
       ready.push_back({std::move(job), std::move(entry), fresh});
     }
-    store->Commit(w);
+    // Synced: the transaction that follows publishes what this seed yields,
+    // and a prepare record lost to a machine crash after the commit would
+    // make the restart publish a second, different release.
+    store->Commit(w, Durability::kMachineCrash);
     FaultPoint("release.after_prepare");
     {
       std::lock_guard<std::mutex> l(mu);
@@ -480,10 +489,52 @@ struct ReleaseRunner::Impl {
     return found;
   }
 
+  // Publishes the batch; a share that fails its check withholds the whole
+  // batch (its transaction aborted before any record of that share was
+  // produced) until a recomputation passes.
+  void Publish(Batch& b) {
+    for (int attempt = 1;; ++attempt) {
+      const size_t bad = PublishOnce(b);
+      if (bad == kNone) return;
+      Job& job = *b.jobs[bad];
+      if (metrics) metrics->CheckFailed();
+      spdlog::error("release {} partition {}: the share failed the independent check ({} violations, first: {}); "
+                    "nothing of its batch published (attempt {} of {})",
+                    job.epoch, job.partition, job.share.violations.size(), job.share.violations.front(), attempt,
+                    kCheckAttempts);
+      if (attempt >= kCheckAttempts) {
+        throw std::runtime_error("release " + std::to_string(job.epoch) + " partition " +
+                                 std::to_string(job.partition) + " failed the independent check " +
+                                 std::to_string(attempt) + " times; withheld");
+      }
+      std::unique_lock<std::mutex> l(mu);
+      work_cv.wait_for(l, std::chrono::seconds(1 << (attempt - 1)), [&] { return stopping; });
+      Recompute(b.jobs[bad], l);
+    }
+  }
+
+  static constexpr size_t kNone = SIZE_MAX;
+
+  // Puts a computed job back in the computing queue, with the events its
+  // share holds. Caller holds mu.
+  void Recompute(const JobPtr& job, std::unique_lock<std::mutex>&) {
+    EventBuffer events(config.privacy.epoch.length_seconds * 1000);
+    ReturnEvents(&job->share, &events);
+    job->events = events.Take(EpochClock(config.privacy.epoch).EpochEnd(job->epoch));
+    job->share = ComputedShare{};
+    job->computed = false;
+    job->claimed = false;
+    job->error = nullptr;
+    to_compute.push_front(job);
+    work_cv.notify_all();
+  }
+
   // One transaction for every job of the batch that no earlier attempt
   // committed; each share's summary follows its own records. A retry after
   // an abortable error produces the (by then sealed) batch again from memory.
-  void Publish(Batch& b) {
+  // Returns the index of a job whose share failed its check (the transaction
+  // then aborted), or kNone once committed.
+  size_t PublishOnce(Batch& b) {
     for (int attempt = 1;; ++attempt) {
       bool open = false;
       try {
@@ -492,18 +543,25 @@ struct ReleaseRunner::Impl {
           Job* job = NextComputed(b, i);  // rethrows the share's computation error
           if (job == nullptr) break;
           const ComputedShare& s = job->share;
+          // Before the committed_before skip: a recomputation of a release
+          // an earlier attempt published that fails its check must not be
+          // applied either.
+          if (!s.violations.empty()) {
+            if (open) producer->AbortTransaction();
+            return i;
+          }
           if (s.committed_before) continue;
           if (!open) producer->BeginTransaction();
           ProduceShare(s, headers, !open);
           open = true;
         }
-        if (!open) return;  // every share was committed by an earlier attempt
+        if (!open) return kNone;  // every share was committed by an earlier attempt
         if (FaultInjectionEnabled()) {
           producer->Flush(30000);
           FaultPoint("release.before_commit");
         }
         producer->CommitTransaction();
-        return;
+        return kNone;
       } catch (const AbortableKafkaError& e) {
         spdlog::warn("release batch: transaction attempt {} failed, aborting: {}", attempt, e.what());
         producer->AbortTransaction();
@@ -559,6 +617,10 @@ struct ReleaseRunner::Impl {
     ReleaseLogEntry entry = job.entry;
     entry.status = ReleaseStatus::kCommitted;
     entry.committed_wall_ms = job.commit_wall_ms;
+    // Applied, the release is never computed again: its seed would only let
+    // anyone with a copy of state regenerate its randomness (counterfeits,
+    // group order, DP noise). Erased here, in the batch that makes it moot.
+    entry.seed.fill(0);
     entry.summary = s.records.summary;
     w.PutMeta(s.partition, kClockMeta, state.clock->EncodeState());
     w.SetProgress(s.partition, *state.progress);

@@ -10,12 +10,14 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "vanon/engine/checker.h"
 #include "vanon/ingest/buffered_event.h"
 #include "vanon/release/epoch_clock.h"
 #include "vanon/release/schema_from_config.h"
 #include "vanon/release/seed_stream.h"
 #include "vanon/release/sensitive_dictionary.h"
 #include "vanon/release/tuple_builder.h"
+#include "vanon/service/fault_injection.h"
 
 namespace vanon {
 
@@ -103,6 +105,22 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   in.params.seed = random.NextU64();
   const double lookup_ms = lap();
   ReleaseOutput out = ComputeRelease(schema, in);
+  if (TakeShareCorruption() && !out.groups.empty() && !out.groups[0].members.empty()) {
+    out.groups[0].members.push_back(out.groups[0].members[0]);
+  }
+  // The independent oracle, on every share before anything of it can be
+  // produced: the engine's output is re-derived from the input tuples
+  // (groups m-unique, signatures stable, labels covering, every tuple
+  // accounted once). A fresh checker per share sees the stored signatures
+  // through the input; the sequence of releases is its own test.
+  share.violations = ReleaseChecker(schema).Check(in, out);
+  if (!share.violations.empty()) {
+    // Nothing computed from `out` may leave; the events go back whole.
+    share.current_consumed.assign(ev.current.size(), true);
+    share.old_consumed.assign(ev.old.size(), true);
+    share.spent = std::make_unique<EpochEvents>(std::move(ev));
+    return share;
+  }
   const double engine_ms = lap();
   share.records = WriteRelease({&schema, config.sensitive ? &dict : nullptr, ctx.payload},
                                {partition, ctx.input_partitions, start, end}, in, out, tuple_events, &random);

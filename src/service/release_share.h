@@ -47,6 +47,10 @@ struct ComputedShare {
   uint64_t published_events = 0;
   uint64_t qi_at_root = 0;  // BuiltTuples::qi_at_root
   uint64_t suppressed_events = 0;
+  // ReleaseChecker's findings on the engine's output; when there are any the
+  // share holds no records and no state changes, only its events (spent),
+  // and must not be published.
+  std::vector<std::string> violations;
   std::vector<int64_t> published_ts;  // event times of the published events
   // The share's state changes: buffered events deleted, signatures, waiting
   // tuples, dictionary, DP state. The runner adds the release-log entry, the

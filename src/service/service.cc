@@ -21,6 +21,8 @@
 #include "vanon/service/dp_publisher.h"
 #include "vanon/service/ingest_metrics.h"
 #include "vanon/service/ingest_pipeline.h"
+#include "vanon/service/partition_guard.h"
+#include "vanon/service/state_version.h"
 #include "vanon/service/release_metrics.h"
 #include "vanon/service/release_runner.h"
 #include "vanon/state/state_store.h"
@@ -38,6 +40,9 @@ int64_t SteadySeconds() {
 }
 // A loop that has not turned for this long is reported unhealthy.
 constexpr int64_t kStallSeconds = 60;
+// The input topic's partition count is looked up every this many metric
+// updates (seconds): one metadata request, cheap, but not for every poll.
+constexpr int64_t kPartitionCheckEvery = 10;
 
 // transactional.id = <prefix>-<instance>. The instance must be stable across
 // restarts of the same replica (so a restart fences its predecessor) and
@@ -66,10 +71,13 @@ struct Service::Rep {
   // ReleaseRunner::BatchOpenSince(), copied by the consuming loop (which
   // owns the runner) so the health check never touches the runner.
   std::atomic<int64_t> release_batch_since{0};
+  // The input topic's partition count differs from state's (PartitionGuard).
+  std::atomic<bool> partitions_changed{false};
   std::atomic<uint64_t> consumed{0}, accepted{0}, rejected{0}, buffered{0};
   mutable std::mutex url_mu;
   std::string url;
   ServiceStatus last_release;  // guarded by url_mu; only the last_* fields
+  std::string partitions_detail;  // guarded by url_mu
 };
 
 Service::Service(Config config, std::string hmac_key) : rep_(std::make_unique<Rep>(std::move(config))) {
@@ -86,7 +94,8 @@ ServiceStatus Service::Status() const {
   s.rejected = rep_->rejected.load();
   s.buffered = rep_->buffered.load();
   s.partitions = rep_->partitions.load();
-  s.ready = rep_->state_open.load() && s.partitions > 0;
+  s.ready = rep_->state_open.load() && s.partitions > 0 && !rep_->partitions_changed.load();
+  s.partitions_changed = rep_->partitions_changed.load();
   s.dp_paused = rep_->dp_paused.load();
   std::lock_guard<std::mutex> l(rep_->url_mu);
   const ServiceStatus& r = rep_->last_release;
@@ -134,6 +143,12 @@ int Service::Run(const std::atomic<bool>& stop) {
       *detail = "state not open";
       return false;
     }
+    // Before the assignment check: a stopped instance may hold none.
+    if (r.partitions_changed.load()) {
+      std::lock_guard<std::mutex> l(r.url_mu);
+      *detail = r.partitions_detail;
+      return false;
+    }
     if (r.partitions.load() == 0) {
       *detail = "no input partitions assigned";
       return false;
@@ -148,6 +163,7 @@ int Service::Run(const std::atomic<bool>& stop) {
   spdlog::info("http listening on {}", http.url());
 
   std::unique_ptr<StateStore> store = StateStore::Open(c.state.dir);
+  MigrateStateVersion(store.get());
   uint64_t buffered = store->CountAllEvents();
   r.buffered = buffered;
   r.metrics.buffered.Set(static_cast<double>(buffered));
@@ -171,6 +187,20 @@ int Service::Run(const std::atomic<bool>& stop) {
   spdlog::info("release producer ready (transactional.id {})", txn_id);
   OutputTopology topology;
   topology.input_partitions = out.PartitionCount(c.kafka.topics.input);
+  PartitionGuard partition_guard(store.get(), topology.input_partitions);
+  // Consumption stops for good (until a restart) once the count differs
+  // from state's: the loop below then only serves rebalances and finishes
+  // releases already in flight.
+  auto note_partition_guard = [&] {
+    if (!partition_guard.tripped() || r.partitions_changed.load()) return;
+    {
+      std::lock_guard<std::mutex> l(r.url_mu);
+      r.partitions_detail = partition_guard.detail();
+    }
+    r.partitions_changed = true;
+    r.metrics.partitions_changed.Set(1);
+  };
+  note_partition_guard();
   topology.anonymized_partitions = out.PartitionCount(c.kafka.topics.anonymized);
   topology.releases_partitions = out.PartitionCount(c.kafka.topics.releases);
   std::unique_ptr<DpPublisher> dp;
@@ -218,6 +248,12 @@ int Service::Run(const std::atomic<bool>& stop) {
       c.kafka.consumer_properties,
       [&](int32_t p) -> std::optional<int64_t> {
         try {
+          // A partition past the stored count: partitions were added. The
+          // batch this poll returns is dropped, and the partition paused.
+          if (p >= partition_guard.stored()) {
+            partition_guard.Check(out.PartitionCount(c.kafka.topics.input));
+            note_partition_guard();
+          }
           auto at = pipeline.ResumeOffset(p);
           pipeline.Clock(p).Resume(NowMs());
           pipeline.Events(p);  // read from state now rather than at the first batch
@@ -243,6 +279,7 @@ int Service::Run(const std::atomic<bool>& stop) {
       });
 
   auto last_metrics = std::chrono::steady_clock::now() - std::chrono::seconds(10);
+  int64_t partition_checks = 0;
   int exit_code = 0;
   try {
     while (!stop.load()) {
@@ -253,6 +290,17 @@ int Service::Run(const std::atomic<bool>& stop) {
         spdlog::error("partition {}: {} input events (offsets {}..{}) were deleted by the broker's retention before "
                       "vanon read them; they are lost (vanon_input_lost_to_retention_total); consuming goes on at {}",
                       l.partition, l.to - l.from, l.from, l.to - 1, l.to);
+      }
+      if (partition_guard.tripped()) {
+        // What was polled is dropped unrecorded: state's offsets still point
+        // before it, so a restart (after the runbook's fix) reads it again.
+        consumer.Pause(consumer.Assigned());
+        r.heartbeat = SteadySeconds();
+        r.release_batch_since = releases.BatchOpenSince();
+        note_outcomes(releases.Apply(state_of, /*wait=*/false));
+        r.partitions = static_cast<int>(consumer.Assigned().size());
+        r.metrics.ready.Set(0);
+        continue;
       }
       const int64_t now_ms = NowMs();
       pipeline.Process(batch, now_ms);
@@ -293,6 +341,10 @@ int Service::Run(const std::atomic<bool>& stop) {
       auto now = std::chrono::steady_clock::now();
       if (now - last_metrics >= std::chrono::seconds(1)) {
         last_metrics = now;
+        if (++partition_checks % kPartitionCheckEvery == 0) {
+          partition_guard.Check(out.PartitionCount(c.kafka.topics.input));
+          note_partition_guard();
+        }
         std::vector<int32_t> assigned = consumer.Assigned();
         r.partitions = static_cast<int>(assigned.size());
         int64_t sum = 0, max = 0;

@@ -70,7 +70,10 @@ bool StateLedgerStore::Write(std::string* error) {
   try {
     ReleaseWrite w(*store_);
     w.PutMeta(partition_, kMetaName, record);
-    store_->Commit(w);
+    // The charge must outlive a machine crash: the noisy counts it pays for
+    // leave in the transaction that follows, and a lost charge would let a
+    // restart draw fresh noise for the same counts.
+    store_->Commit(w, Durability::kMachineCrash);
   } catch (const std::exception& e) {
     *error = e.what();
     return false;

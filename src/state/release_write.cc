@@ -68,12 +68,15 @@ void ReleaseWrite::SetProgress(int32_t partition, const PartitionProgress& p) {
   CheckStatus(rep_->batch.Put(rep_->store->meta, MetaKey(partition, "progress"), p.Encode()), "batch put");
 }
 
-// Same durability as the ingest commit: WAL on, not fsynced per write. The
-// batch is cleared only after a successful write, so a failed commit can be
-// retried with the same ReleaseWrite.
-void StateStore::Commit(ReleaseWrite& w) {
+// By default the same durability as the ingest commit: WAL on, not fsynced
+// per write. kMachineCrash fsyncs the WAL (and with it every earlier write)
+// before returning. The batch is cleared only after a successful write, so a
+// failed commit can be retried with the same ReleaseWrite.
+void StateStore::Commit(ReleaseWrite& w, Durability durability) {
   rocksdb::WriteBatch& b = w.rep_->batch;
-  CheckStatus(rep_->db->Write(rocksdb::WriteOptions(), &b), "write release batch");
+  rocksdb::WriteOptions wo;
+  wo.sync = durability == Durability::kMachineCrash;
+  CheckStatus(rep_->db->Write(wo, &b), "write release batch");
   b.Clear();
 }
 

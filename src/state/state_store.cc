@@ -1,6 +1,7 @@
 #include "vanon/state/state_store.h"
 
 #include <rocksdb/db.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
@@ -60,8 +61,15 @@ StateStore::~StateStore() {
   rep_->db->Close();
 }
 
-std::unique_ptr<StateStore> StateStore::Open(const std::string& dir) {
+std::unique_ptr<StateStore> StateStore::Open(const std::string& dir) { return Open(dir, nullptr); }
+
+std::unique_ptr<StateStore> StateStore::Open(const std::string& dir, std::shared_ptr<rocksdb::FileSystem> fs) {
+  std::unique_ptr<StateStore> s(new StateStore());
   rocksdb::Options opts;
+  if (fs) {
+    s->rep_->env = rocksdb::NewCompositeEnv(fs);
+    opts.env = s->rep_->env.get();
+  }
   opts.create_if_missing = true;
   opts.create_missing_column_families = true;
   opts.max_background_jobs = 2;  // the target machines have two cores
@@ -99,7 +107,6 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir) {
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
       {rocksdb::kDefaultColumnFamilyName, cf}, {kEventsCf, events_cf},  {kMetaCf, cf},
       {kSignaturesCf, cf},                     {kWaitingCf, cf}, {kReleasesCf, cf}};
-  std::unique_ptr<StateStore> s(new StateStore());
   rocksdb::DB* db = nullptr;
   CheckStatus(rocksdb::DB::Open(opts, dir, cfs, &s->rep_->handles, &db), "open " + dir);
   s->rep_->db.reset(db);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
 #include <rocksdb/status.h>
 
 #include <memory>
@@ -15,6 +16,7 @@
 namespace vanon {
 
 struct StateStore::Rep {
+  std::unique_ptr<rocksdb::Env> env;  // only with a file system given to Open; outlives db
   std::unique_ptr<rocksdb::DB> db;
   rocksdb::ColumnFamilyHandle* events = nullptr;
   rocksdb::ColumnFamilyHandle* meta = nullptr;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dp_fixture.h"
+#include "lost_write_fs.h"
 #include "vanon/release/seed_stream.h"
 #include "vanon/state/state_store.h"
 
@@ -31,7 +32,8 @@ struct Service {
   prometheus::Registry registry;
   std::unique_ptr<DpPublisher> dp;
 
-  Service(const Config& c, const std::string& dir) : config(c), store(StateStore::Open(dir)) {
+  Service(const Config& c, const std::string& dir, std::shared_ptr<rocksdb::FileSystem> fs = nullptr)
+      : config(c), store(StateStore::Open(dir, std::move(fs))) {
     dp = std::make_unique<DpPublisher>(config, kHmacKey, store.get(), registry);
   }
 
@@ -182,10 +184,12 @@ TEST(DpPublisherTest, NextPeriodPublishesAgain) {
   // Still inside the window of release 0 (window is (now - period, now]).
   EXPECT_TRUE(s.Release(period_epochs - 1).budget_exhausted);
   // Release 0's two charges left the window; release 1's 0.1 is still in it.
+  // The running totals started at release 0 paid with one of them, so they
+  // start over with a charge of their own: 0.1 + 0.1 + 0.1.
   const auto r = s.Release(period_epochs);
   EXPECT_FALSE(r.budget_exhausted);
   EXPECT_FALSE(r.records.empty());
-  EXPECT_DOUBLE_EQ(r.status.spent.ToDouble(), 0.2);
+  EXPECT_DOUBLE_EQ(r.status.spent.ToDouble(), 0.3);
   EXPECT_FALSE(s.dp->budget_exhausted());
   EXPECT_EQ(s.Gauge("vanon_dp_budget_exhausted"), 0);
 }
@@ -210,13 +214,57 @@ TEST(DpPublisherTest, RecomputeAfterCrashRepublishesIdenticalValuesWithoutChargi
   EXPECT_EQ(again.status.spent, first.status.spent);  // kAlreadySpent: no second charge
 }
 
+// The same after a crash of the machine: the charge was made durable (synced)
+// before Compute returned, i.e. before the records could be committed, so
+// the restart neither charges again nor draws fresh noise for the counts.
+TEST(DpPublisherTest, LedgerChargeSurvivesAMachineCrash) {
+  TempDir dir("machine_crash");
+  const Config config = TestConfig(dir);
+  const auto events = Events(15, 0);
+  DpPublisher::Result first;
+  auto fs = std::make_shared<testing::LostWriteFs>();
+  {
+    Service s(config, dir.Sub("state"), fs);
+    SeedStream random(SeedOf(5));
+    first = s.dp->Compute(kPartition, 0, 0, kEpochMs, events, random);
+    fs->Crash();  // the records committed; the machine dies before apply
+  }
+  fs->LoseUnsyncedWrites();
+  Service restarted(config, dir.Sub("state"));
+  ASSERT_TRUE(restarted.store->GetMeta(kPartition, "dp_ledger").has_value()) << "the ledger charge was lost";
+  SeedStream random(SeedOf(5));
+  const auto again = restarted.dp->Compute(kPartition, 0, 0, kEpochMs, events, random);
+  ASSERT_FALSE(first.records.empty());
+  EXPECT_EQ(again.records, first.records);
+  EXPECT_EQ(again.status.spent, first.status.spent);
+}
+
+// The counters' horizon (1024 releases here) fits in the budget period (one
+// day, 1440 epochs) only when releases follow each other. After a gap their
+// one charge has left the window: they must start over with a fresh charge
+// rather than keep publishing on budget the ledger no longer counts.
+TEST(DpPublisherTest, RunningTotalsRestartWhenTheirChargeLeavesTheWindow) {
+  TempDir dir("tree_window");
+  Service s(TestConfig(dir), dir.Sub("state"));
+  EXPECT_DOUBLE_EQ(s.Release(0).status.spent.ToDouble(), 0.2);  // the counts and the counters' charge
+  EXPECT_DOUBLE_EQ(s.Release(1).status.spent.ToDouble(), 0.3);  // the counters go on with their charge
+  const int64_t later = 2 * 86'400'000 / kEpochMs;  // two days on: both charges left the window
+  const DpPublisher::Result r = s.Release(later);
+  EXPECT_FALSE(r.budget_exhausted);
+  EXPECT_EQ(CountMechanism(r.records, "binary_tree_discrete_laplace"), 12u);
+  EXPECT_DOUBLE_EQ(r.status.spent.ToDouble(), 0.2) << "the running totals published on a charge outside the window";
+  EXPECT_EQ(s.store->GetMeta(kPartition, DpPublisher::kTreeChargeMeta).value_or(""),
+            std::to_string(DpPublisher::kTreeLedgerBit | static_cast<uint64_t>(later)));
+}
+
 TEST(DpPublisherTest, RunningTotalsContinueFromAppliedState) {
   TempDir dir("totals");
   Config config = TestConfig(dir);
   config.dp.budget_epsilon = 10;
   Service s(config, dir.Sub("state"));
   const auto r0 = s.Release(0);
-  ASSERT_EQ(r0.meta.size(), 3u);  // one record per query with running totals
+  ASSERT_EQ(r0.meta.size(), 4u);  // one record per query with running totals, and their charge
+  EXPECT_EQ(r0.meta[3].first, DpPublisher::kTreeChargeMeta);
   EXPECT_EQ(r0.meta[0].first, "dp_tree/vehicles_by_engine");
   const auto r1 = s.Release(1);
   // The counters started at release 0 go on: release 1 pays per_release only.

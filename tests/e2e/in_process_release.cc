@@ -135,7 +135,7 @@ Ingested InProcessRelease::Ingest(int32_t partition, std::string_view key, std::
   if (s.next_release && epoch < *s.next_release) return Ingested::kLate;
   BufferedEvent b;
   b.vehicle_key = rep_->hasher.Hash(parsed.vin);
-  b.trip_key = rep_->hasher.Hash(parsed.trip_id);
+  b.trip_key = rep_->hasher.HashTrip(parsed.trip_id);
   b.ts_ms = parsed.ts_ms;
   b.event = parsed.event;
   const DecodedVehicle decoded = rep_->table.Decode(parsed.vin);

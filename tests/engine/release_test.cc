@@ -161,6 +161,50 @@ TEST(ReleaseTest, UnplaceableNewVehiclesWaitThenAreSuppressed) {
   EXPECT_TRUE(out2.waiting.empty());
 }
 
+// docs/release.md, "Waiting tuples": a waiting tuple whose vehicle comes
+// back with a new tuple is suppressed (as delay) at once, even though its
+// delay is not up; the vehicle's new tuple takes its place.
+TEST(ReleaseTest, WaitingTupleIsSupersededByItsVehiclesNewTuple) {
+  const Schema schema = TestSchema();
+  ReleaseInput in;
+  in.release_id = 1;
+  in.params.m = 2;
+  in.params.max_delay = 3;
+  for (int i = 0; i < 4; ++i) in.tuples.push_back(Car("n" + std::to_string(i), 0, 2010, 4, 9));
+  in.tuples.push_back(Car("x", 0, 2010, 4, 8));
+  ReleaseChecker checker(schema);
+  const ReleaseOutput out = ComputeRelease(schema, in);
+  ExpectClean(checker, in, out);
+  ASSERT_EQ(out.waiting.size(), 3u);
+
+  ReleaseInput next;
+  next.release_id = 2;  // inside every waiting tuple's delay (1 + 3)
+  next.params = in.params;
+  testing::CarryState(in, out, &next);
+  const std::string back = ResolveTuple(in, out.waiting[0].ref).vehicle;
+  next.tuples = {Car(back, 0, 2010, 4, 9)};
+  const ReleaseOutput out2 = ComputeRelease(schema, next);
+  ExpectClean(checker, next, out2);
+  size_t superseded = 0;
+  for (const Suppressed& s : out2.suppressed) {
+    if (s.ref >= next.tuples.size() && ResolveTuple(next, s.ref).vehicle == back) {
+      EXPECT_EQ(s.reason, SuppressReason::kDelay);
+      ++superseded;
+    }
+  }
+  EXPECT_EQ(superseded, 1u);
+  // The new tuple (value 9 again, still unplaceable) waits in its place,
+  // its delay counted from this release.
+  size_t new_waits = 0;
+  for (const StillWaiting& w : out2.waiting) {
+    if (ResolveTuple(next, w.ref).vehicle != back) continue;
+    EXPECT_LT(w.ref, next.tuples.size()) << "the old waiting tuple is still waiting";
+    EXPECT_EQ(w.first_release, 2u);
+    ++new_waits;
+  }
+  EXPECT_EQ(new_waits, 1u);
+}
+
 TEST(ReleaseTest, InvalidAndDuplicateTuplesAreIneligible) {
   const Schema schema = TestSchema();
   ReleaseInput in;

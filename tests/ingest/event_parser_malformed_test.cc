@@ -281,7 +281,7 @@ TEST(EventParserMalformedTest, RandomMutationsNeverBreakInvariants) {
     }
     ParsedEvent event;
     Rejection r;
-    if (parser.Parse("", json, kNowMs, &event, &r)) {
+    if (parser.Parse(kVin, json, kNowMs, &event, &r)) {
       ++accepted;
       ASSERT_TRUE(IsValidVin(event.vin)) << json;
       ASSERT_FALSE(event.trip_id.empty());

@@ -32,9 +32,11 @@ TEST(EventParserTest, ParsesRfc3339Timestamps) {
   EXPECT_EQ(ExpectAccepted(parser, EventJson(f)).ts_ms, 1763802000000);
 }
 
-TEST(EventParserTest, EmptyKeyIsAccepted) {
+// Without the VIN as key a producer spreads one vehicle over partitions.
+TEST(EventParserTest, EmptyKeyIsRejected) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
-  EXPECT_EQ(ExpectAccepted(parser, EventJson(), "").vin, kVin);
+  const Rejection r = ExpectRejected(parser, EventJson(), RejectReason::kMissingKey, "");
+  EXPECT_EQ(r.detail.find(kVin), std::string::npos) << r.detail;
 }
 
 TEST(EventParserTest, KeyMismatchIsInvalidVin) {
@@ -264,20 +266,20 @@ TEST(EventParserTest, ReusedParserGivesIndependentResults) {
   EventParser parser(mapping, ValidationLimits{});
   ParsedEvent event;
   Rejection rejection;
-  ASSERT_TRUE(parser.Parse("", EventJson(), kNowMs, &event, &rejection));
+  ASSERT_TRUE(parser.Parse(kVin, EventJson(), kNowMs, &event, &rejection));
   EXPECT_EQ(event.extras[0], kArtist);
 
   // A large message grows the internal buffers; later small ones still parse.
   EventFields big;
   big.payload = R"({"blob": ")" + std::string(200000, 'z') + R"("})";
-  ASSERT_TRUE(parser.Parse("", EventJson(big), kNowMs, &event, &rejection));
+  ASSERT_TRUE(parser.Parse(kVin, EventJson(big), kNowMs, &event, &rejection));
   EXPECT_EQ(event.extras[0], std::nullopt);
   EXPECT_EQ(event.payload_json.size(), 200000u + 11);
 
   EventFields other;
   other.trip = "\"t2\"";
   other.payload = R"({"artist": "Radio"})";
-  ASSERT_TRUE(parser.Parse("", EventJson(other), kNowMs, &event, &rejection));
+  ASSERT_TRUE(parser.Parse(kVin, EventJson(other), kNowMs, &event, &rejection));
   EXPECT_EQ(event.trip_id, "t2");
   EXPECT_EQ(event.extras[0], "Radio");
   EXPECT_EQ(event.payload_json, R"({"artist":"Radio"})");

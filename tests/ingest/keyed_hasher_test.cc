@@ -57,5 +57,15 @@ TEST(KeyedHasherTest, HexIsLowerCaseAndFixedWidth) {
   EXPECT_EQ(hex.substr(2, 60), std::string(60, '0'));
 }
 
+// A trip id that equals a VIN must not give that vehicle's token (issue 19).
+TEST(KeyedHasherTest, TripTokensAreSeparateFromVehicleTokens) {
+  KeyedHasher hasher("0123456789abcdef0123456789abcdef");
+  const std::string vin = "WDCGG8HB0AF462890";
+  EXPECT_NE(hasher.HashTrip(vin), hasher.Hash(vin));
+  EXPECT_EQ(hasher.HashTrip(vin), hasher.Hash(std::string(KeyedHasher::kTripDomain) + vin));
+  EXPECT_EQ(hasher.HashTrip("t1"), hasher.HashTrip("t1"));
+  EXPECT_NE(hasher.HashTrip("t1"), hasher.HashTrip("t2"));
+}
+
 }  // namespace
 }  // namespace vanon

@@ -20,6 +20,7 @@ TEST(RejectReasonTest, NamesMatchTheMetricsContract) {
   EXPECT_EQ(RejectReasonName(RejectReason::kTooLarge), "too_large");
   EXPECT_EQ(RejectReasonName(RejectReason::kInvalidUtf8), "invalid_utf8");
   EXPECT_EQ(RejectReasonName(RejectReason::kTooDeep), "too_deep");
+  EXPECT_EQ(RejectReasonName(RejectReason::kMissingKey), "missing_key");
 }
 
 TEST(RejectReasonTest, AllReasonsListsEachReasonOnce) {
@@ -30,7 +31,8 @@ TEST(RejectReasonTest, AllReasonsListsEachReasonOnce) {
                                           "timestamp_out_of_range",
                                           "too_large",
                                           "invalid_utf8",
-                                          "too_deep"};
+                                          "too_deep",
+                                          "missing_key"};
   std::set<std::string> seen;
   for (RejectReason r : kAllRejectReasons) {
     seen.insert(std::string(RejectReasonName(r)));

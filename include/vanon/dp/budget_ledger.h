@@ -67,6 +67,9 @@ class BudgetLedger {
 
   SpendResult TrySpend(uint64_t release_id, int64_t now_ms, Epsilon epsilon);
   BudgetStatus Status(int64_t now_ms) const;
+  // True while release_id's charge is in the rolling window at now_ms: what
+  // it paid for may still be published.
+  bool Charged(uint64_t release_id, int64_t now_ms) const;
 
   // When a refused release of `epsilon` would fit again (the earliest time
   // enough old entries leave the window), assuming nothing else is spent.

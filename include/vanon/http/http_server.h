@@ -1,6 +1,7 @@
 // The service's HTTP face: /metrics (Prometheus text format), /healthz
 // (the process is alive and its loop is turning), /readyz (state open and
-// input partitions assigned). Binds where the config says; 127.0.0.1 by default.
+// input partitions assigned, and the input topic has the partition count
+// state was written with). Binds where the config says; 127.0.0.1 by default.
 #pragma once
 
 #include <functional>

@@ -40,9 +40,19 @@ class KeyedHasher {
     return HmacTokenHex(Hash(data));
   }
 
+  // A trip id's token: HMAC-SHA256(key, kTripDomain + trip_id). The prefix
+  // (which no VIN can start with: VINs are 17 characters of 0-9 and A-Z)
+  // separates trip tokens from vehicle tokens, so a trip id equal to some
+  // VIN never yields that vehicle's token. VINs keep the unprefixed form:
+  // every stored signature and waiting tuple is keyed by it, and state holds
+  // no raw VIN to hash again.
+  HmacToken HashTrip(std::string_view trip_id);
+  static constexpr std::string_view kTripDomain = "vanon.trip\x1f";
+
  private:
   void* mac_;      // EVP_MAC*, kept opaque to keep OpenSSL out of this header
   void* mac_ctx_;  // EVP_MAC_CTX*
+  std::string scratch_;  // HashTrip's input, reused
 };
 
 }  // namespace vanon

@@ -20,14 +20,16 @@ enum class RejectReason {
   kTooLarge,
   kInvalidUtf8,
   kTooDeep,
+  kMissingKey,
 };
 
 // Every reason, so that metrics can pre-create one series per reason.
-inline constexpr std::array<RejectReason, 8> kAllRejectReasons = {
+inline constexpr std::array<RejectReason, 9> kAllRejectReasons = {
     RejectReason::kBrokenJson,          RejectReason::kMissingField,
     RejectReason::kWrongType,           RejectReason::kInvalidVin,
     RejectReason::kTimestampOutOfRange, RejectReason::kTooLarge,
     RejectReason::kInvalidUtf8,         RejectReason::kTooDeep,
+    RejectReason::kMissingKey,
 };
 
 // "broken_json", "missing_field", ... (snake_case, stable).

@@ -62,6 +62,8 @@ class Consumer {
   const std::vector<LostInput>& lost() const { return lost_; }
 
   std::vector<int32_t> Assigned() const;
+  // Stops fetching these partitions (until they are assigned anew).
+  void Pause(const std::vector<int32_t>& partitions);
   // High watermark as last seen by the fetcher (no broker round trip); -1 if unknown.
   int64_t HighWatermark(int32_t partition) const;
   int64_t LowWatermark(int32_t partition) const;

@@ -94,6 +94,8 @@ class DpPublisher {
 
   // Ledger ids of running-total counter starts, kept apart from release ids.
   static constexpr uint64_t kTreeLedgerBit = uint64_t{1} << 63;
+  // Meta record: the ledger id of the charge the running totals publish on.
+  static constexpr const char* kTreeChargeMeta = "dp_tree_charge";
 
  private:
   struct PartitionBudget;

@@ -29,4 +29,12 @@ void FaultPoint(std::string_view name);
 // broker, transaction open" is the state the kill really leaves behind.
 bool FaultInjectionEnabled();
 
+// Test hook (in-process service tests; never set in production): the next
+// `n` release shares are corrupted after the engine computed them (a group
+// member published twice), for ReleaseChecker to catch before anything of
+// them is produced.
+void CorruptNextSharesForTesting(int n);
+// True (and one fewer left) when a share is to be corrupted.
+bool TakeShareCorruption();
+
 }  // namespace vanon

@@ -30,6 +30,7 @@ struct IngestMetrics {
   prometheus::Counter& input_lost_to_retention;
   prometheus::Gauge& partitions;
   prometheus::Gauge& ready;
+  prometheus::Gauge& partitions_changed;  // 1: consumption stopped (PartitionGuard)
   prometheus::Family<prometheus::Counter>& late_family;
   prometheus::Counter& late_topic;  // vanon_events_late_total{route="topic"}
   prometheus::Counter& late_drop;   // vanon_events_late_total{route="drop"}

@@ -80,6 +80,7 @@ class IngestPipeline {
     HmacToken key;
     std::vector<std::string> qi;
     bool known = false;
+    std::optional<std::string> sensitive;  // sensitive.aggregator: registry
     std::string last_trip;
     HmacToken last_trip_key;
   };
@@ -90,6 +91,7 @@ class IngestPipeline {
   Producer* dlq_;
   IngestMetrics* metrics_;
   BufferLayout layout_;
+  bool registry_sensitive_ = false;  // layout_.sensitive is filled from the registry
   std::unique_ptr<QiResolver> resolver_;
   std::unique_ptr<EventParser> parser_;
   std::unique_ptr<KeyedHasher> hasher_;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ class QiResolver {
   // True when the values depend on the VIN alone (table, registry), so a
   // caller may cache them per vehicle.
   virtual bool DependsOnVinOnly() const { return true; }
+
+  // sensitive.aggregator: registry: the vehicle's value in the registry's
+  // sensitive.registry_column; nullopt when the registry does not know the
+  // vehicle (or the aggregator is another one).
+  virtual std::optional<std::string> SensitiveValue(const ParsedEvent&) const { return std::nullopt; }
 };
 
 }  // namespace vanon

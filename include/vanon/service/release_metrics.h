@@ -36,12 +36,16 @@ class ReleaseMetricsExporter {
   // A share computed ahead of its close was used, or dropped because an
   // event of its epoch arrived after it was taken.
   void Precomputed(bool used) { (used ? precompute_used_ : precompute_dropped_).Increment(); }
+  // ReleaseChecker found a share wrong: its batch was aborted, nothing of
+  // the share produced.
+  void CheckFailed() { check_failures_.Increment(); }
   // At start: the last commit time found in state, so the staleness alert
   // does not fire (or stay silent) because of a restart.
   void RestoreLastRelease(int64_t commit_wall_ms);
 
  private:
   prometheus::Counter& releases_;
+  prometheus::Counter& check_failures_;
   prometheus::Gauge& last_release_ts_;
   prometheus::Gauge& suppression_ratio_;
   std::array<prometheus::Gauge*, 3> suppression_by_reason_{};

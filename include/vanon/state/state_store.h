@@ -25,7 +25,17 @@
 #include "vanon/state/partition_progress.h"
 #include "vanon/state/release_state.h"
 
+namespace rocksdb {
+class FileSystem;
+}
+
 namespace vanon {
+
+// How far a commit must survive. The WAL alone survives a crash of the
+// process (the OS still writes its page cache out); surviving a crash of the
+// machine (power loss, kernel panic) takes an fsync of the WAL before the
+// commit returns.
+enum class Durability { kProcessCrash, kMachineCrash };
 
 // One atomic unit of ingestion: the events of a poll batch and the progress
 // (offsets, counters) they lead to.
@@ -82,10 +92,16 @@ class ReleaseWrite {
   std::unique_ptr<Rep> rep_;
 };
 
+// The partition of meta records about the whole store rather than one
+// input partition (e.g. the input topic's partition count).
+inline constexpr int32_t kStoreWideMeta = -1;
+
 class StateStore {
  public:
   // Opens or creates the store. Throws std::runtime_error with the path on failure.
   static std::unique_ptr<StateStore> Open(const std::string& dir);
+  // The same over another file system (tests: one that loses unsynced writes).
+  static std::unique_ptr<StateStore> Open(const std::string& dir, std::shared_ptr<rocksdb::FileSystem> fs);
   ~StateStore();
 
   PartitionProgress LoadProgress(int32_t partition) const;
@@ -98,7 +114,10 @@ class StateStore {
                   const std::function<bool(int64_t ts_ms, int64_t offset, std::string_view value)>& fn) const;
   uint64_t CountEvents(int32_t partition) const;
 
-  void Commit(ReleaseWrite& w);
+  // kMachineCrash for whatever a Kafka transaction's commit relies on (the
+  // prepared release's seed, a DP ledger charge): lost after the commit, it
+  // would make a restart publish the release differently.
+  void Commit(ReleaseWrite& w, Durability durability = Durability::kProcessCrash);
   std::optional<std::string> GetMeta(int32_t partition, std::string_view name) const;
   // One lookup per vehicle key (RocksDB MultiGet), result in the same order.
   std::vector<std::optional<StoredSignature>> GetSignatures(
