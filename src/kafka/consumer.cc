@@ -130,4 +130,8 @@ int64_t Consumer::LowWatermark(int32_t partition) const {
   return lo;
 }
 
+std::unique_ptr<RdKafka::ConsumerGroupMetadata> Consumer::GroupMetadata() const {
+  return std::unique_ptr<RdKafka::ConsumerGroupMetadata>(consumer_->groupMetadata());
+}
+
 }  // namespace vanon

@@ -14,6 +14,8 @@
 #include <mutex>
 #include <thread>
 
+#include "changelog_writer.h"
+#include "state_restorer.h"
 #include "vanon/http/http_server.h"
 #include "vanon/kafka/consumer.h"
 #include "vanon/kafka/producer.h"
@@ -67,6 +69,7 @@ struct Service::Rep {
   // owns the runner) so the health check never touches the runner.
   std::atomic<int64_t> release_batch_since{0};
   std::atomic<uint64_t> consumed{0}, accepted{0}, rejected{0}, buffered{0};
+  std::atomic<StateRestorer*> restorer{nullptr};  // for /readyz; null without the changelog
   mutable std::mutex url_mu;
   std::string url;
   ServiceStatus last_release;  // guarded by url_mu; only the last_* fields
@@ -134,6 +137,14 @@ int Service::Run(const std::atomic<bool>& stop) {
       *detail = "state not open";
       return false;
     }
+    if (StateRestorer* restorer = r.restorer.load()) {
+      std::vector<int32_t> restoring = restorer->Restoring();
+      if (!restoring.empty()) {
+        *detail = "restoring partitions from the state changelog:";
+        for (int32_t p : restoring) *detail += " " + std::to_string(p);
+        return false;
+      }
+    }
     if (r.partitions.load() == 0) {
       *detail = "no input partitions assigned";
       return false;
@@ -172,6 +183,23 @@ int Service::Run(const std::atomic<bool>& stop) {
   auto runner = std::make_unique<ReleaseRunner>(c, pipeline.layout().sensitive, store.get(), &out,
                                                 &r.release_metrics, topology, dp.get());
   ReleaseRunner& releases = *runner;
+  // Off by default: the state changelog (docs/state.md) restores a partition
+  // on assignment and writes each release's state changes in its transaction.
+  std::unique_ptr<ChangelogWriter> changelog;
+  std::unique_ptr<StateRestorer> restorer;
+  if (c.state.changelog.enabled) {
+    const int32_t n = out.PartitionCount(c.state.changelog.topic);
+    if (n != topology.input_partitions) {
+      throw std::runtime_error("state changelog topic " + c.state.changelog.topic + " has " + std::to_string(n) +
+                               " partitions; it needs as many as the input topic (" +
+                               std::to_string(topology.input_partitions) + ")");
+    }
+    changelog = std::make_unique<ChangelogWriter>(c, store.get(), &out);
+    releases.SetChangelog(changelog.get());
+    restorer = std::make_unique<StateRestorer>(c, store.get(), *r.registry);
+    r.restorer = restorer.get();
+    spdlog::info("state changelog on: {}", c.state.changelog.topic);
+  }
   int64_t last_commit = 0;
   for (int32_t p = 0; p < topology.input_partitions; ++p) {
     store->ScanReleasesNewestFirst(p, [&](int64_t, const ReleaseLogEntry& e) {
@@ -208,6 +236,7 @@ int Service::Run(const std::atomic<bool>& stop) {
       c.kafka.consumer_properties,
       [&](int32_t p) -> std::optional<int64_t> {
         try {
+          if (restorer && restorer->Restore(p) && dp) dp->Forget(p);
           auto at = pipeline.ResumeOffset(p);
           pipeline.Clock(p).Resume(NowMs());
           pipeline.Events(p);  // read from state now rather than at the first batch
@@ -231,6 +260,8 @@ int Service::Run(const std::atomic<bool>& stop) {
         pipeline.ForgetPartitions(gone);
         spdlog::info("{} partitions revoked", gone.size());
       });
+
+  if (changelog) changelog->Attach(&consumer);
 
   auto last_metrics = std::chrono::steady_clock::now() - std::chrono::seconds(10);
   int exit_code = 0;
@@ -303,6 +334,7 @@ int Service::Run(const std::atomic<bool>& stop) {
   }
   consumer.Close();
   runner.reset();
+  r.restorer = nullptr;
   r.partitions = 0;
   dlq.Flush(30000);
   store->Flush();

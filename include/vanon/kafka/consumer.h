@@ -15,6 +15,7 @@
 #include "vanon/kafka/client_config.h"
 
 namespace RdKafka {
+class ConsumerGroupMetadata;
 class KafkaConsumer;
 class Message;
 }
@@ -52,6 +53,9 @@ class Consumer {
   // High watermark as last seen by the fetcher (no broker round trip); -1 if unknown.
   int64_t HighWatermark(int32_t partition) const;
   int64_t LowWatermark(int32_t partition) const;
+  // The group membership (generation) for committing offsets inside a
+  // release transaction; safe to call from another thread.
+  std::unique_ptr<RdKafka::ConsumerGroupMetadata> GroupMetadata() const;
   void Close();
 
  private:
