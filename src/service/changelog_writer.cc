@@ -1,5 +1,6 @@
 #include "changelog_writer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <librdkafka/rdkafkacpp.h>
@@ -71,7 +72,11 @@ size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const Cha
   progress.released += published_events;
   progress.suppressed += suppressed_events;
   progress.releases++;
-  progress.next_offset = base.resume_offset;
+  if (base.resume_offset < progress.next_offset) {
+    // The new owner reads [resume_offset, next_offset) again: counted here.
+    progress.replay_until = std::max(progress.replay_until, progress.next_offset);
+    progress.next_offset = base.resume_offset;
+  }
   extra.SetProgress(partition, progress);
   // The ledger is written to the store directly, before any noise it pays
   // for is computed; by now it holds this release's charge.
