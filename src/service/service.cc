@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -227,6 +228,8 @@ int Service::Run(const std::atomic<bool>& stop) {
       }
     }
   };
+  // Set once the consumer exists; the assignment callback runs inside its Poll.
+  std::function<int64_t(int32_t)> committed_offset;
   // Callbacks run inside librdkafka's poll: an exception must not unwind
   // through its C frames, so it is kept and rethrown after Poll returns.
   std::exception_ptr rebalance_error;
@@ -236,7 +239,7 @@ int Service::Run(const std::atomic<bool>& stop) {
       c.kafka.consumer_properties,
       [&](int32_t p) -> std::optional<int64_t> {
         try {
-          if (restorer && restorer->Restore(p) && dp) dp->Forget(p);
+          if (restorer && restorer->Restore(p, committed_offset) && dp) dp->Forget(p);
           auto at = pipeline.ResumeOffset(p);
           pipeline.Clock(p).Resume(NowMs());
           pipeline.Events(p);  // read from state now rather than at the first batch
@@ -262,6 +265,7 @@ int Service::Run(const std::atomic<bool>& stop) {
       });
 
   if (changelog) changelog->Attach(&consumer);
+  committed_offset = [&consumer](int32_t p) { return consumer.CommittedOffset(p, 60000); };
 
   auto last_metrics = std::chrono::steady_clock::now() - std::chrono::seconds(10);
   int exit_code = 0;

@@ -72,7 +72,7 @@ std::vector<int32_t> StateRestorer::Restoring() const {
   return {restoring_.begin(), restoring_.end()};
 }
 
-bool StateRestorer::Restore(int32_t partition) {
+bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32_t)>& committed_offset) {
   const auto t0 = std::chrono::steady_clock::now();
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -86,6 +86,8 @@ bool StateRestorer::Restore(int32_t partition) {
       self->restoring_.erase(p);
     }
   } done{this, partition};
+
+  const int64_t committed = committed_offset(partition);
 
   // Compaction semantics, applied here: the last record of a key wins, a
   // tombstone removes it.
@@ -121,11 +123,18 @@ bool StateRestorer::Restore(int32_t partition) {
     return false;
   });
   const bool replace = !SameRelease(local, NewestCommitted(partition, releases));
+
   if (replace) {
     std::vector<StateChange> records;
     records.reserve(latest.size());
     for (auto& [k, c] : latest) records.push_back(std::move(c));
     store_->ReplacePartition(partition, records);
+    // Each release commits its progress record's next offset to the group:
+    // they differ only if the changelog was lost or replaced.
+    if (const int64_t next = store_->LoadProgress(partition).next_offset; next != committed) {
+      spdlog::warn("partition {}: the changelog resumes at offset {} but the group committed {}", partition, next,
+                   committed);
+    }
     // The input is read again from the changelogged offset: the events of
     // open epochs must find their epochs open (see RewindToFirstOpen).
     if (std::optional<std::string> state = store_->GetMeta(partition, kClockMeta)) {

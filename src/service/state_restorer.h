@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
@@ -36,7 +37,11 @@ class StateRestorer {
 
   // Brings the partition's local state up to the changelog. Returns true
   // when it was replaced. Throws on a Kafka error or a corrupt record.
-  bool Restore(int32_t partition);
+  // `committed_offset` is the group's committed offset of the partition:
+  // asked first because it waits for a transaction of the previous owner
+  // that is still open (KIP-447), whose changelog records a read up to the
+  // last stable offset would otherwise miss.
+  bool Restore(int32_t partition, const std::function<int64_t(int32_t)>& committed_offset);
 
   // Partitions being restored now (for /readyz). Any thread.
   std::vector<int32_t> Restoring() const;

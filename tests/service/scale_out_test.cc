@@ -181,6 +181,17 @@ TEST(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed) 
   for (const auto& [g, n] : group_records) groups_twice += n > 1;
   EXPECT_EQ(groups_twice, 0) << "group records published more than once";
 
+  // DP counts: each release's in one transaction only (the budget is
+  // charged once per release; a second publication would be a second draw).
+  std::map<std::string, std::set<std::string>> dp_attempts;  // release key -> attempts
+  for (const TopicRecord& r : testing::ReadTopic(bootstrap, "vehicle.counts.dp")) {
+    dp_attempts[r.key].insert(r.headers.count("vanon.attempt") ? r.headers.at("vanon.attempt") : "");
+  }
+  int dp_twice = 0;
+  for (const auto& [key, attempts] : dp_attempts) dp_twice += attempts.size() > 1;
+  EXPECT_GT(dp_attempts.size(), 0u) << "positive control: DP counts published";
+  EXPECT_EQ(dp_twice, 0) << "releases whose DP counts were published twice (of " << dp_attempts.size() << ")";
+
   std::map<uint64_t, int> published;                         // seq -> times
   std::map<std::string, std::set<std::set<std::string>>> sigs;  // VIN -> signatures
   std::set<std::string> in_part1, in_part2;  // vehicles published from each half of the feed
@@ -208,7 +219,7 @@ TEST(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed) 
   EXPECT_EQ(two_signatures, 0) << "vehicles published under more than one signature (of " << sigs.size() << ")";
   std::cout << "shares " << summaries.size() << " (" << twice << " twice), events " << published.size() << " ("
             << events_twice << " twice), vehicles " << sigs.size() << " (" << two_signatures
-            << " with two signatures)\n";
+            << " with two signatures), DP releases " << dp_attempts.size() << " (" << dp_twice << " twice)\n";
   ASSERT_GT(published.size(), feed.vin_of_seq.size() / 4) << "positive control: a meaningful share was published";
   size_t both = 0;
   for (const std::string& v : in_part1) both += in_part2.count(v);

@@ -56,6 +56,11 @@ class Consumer {
   // The group membership (generation) for committing offsets inside a
   // release transaction; safe to call from another thread.
   std::unique_ptr<RdKafka::ConsumerGroupMetadata> GroupMetadata() const;
+  // The group's committed offset of the partition, -1 if none. As a
+  // read_committed consumer librdkafka asks for stable offsets (KIP-447):
+  // while a transaction that commits offsets for it is open, this waits for
+  // that transaction to end. May be called from the rebalance callbacks.
+  int64_t CommittedOffset(int32_t partition, int timeout_ms) const;
   void Close();
 
  private:
