@@ -117,7 +117,13 @@ struct Feed {
   }
 };
 
-TEST(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed) {
+// join: b joins while a runs and takes half of the partitions. kill: a is
+// killed (SIGKILL) once it has released, and b, started with an empty state
+// dir, takes all of them when a's group membership expires.
+class ScaleOut : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed) {
+  const bool kill = std::string(GetParam()) == "kill";
   std::string bootstrap;
   auto kafka = StartKafka(&bootstrap);
   ASSERT_FALSE(bootstrap.empty());
@@ -134,25 +140,34 @@ TEST(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed) 
 
   // The second instance joins with an empty state dir and gets half of the
   // partitions, which instance a has released before.
+  if (kill) {
+    a->Signal(SIGKILL);
+    ASSERT_EQ(a->Wait(30), 128 + SIGKILL);
+  }
   auto b = StartVanon(bootstrap, "scale-b", state_b.path(), port_b);
-  ASSERT_TRUE(testing::WaitFor(90, [&] {
-    double pa = Metric(port_a, "vanon_partitions_assigned"), pb = Metric(port_b, "vanon_partitions_assigned");
-    return pb > 0 && pa > 0 && pa + pb == kInputPartitions;
+  ASSERT_TRUE(testing::WaitFor(120, [&] {
+    double pa = kill ? 0 : Metric(port_a, "vanon_partitions_assigned"), pb = Metric(port_b, "vanon_partitions_assigned");
+    return pb > 0 && (kill || pa > 0) && pa + pb == kInputPartitions;
   })) << b->Output();
   const uint64_t part1_last_seq = feed.seq;
   feed.Produce(bootstrap, 3000);  // the same vehicles, released by both instances now
   ASSERT_TRUE(testing::WaitFor(120, [&] {
-    double pa = Metric(port_a, "vanon_partitions_assigned"), pb = Metric(port_b, "vanon_partitions_assigned");
-    return pa + pb == kInputPartitions && Settled(port_a) && Settled(port_b) &&
+    double pa = kill ? 0 : Metric(port_a, "vanon_partitions_assigned"), pb = Metric(port_b, "vanon_partitions_assigned");
+    return pa + pb == kInputPartitions && (kill || Settled(port_a)) && Settled(port_b) &&
            Metric(port_b, "vanon_releases_total") >= 2;
   })) << a->Output() << b->Output();
   if (ChangelogOn()) {
     EXPECT_GE(Metric(port_b, "vanon_state_restores_total{outcome=\"restored\"}"), 1)
         << "positive control: b restored a partition from the changelog";
+    // The offsets committed in the release transactions (consumer group)
+    // are the ones the changelog's progress records resume at.
+    EXPECT_EQ(b->Output().find("but the group committed"), std::string::npos) << b->Output();
   }
-  a->Signal(SIGTERM);
+  if (!kill) {
+    a->Signal(SIGTERM);
+    ASSERT_EQ(a->Wait(60), 0) << a->Output();
+  }
   b->Signal(SIGTERM);
-  ASSERT_EQ(a->Wait(60), 0) << a->Output();
   ASSERT_EQ(b->Wait(60), 0) << b->Output();
   ASSERT_EQ(testing::SumLowWatermarks(bootstrap, "vehicle.events.raw", kInputPartitions), 0)
       << "the mock cluster truncated the input";
@@ -266,6 +281,9 @@ TEST(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed) 
   EXPECT_EQ(raw, 0u) << "raw VINs in the changelog";
   if (HasFailure()) std::cout << a->Output().substr(0, 20000) << "\n----\n" << b->Output().substr(0, 20000) << "\n";
 }
+
+INSTANTIATE_TEST_SUITE_P(JoinOrKill, ScaleOut, ::testing::Values("join", "kill"),
+                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 }  // namespace
 }  // namespace vanon
