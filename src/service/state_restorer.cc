@@ -20,6 +20,11 @@ namespace vanon {
 
 namespace {
 
+// The whole read of one partition's changelog. It runs in the rebalance
+// callback, so it should stay below the consumer's max.poll.interval.ms
+// (5 minutes by default); raise both for very large partitions.
+constexpr int kRestoreTimeoutMs = 300000;
+
 prometheus::Counter& RestoreCounter(prometheus::Registry& r, const std::string& outcome) {
   return prometheus::BuildCounter()
       .Name("vanon_state_restores_total")
@@ -113,7 +118,8 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
                   if (c.family == StateFamily::kReleases) releases[c.key] = *c.value;
                   latest[k] = std::move(c);
                   return true;
-                });
+                },
+                kRestoreTimeoutMs);
   records_.Increment(static_cast<double>(n));
 
   std::optional<ReleaseLogEntry> local;
