@@ -195,8 +195,17 @@ struct DpConfig {
   std::vector<DpKpi> kpis;
 };
 
+// The state changelog (docs/state.md): every durable change of a release
+// also goes to this compacted topic, in the release's transaction, so a
+// partition's state follows the partition through the consumer group.
+struct ChangelogConfig {
+  bool enabled = false;
+  std::string topic = "vanon.state.changelog";  // as many partitions as the input topic
+};
+
 struct StateConfig {
   std::string dir;  // required; absolute path
+  ChangelogConfig changelog;
 };
 
 struct HttpConfig {

@@ -10,6 +10,11 @@ void ParseService(Section& root, Config* out) {
     if (s.String("dir", &dir, /*required=*/true)) {
       out->state.dir = root.diag()->Resolve(s.PathOf("dir"), dir).string();
     }
+    Section c(root.diag(), s.Child("changelog"), s.PathOf("changelog"));
+    c.Bool("enabled", &out->state.changelog.enabled);
+    if (c.String("topic", &out->state.changelog.topic) && out->state.changelog.topic.empty()) {
+      c.Error("topic", "must not be empty");
+    }
   }
   {
     Section s(root.diag(), root.Child("http"), "http");

@@ -192,4 +192,21 @@ int64_t Consumer::LowWatermark(int32_t partition) const {
   return lo;
 }
 
+std::unique_ptr<RdKafka::ConsumerGroupMetadata> Consumer::GroupMetadata() const {
+  return std::unique_ptr<RdKafka::ConsumerGroupMetadata>(consumer_->groupMetadata());
+}
+
+int64_t Consumer::CommittedOffset(int32_t partition, int timeout_ms) const {
+  std::vector<RdKafka::TopicPartition*> parts = {RdKafka::TopicPartition::create(topic_, partition)};
+  RdKafka::ErrorCode e = consumer_->committed(parts, timeout_ms);
+  const RdKafka::ErrorCode pe = parts[0]->err();
+  const int64_t offset = parts[0]->offset();
+  RdKafka::TopicPartition::destroy(parts);
+  if (e != RdKafka::ERR_NO_ERROR || pe != RdKafka::ERR_NO_ERROR) {
+    throw std::runtime_error("committed offset of partition " + std::to_string(partition) + ": " +
+                             RdKafka::err2str(e != RdKafka::ERR_NO_ERROR ? e : pe));
+  }
+  return offset >= 0 ? offset : -1;
+}
+
 }  // namespace vanon

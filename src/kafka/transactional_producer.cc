@@ -306,4 +306,25 @@ int64_t TransactionalProducer::HighWatermark(const std::string& topic, int32_t p
   return hi;
 }
 
+void TransactionalProducer::SendOffsets(const std::string& topic, const std::map<int32_t, int64_t>& next_offsets,
+                                        const RdKafka::ConsumerGroupMetadata& group, int timeout_ms) {
+  if (!in_transaction_) throw std::logic_error("SendOffsets: no open transaction");
+  if (next_offsets.empty()) return;
+  std::vector<RdKafka::TopicPartition*> parts;
+  for (const auto& [p, offset] : next_offsets) parts.push_back(RdKafka::TopicPartition::create(topic, p, offset));
+  std::unique_ptr<RdKafka::Error> left;
+  try {
+    left = RetryResumable(
+        [&](int ms) {
+          return producer_->send_offsets_to_transaction(parts, const_cast<RdKafka::ConsumerGroupMetadata*>(&group), ms);
+        },
+        timeout_ms, "send_offsets_to_transaction");
+  } catch (...) {
+    RdKafka::TopicPartition::destroy(parts);
+    throw;
+  }
+  RdKafka::TopicPartition::destroy(parts);
+  if (left) throw AbortableKafkaError("send_offsets_to_transaction: " + left->str());
+}
+
 }  // namespace vanon

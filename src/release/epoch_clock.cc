@@ -112,3 +112,14 @@ bool EpochClock::DecodeState(std::string_view data) {
 }
 
 }  // namespace vanon
+
+namespace vanon {
+
+void EpochClock::RewindToFirstOpen() {
+  if (!next_open_) return;
+  const int64_t start = EpochStart(*next_open_);
+  if (watermark_ > start) watermark_ = start;
+  if (seen_event_ && max_ts_ > SatAdd(start, lateness_ms_)) max_ts_ = SatAdd(start, lateness_ms_);
+}
+
+}  // namespace vanon

@@ -114,3 +114,17 @@ EpochEvents ArrangeEpochEvents(TakenEvents taken, int64_t start_ms) {
 }
 
 }  // namespace vanon
+
+namespace vanon {
+
+std::optional<int64_t> EventBuffer::MinOffset() const {
+  std::optional<int64_t> min;
+  for (const auto& [epoch, list] : by_epoch_) {
+    for (const auto& [ts, offset] : list.keys) {
+      if (!min || offset < *min) min = offset;
+    }
+  }
+  return min;
+}
+
+}  // namespace vanon

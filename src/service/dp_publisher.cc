@@ -253,6 +253,11 @@ dp::BudgetLedger& DpPublisher::Ledger(int32_t partition) {
   return *it->second->ledger;
 }
 
+void DpPublisher::Forget(int32_t partition) {
+  std::lock_guard<std::mutex> l(compute_mu_);
+  budgets_.erase(partition);
+}
+
 DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
                                          int64_t epoch_end_ms, std::span<const BufferedEvent> events,
                                          dp::RandomSource& random) {

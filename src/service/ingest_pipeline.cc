@@ -170,9 +170,13 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
     }
     PartitionProgress& pr = it->second;
     if (m.offset < pr.next_offset) continue;  // already accounted for
+    // Read again after a restore from the state changelog (changelog_writer.h):
+    // counted and routed by the previous owner, only buffered again.
+    const bool replay = m.offset < pr.replay_until;
     pr.next_offset = m.offset + 1;
-    pr.consumed++;
+    if (!replay) pr.consumed++;
     if (!parser_->Parse(m.key, m.value, now_ms, &parsed_, &rejection)) {
+      if (replay) continue;
       std::string reason(RejectReasonName(rejection.reason));
       pr.rejected[reason]++;
       rejected_by[reason]++;
@@ -193,7 +197,7 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
       continue;
     }
     VehicleInfo& v = Lookup(parsed_);
-    if (!v.known) {
+    if (!replay && !v.known) {
       pr.unknown_vin++;
       unknown++;
     }
@@ -201,9 +205,12 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
       v.last_trip = parsed_.trip_id;
       v.last_trip_key = hasher_->HashTrip(parsed_.trip_id);
     }
-    pr.accepted++;
-    accepted++;
+    if (!replay) {
+      pr.accepted++;
+      accepted++;
+    }
     if (clocks.at(m.partition).Observe(parsed_.ts_ms, now_ms) == Arrival::kLate) {
+      if (replay) continue;
       // Its epoch is released already: it can join no release. Counted, and
       // kept whole in the late topic (input-classified, like the DLQ) when
       // the config routes it there.

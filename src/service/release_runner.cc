@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "changelog_writer.h"
 #include "release_share.h"
 #include "vanon/kafka/committed_reader.h"
 #include "vanon/kafka/transactional_producer.h"
@@ -96,6 +97,7 @@ struct ReleaseRunner::Impl {
     bool computed = false;    // guarded by mu
     std::exception_ptr error; // guarded by mu
     ComputedShare share;      // written by the computing thread, read once computed
+    std::optional<ChangelogBase> changelog_base;  // at prepare, when the changelog is on
     int64_t commit_wall_ms = 0;
     double seconds = 0;
   };
@@ -107,6 +109,7 @@ struct ReleaseRunner::Impl {
   ReleaseMetricsExporter* metrics;
   OutputTopology topology;
   DpPublisher* dp;
+  ChangelogWriter* changelog = nullptr;  // set before the first Submit
   Schema schema;
   PayloadTransformer payload;  // for the published time bucket only (const use)
   ShareContext ctx;
@@ -319,6 +322,7 @@ struct ReleaseRunner::Impl {
         w.PutMeta(s.partition, kClockMeta, state.clock->EncodeState());
       }
       job->submitted = now;
+      if (changelog) job->changelog_base = ChangelogWriter::Snapshot(*state.clock, *state.progress, *state.events);
       ready.push_back({std::move(job), std::move(entry), fresh});
     }
     // Synced: the transaction that follows publishes what this seed yields,
@@ -539,6 +543,7 @@ struct ReleaseRunner::Impl {
       bool open = false;
       try {
         KafkaHeaders headers = {{"vanon.attempt", AttemptId()}};
+        std::map<int32_t, int64_t> resume_offsets;  // input partition -> offset, for the changelog
         for (size_t i = 0;; ++i) {
           Job* job = NextComputed(b, i);  // rethrows the share's computation error
           if (job == nullptr) break;
@@ -554,8 +559,10 @@ struct ReleaseRunner::Impl {
           if (!open) producer->BeginTransaction();
           ProduceShare(s, headers, !open);
           open = true;
+          if (changelog) ProduceChangelog(*job, headers, &resume_offsets);
         }
         if (!open) return kNone;  // every share was committed by an earlier attempt
+        if (changelog) changelog->CommitOffsets(resume_offsets);
         if (FaultInjectionEnabled()) {
           producer->Flush(30000);
           FaultPoint("release.before_commit");
@@ -568,6 +575,19 @@ struct ReleaseRunner::Impl {
         if (attempt >= kCommitAttempts) throw;
       }
     }
+  }
+
+  // The share's state changes and the offset to resume at, in its transaction.
+  void ProduceChangelog(const Job& job, const KafkaHeaders& headers, std::map<int32_t, int64_t>* resume_offsets) {
+    const ComputedShare& s = job.share;
+    ReleaseLogEntry committed = job.entry;
+    committed.status = ReleaseStatus::kCommitted;
+    committed.seed.fill(0);  // as at apply: a committed release is never computed again
+    committed.committed_wall_ms = WallMs();
+    committed.summary = s.records.summary;
+    changelog->ProduceShare(s.partition, s.epoch, *job.changelog_base, *s.apply, committed, s.published_events,
+                            s.suppressed_events, headers);
+    if (job.changelog_base->resume_offset >= 0) (*resume_offsets)[s.partition] = job.changelog_base->resume_offset;
   }
 
   void ProduceShare(const ComputedShare& s, const KafkaHeaders& headers, bool first) {
@@ -694,6 +714,8 @@ std::vector<ReleaseOutcome> ReleaseRunner::Apply(const std::function<PartitionSt
 }
 
 uint64_t ReleaseRunner::waiting() const { return impl_->Waiting(); }
+
+void ReleaseRunner::SetChangelog(ChangelogWriter* changelog) { impl_->changelog = changelog; }
 
 int64_t ReleaseRunner::BatchOpenSince() const { return impl_->batch_open_since.load(); }
 

@@ -11,9 +11,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 
+#include "changelog_writer.h"
+#include "state_restorer.h"
 #include "vanon/http/http_server.h"
 #include "vanon/kafka/consumer.h"
 #include "vanon/kafka/producer.h"
@@ -74,6 +77,7 @@ struct Service::Rep {
   // The input topic's partition count differs from state's (PartitionGuard).
   std::atomic<bool> partitions_changed{false};
   std::atomic<uint64_t> consumed{0}, accepted{0}, rejected{0}, buffered{0};
+  std::atomic<StateRestorer*> restorer{nullptr};  // for /readyz; null without the changelog
   mutable std::mutex url_mu;
   std::string url;
   ServiceStatus last_release;  // guarded by url_mu; only the last_* fields
@@ -149,6 +153,14 @@ int Service::Run(const std::atomic<bool>& stop) {
       *detail = r.partitions_detail;
       return false;
     }
+    if (StateRestorer* restorer = r.restorer.load()) {
+      std::vector<int32_t> restoring = restorer->Restoring();
+      if (!restoring.empty()) {
+        *detail = "restoring partitions from the state changelog:";
+        for (int32_t p : restoring) *detail += " " + std::to_string(p);
+        return false;
+      }
+    }
     if (r.partitions.load() == 0) {
       *detail = "no input partitions assigned";
       return false;
@@ -212,6 +224,23 @@ int Service::Run(const std::atomic<bool>& stop) {
   auto runner = std::make_unique<ReleaseRunner>(c, pipeline.layout().sensitive, store.get(), &out,
                                                 &r.release_metrics, topology, dp.get());
   ReleaseRunner& releases = *runner;
+  // Off by default: the state changelog (docs/state.md) restores a partition
+  // on assignment and writes each release's state changes in its transaction.
+  std::unique_ptr<ChangelogWriter> changelog;
+  std::unique_ptr<StateRestorer> restorer;
+  if (c.state.changelog.enabled) {
+    const int32_t n = out.PartitionCount(c.state.changelog.topic);
+    if (n != topology.input_partitions) {
+      throw std::runtime_error("state changelog topic " + c.state.changelog.topic + " has " + std::to_string(n) +
+                               " partitions; it needs as many as the input topic (" +
+                               std::to_string(topology.input_partitions) + ")");
+    }
+    changelog = std::make_unique<ChangelogWriter>(c, store.get(), &out);
+    releases.SetChangelog(changelog.get());
+    restorer = std::make_unique<StateRestorer>(c, store.get(), *r.registry);
+    r.restorer = restorer.get();
+    spdlog::info("state changelog on: {}", c.state.changelog.topic);
+  }
   int64_t last_commit = 0;
   for (int32_t p = 0; p < topology.input_partitions; ++p) {
     store->ScanReleasesNewestFirst(p, [&](int64_t, const ReleaseLogEntry& e) {
@@ -239,6 +268,8 @@ int Service::Run(const std::atomic<bool>& stop) {
       }
     }
   };
+  // Set once the consumer exists; the assignment callback runs inside its Poll.
+  std::function<int64_t(int32_t)> committed_offset;
   // Callbacks run inside librdkafka's poll: an exception must not unwind
   // through its C frames, so it is kept and rethrown after Poll returns.
   std::exception_ptr rebalance_error;
@@ -254,6 +285,7 @@ int Service::Run(const std::atomic<bool>& stop) {
             partition_guard.Check(out.PartitionCount(c.kafka.topics.input));
             note_partition_guard();
           }
+          if (restorer && restorer->Restore(p, committed_offset) && dp) dp->Forget(p);
           auto at = pipeline.ResumeOffset(p);
           pipeline.Clock(p).Resume(NowMs());
           pipeline.Events(p);  // read from state now rather than at the first batch
@@ -277,6 +309,9 @@ int Service::Run(const std::atomic<bool>& stop) {
         pipeline.ForgetPartitions(gone);
         spdlog::info("{} partitions revoked", gone.size());
       });
+
+  if (changelog) changelog->Attach(&consumer);
+  committed_offset = [&consumer](int32_t p) { return consumer.CommittedOffset(p, 60000); };
 
   auto last_metrics = std::chrono::steady_clock::now() - std::chrono::seconds(10);
   int64_t partition_checks = 0;
@@ -371,6 +406,7 @@ int Service::Run(const std::atomic<bool>& stop) {
   }
   consumer.Close();
   runner.reset();
+  r.restorer = nullptr;
   r.partitions = 0;
   dlq.Flush(30000);
   store->Flush();

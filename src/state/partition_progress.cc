@@ -13,6 +13,7 @@ std::string PartitionProgress::Encode() const {
                     ";released=" + std::to_string(released) + ";suppressed=" +
                     std::to_string(suppressed) + ";releases=" + std::to_string(releases) + ";";
   for (const auto& [reason, n] : rejected) out += "rej." + reason + "=" + std::to_string(n) + ";";
+  if (replay_until >= 0) out += "replay_until=" + std::to_string(replay_until) + ";";
   return out;
 }
 
@@ -37,6 +38,8 @@ std::optional<PartitionProgress> PartitionProgress::Decode(std::string_view s) {
     if (r.ec != std::errc() || r.ptr != val.data() + val.size()) return std::nullopt;
     if (key == "next") {
       p.next_offset = n;
+    } else if (key == "replay_until") {
+      p.replay_until = n;
     } else if (n < 0) {
       return std::nullopt;
     } else if (key == "consumed") {

@@ -81,3 +81,15 @@ void StateStore::Commit(ReleaseWrite& w, Durability durability) {
 }
 
 }  // namespace vanon
+
+namespace vanon {
+std::vector<StateChange> ReleaseWrite::Changes() const {
+  const StateStore::Rep& r = *rep_->store;
+  return CollectChanges({{StateFamily::kEvents, r.events},
+                         {StateFamily::kMeta, r.meta},
+                         {StateFamily::kSignatures, r.signatures},
+                         {StateFamily::kWaiting, r.waiting},
+                         {StateFamily::kReleases, r.releases}},
+                        rep_->batch);
+}
+}  // namespace vanon

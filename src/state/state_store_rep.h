@@ -33,3 +33,13 @@ inline void CheckStatus(const rocksdb::Status& s, const std::string& what) {
 }
 
 }  // namespace vanon
+
+namespace rocksdb {
+class WriteBatch;
+}
+
+namespace vanon {
+using FamilyHandles = std::vector<std::pair<StateFamily, rocksdb::ColumnFamilyHandle*>>;
+// The puts and deletes of a batch, range deletions left out (state_restore.cc).
+std::vector<StateChange> CollectChanges(const FamilyHandles& families, const rocksdb::WriteBatch& batch);
+}  // namespace vanon

@@ -153,5 +153,29 @@ TEST(EpochClockTest, StateRoundTripsAndRejectsGarbage) {
   EXPECT_FALSE(b.first_open_epoch());
 }
 
+// After a restore the input is read again from an earlier offset: the
+// events of the open epoch must be on time again, closed epochs stay closed.
+TEST(EpochClockTest, RewindToFirstOpenReopensOnlyOpenEpochs) {
+  EpochClock c(Cfg());
+  EXPECT_EQ(c.Observe(65000, 0), Arrival::kOnTime);   // epoch 1
+  EXPECT_EQ(c.Observe(195000, 0), Arrival::kOnTime);  // epoch 3: watermark 185000
+  ASSERT_EQ(c.NextClosable(), 1);
+  c.Close(1);
+  ASSERT_EQ(c.NextClosable(), 2);
+  c.Close(2);
+  EXPECT_EQ(c.first_open_epoch(), 3);
+  // The previous owner read on: a watermark past the end of epoch 3 makes
+  // epoch 3's events late, though epoch 3 is not released yet.
+  EXPECT_EQ(c.Observe(255000, 0), Arrival::kOnTime);  // watermark 245000 > end of epoch 3
+  EXPECT_EQ(c.Observe(190000, 0), Arrival::kLate);
+  c.RewindToFirstOpen();
+  EXPECT_EQ(c.watermark_ms(), 180000);
+  EXPECT_EQ(c.Observe(190000, 0), Arrival::kOnTime) << "epoch 3 is open again";
+  EXPECT_EQ(c.Observe(170000, 0), Arrival::kLate) << "epoch 2 stays closed";
+  EXPECT_EQ(c.first_open_epoch(), 3);
+  EXPECT_EQ(c.Observe(255000, 0), Arrival::kOnTime);
+  EXPECT_EQ(c.watermark_ms(), 245000) << "re-read events move the watermark as before";
+}
+
 }  // namespace
 }  // namespace vanon

@@ -121,5 +121,19 @@ TEST(EventBuffer, CountsArrivalsBehindATakeButNotEventsGivenBack) {
   EXPECT_EQ(buffer.size(), 2u);
 }
 
+// The changelog's resume offset: the lowest offset still buffered, restored
+// events included, whatever their times.
+TEST(EventBuffer, MinOffsetIsTheLowestBufferedOffset) {
+  EventBuffer buffer(1000);
+  EXPECT_FALSE(buffer.MinOffset().has_value());
+  buffer.Add(At(2500, 30));
+  buffer.Add(At(1500, 31));
+  buffer.Restore(At(3500, 12));
+  buffer.Add(At(500, 40));
+  EXPECT_EQ(buffer.MinOffset(), 12);
+  buffer.Take(4000);
+  EXPECT_FALSE(buffer.MinOffset().has_value());
+}
+
 }  // namespace
 }  // namespace vanon

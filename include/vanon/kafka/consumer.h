@@ -15,6 +15,7 @@
 #include "vanon/kafka/client_config.h"
 
 namespace RdKafka {
+class ConsumerGroupMetadata;
 class KafkaConsumer;
 class Message;
 }
@@ -67,6 +68,14 @@ class Consumer {
   // High watermark as last seen by the fetcher (no broker round trip); -1 if unknown.
   int64_t HighWatermark(int32_t partition) const;
   int64_t LowWatermark(int32_t partition) const;
+  // The group membership (generation) for committing offsets inside a
+  // release transaction; safe to call from another thread.
+  std::unique_ptr<RdKafka::ConsumerGroupMetadata> GroupMetadata() const;
+  // The group's committed offset of the partition, -1 if none. As a
+  // read_committed consumer librdkafka asks for stable offsets (KIP-447):
+  // while a transaction that commits offsets for it is open, this waits for
+  // that transaction to end. May be called from the rebalance callbacks.
+  int64_t CommittedOffset(int32_t partition, int timeout_ms) const;
   void Close();
 
  private:

@@ -20,6 +20,7 @@
 
 namespace RdKafka {
 class Producer;
+class ConsumerGroupMetadata;
 }
 struct rd_kafka_topic_s;
 
@@ -66,6 +67,12 @@ class TransactionalProducer {
   // Flushes and commits. Throws AbortableKafkaError or FatalKafkaError.
   void CommitTransaction(int timeout_ms = 60000);
   void AbortTransaction(int timeout_ms = 60000);
+  // Commits the input consumer's offsets (topic, partition -> next offset
+  // to read) inside the open transaction (send_offsets_to_transaction): they
+  // become visible with its records or not at all, and the group's
+  // generation in `group` fences a consumer that lost the partitions.
+  void SendOffsets(const std::string& topic, const std::map<int32_t, int64_t>& next_offsets,
+                   const RdKafka::ConsumerGroupMetadata& group, int timeout_ms = 60000);
 
   // Partition count of a topic from broker metadata. Throws if the topic
   // does not exist.

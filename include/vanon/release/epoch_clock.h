@@ -63,6 +63,12 @@ class EpochClock {
   // Marks NextClosable() as released. `epoch` must equal it.
   void Close(int64_t epoch);
 
+  // Before the input is read again from an earlier offset (a partition
+  // restored from the state changelog): the watermark goes back to the
+  // start of the first open epoch, so the re-read events of open epochs
+  // are on time again while every closed epoch stays closed (late).
+  void RewindToFirstOpen();
+
   // nullopt until the first on-time event.
   std::optional<int64_t> first_open_epoch() const { return next_open_; }
   int64_t watermark_ms() const { return watermark_; }

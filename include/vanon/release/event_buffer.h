@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -70,6 +71,9 @@ class EventBuffer {
   TakenEvents Take(int64_t end_ms);
 
   size_t size() const { return size_; }
+  // The smallest input offset among the buffered events, or nullopt when
+  // empty. Scans every event: called once per release share.
+  std::optional<int64_t> MinOffset() const;
 
   // Events added so far with a time below the end of some earlier Take().
   // A release computed ahead of its close from a Take() is still exact only

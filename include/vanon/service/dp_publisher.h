@@ -89,6 +89,10 @@ class DpPublisher {
   // For /healthz details: some partition's DP publication is paused.
   bool budget_exhausted() const;
 
+  // Drops what is cached of the partition's ledger: its state was replaced
+  // (restored from the state changelog) and is read again at next use.
+  void Forget(int32_t partition);
+
   bool enabled() const { return enabled_; }
   const dp::DpPlan& plan() const { return plan_; }
 

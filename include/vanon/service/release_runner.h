@@ -38,6 +38,7 @@
 
 namespace vanon {
 
+class ChangelogWriter;
 class DpPublisher;
 class ReleaseMetricsExporter;
 class StateStore;
@@ -120,6 +121,11 @@ class ReleaseRunner {
 
   // Tuples currently waiting, summed over the partitions released so far.
   uint64_t waiting() const;
+
+  // With the state changelog on: every share's state changes and the input
+  // offset to resume at go into its transaction (changelog_writer.h).
+  // Before the first Submit.
+  void SetChangelog(ChangelogWriter* changelog);
 
  private:
   struct Impl;

@@ -15,6 +15,11 @@ namespace vanon {
 
 struct PartitionProgress {
   int64_t next_offset = -1;  // -1: nothing consumed yet
+  // After a restore from the state changelog the input is read again from
+  // next_offset; offsets below replay_until were already counted (and
+  // routed to the DLQ or late topic) by the previous owner: they are only
+  // buffered again, not counted. -1: no replay.
+  int64_t replay_until = -1;
   uint64_t consumed = 0;
   uint64_t accepted = 0;
   uint64_t unknown_vin = 0;

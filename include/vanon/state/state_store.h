@@ -24,6 +24,7 @@
 
 #include "vanon/state/partition_progress.h"
 #include "vanon/state/release_state.h"
+#include "vanon/state/state_change.h"
 
 namespace rocksdb {
 class FileSystem;
@@ -86,6 +87,11 @@ class ReleaseWrite {
   void PutMeta(int32_t partition, std::string_view name, std::string_view value);
   void SetProgress(int32_t partition, const PartitionProgress& p);
 
+  // The batch's puts and deletes, in order, for the state changelog.
+  // DeleteEventRange is left out: it only removes the epoch's buffered
+  // events, which the changelog never holds (see changelog_writer.h).
+  std::vector<StateChange> Changes() const;
+
  private:
   friend class StateStore;
   struct Rep;
@@ -133,6 +139,11 @@ class StateStore {
   void ScanReleasesNewestFirst(int32_t partition,
                                const std::function<bool(int64_t release, const ReleaseLogEntry&)>& fn) const;
   uint64_t CountAllEvents() const;
+
+  // Drops everything the store holds for the partition and writes
+  // `records` instead, in one atomic batch (state_restore.cc): a partition
+  // restored from the state changelog.
+  void ReplacePartition(int32_t partition, const std::vector<StateChange>& records);
 
   // Live bytes: SST files plus memtables, over all column families.
   uint64_t ApproximateBytes() const;

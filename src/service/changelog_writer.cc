@@ -1,0 +1,108 @@
+#include "changelog_writer.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <librdkafka/rdkafkacpp.h>
+
+#include "state_ledger_store.h"
+#include "vanon/kafka/consumer.h"
+#include "vanon/kafka/transactional_producer.h"
+#include "vanon/release/event_buffer.h"
+#include "vanon/service/ingest_pipeline.h"  // kClockMeta
+#include "vanon/state/state_store.h"
+
+namespace vanon {
+
+namespace {
+// The log keeps this many releases per partition (as ReleaseRunner does):
+// the entry that falls out of it gets a tombstone.
+constexpr int64_t kReleaseLogLength = 1000;
+
+void AppendU32(std::string* s, uint32_t v) {
+  for (int i = 3; i >= 0; --i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+}  // namespace
+
+std::string ChangelogKey(int32_t partition, const StateChange& c) {
+  std::string k;
+  k.reserve(5 + c.key.size());
+  AppendU32(&k, static_cast<uint32_t>(partition));
+  k.push_back(static_cast<char>(c.family));
+  k.append(c.key);
+  return k;
+}
+
+bool DecodeChangelogKey(std::string_view key, int32_t* partition, StateChange* c) {
+  if (key.size() < 6) return false;
+  uint32_t p = 0;
+  for (int i = 0; i < 4; ++i) p = (p << 8) | static_cast<unsigned char>(key[i]);
+  const auto f = static_cast<uint8_t>(key[4]);
+  if (f < static_cast<uint8_t>(StateFamily::kEvents) || f > static_cast<uint8_t>(StateFamily::kReleases)) return false;
+  *partition = static_cast<int32_t>(p);
+  c->family = static_cast<StateFamily>(f);
+  c->key.assign(key.substr(5));
+  return true;
+}
+
+ChangelogWriter::ChangelogWriter(const Config& config, StateStore* store, TransactionalProducer* producer)
+    : config_(config), store_(store), producer_(producer) {}
+
+ChangelogBase ChangelogWriter::Snapshot(const EpochClock& clock, const PartitionProgress& progress,
+                                        const EventBuffer& events) {
+  // Every event below the consumer's position is in this release (taken),
+  // in an earlier one, changelogged with a waiting tuple, late or rejected;
+  // except the buffered events of open epochs, which must be read again.
+  int64_t resume = progress.next_offset;
+  if (std::optional<int64_t> min = events.MinOffset(); min && (resume < 0 || *min < resume)) resume = *min;
+  return ChangelogBase{clock, progress, resume};
+}
+
+size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const ChangelogBase& base,
+                                     const ReleaseWrite& apply, const ReleaseLogEntry& committed,
+                                     uint64_t published_events, uint64_t suppressed_events,
+                                     const KafkaHeaders& headers) {
+  // What apply adds to the share's batch on the consuming thread after the
+  // commit, computed here from the snapshot so it is in the transaction.
+  ReleaseWrite extra(*store_);
+  EpochClock clock = base.clock;
+  clock.Close(epoch);
+  extra.PutMeta(partition, kClockMeta, clock.EncodeState());
+  PartitionProgress progress = base.progress;
+  progress.released += published_events;
+  progress.suppressed += suppressed_events;
+  progress.releases++;
+  if (base.resume_offset < progress.next_offset) {
+    // The new owner reads [resume_offset, next_offset) again: counted here.
+    progress.replay_until = std::max(progress.replay_until, progress.next_offset);
+    progress.next_offset = base.resume_offset;
+  }
+  extra.SetProgress(partition, progress);
+  // The ledger is written to the store directly, before any noise it pays
+  // for is computed; by now it holds this release's charge.
+  if (std::optional<std::string> ledger = store_->GetMeta(partition, StateLedgerStore::kMetaName)) {
+    extra.PutMeta(partition, StateLedgerStore::kMetaName, *ledger);
+  }
+  extra.PutRelease(partition, epoch, committed);
+  extra.DeleteRelease(partition, epoch - kReleaseLogLength);
+
+  const std::string& topic = config_.state.changelog.topic;
+  size_t n = 0;
+  for (const ReleaseWrite* w : {&apply, static_cast<const ReleaseWrite*>(&extra)}) {
+    for (const StateChange& c : w->Changes()) {
+      const std::string key = ChangelogKey(partition, c);
+      producer_->Produce(topic, partition, key, c.value ? std::string_view(*c.value) : std::string_view(), headers);
+      ++n;
+    }
+  }
+  return n;
+}
+
+void ChangelogWriter::CommitOffsets(const std::map<int32_t, int64_t>& resume_offsets) {
+  if (consumer_ == nullptr) throw std::logic_error("ChangelogWriter: no consumer attached");
+  std::unique_ptr<RdKafka::ConsumerGroupMetadata> group = consumer_->GroupMetadata();
+  if (!group) throw AbortableKafkaError("changelog: no consumer group metadata");
+  producer_->SendOffsets(config_.kafka.topics.input, resume_offsets, *group);
+}
+
+}  // namespace vanon

@@ -1,0 +1,84 @@
+// The state changelog's producing end (docs/state.md, "State changelog").
+//
+// A release share's durable state changes (its apply batch: signatures,
+// waiting tuples and the events they own, sensitive dictionary, DP ledger
+// and running-total counters; plus the epoch clock, the partition's
+// progress and the committed release-log entry) go to the changelog topic
+// inside the release's own Kafka transaction, together with the input
+// offset a new owner resumes at. So whatever a read_committed reader finds
+// in the changelog is exactly the state after the last committed release.
+//
+// What is not changelogged: the buffered events of open epochs. The offset
+// committed with a share is the lowest offset of an event that is neither in
+// a committed release nor in changelogged state (the events of still-waiting
+// tuples are changelogged), so a new owner reads those events again from the
+// input topic.
+//
+// Record: key = partition u32 BE, family byte, the store's key; value = the
+// store's value, or a tombstone (null) for a deletion. Store values are
+// never empty, so an empty value read back is also a deletion.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vanon/config.h"
+#include "vanon/kafka/producer.h"  // KafkaHeaders
+#include "vanon/release/epoch_clock.h"
+#include "vanon/state/partition_progress.h"
+#include "vanon/state/release_state.h"
+#include "vanon/state/state_change.h"
+
+namespace vanon {
+
+class Consumer;
+class EventBuffer;
+class ReleaseWrite;
+class StateStore;
+class TransactionalProducer;
+
+// What the consuming thread knows when a share is submitted and the release
+// thread needs inside the transaction: the partition's clock and progress
+// before the release, and the input offset to commit with it.
+struct ChangelogBase {
+  EpochClock clock;
+  PartitionProgress progress;
+  int64_t resume_offset = 0;
+};
+
+// One changelog record key, and back.
+std::string ChangelogKey(int32_t partition, const StateChange& c);
+bool DecodeChangelogKey(std::string_view key, int32_t* partition, StateChange* c);
+
+class ChangelogWriter {
+ public:
+  ChangelogWriter(const Config& config, StateStore* store, TransactionalProducer* producer);
+
+  // The input consumer whose group the offsets are committed to. Before the
+  // first release.
+  void Attach(const Consumer* consumer) { consumer_ = consumer; }
+
+  // Consuming thread, when a share is submitted (after its events were taken).
+  static ChangelogBase Snapshot(const EpochClock& clock, const PartitionProgress& progress,
+                                const EventBuffer& events);
+
+  // Release thread, inside the open transaction: the share's changes.
+  // Returns the number of records produced.
+  size_t ProduceShare(int32_t partition, int64_t epoch, const ChangelogBase& base, const ReleaseWrite& apply,
+                      const ReleaseLogEntry& committed, uint64_t published_events, uint64_t suppressed_events,
+                      const KafkaHeaders& headers);
+  // Release thread, inside the open transaction, after every share.
+  void CommitOffsets(const std::map<int32_t, int64_t>& resume_offsets);
+
+ private:
+  const Config& config_;
+  StateStore* store_;
+  TransactionalProducer* producer_;
+  const Consumer* consumer_ = nullptr;
+};
+
+}  // namespace vanon

@@ -1,0 +1,61 @@
+// The state changelog's reading end (docs/state.md, "State changelog"): when
+// a partition is assigned, its local state is compared with what the
+// changelog holds (read_committed), and replaced by it when they differ.
+//
+// "Differ" is decided by the newest committed release: every committed
+// release writes its log entry (with its random seed) to the changelog in
+// its own transaction, so equal newest entries mean local state already
+// holds everything the changelog does (plus, possibly, buffered events of
+// open epochs and a prepared release, which stay). Otherwise another
+// instance released the partition since: the local copy is stale or
+// missing, and is dropped for the changelog's, whose progress record says
+// where to resume reading the input.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "vanon/config.h"
+
+namespace prometheus {
+class Counter;
+class Gauge;
+class Registry;
+}  // namespace prometheus
+
+namespace vanon {
+
+class StateStore;
+
+class StateRestorer {
+ public:
+  StateRestorer(const Config& config, StateStore* store, prometheus::Registry& registry);
+
+  // Brings the partition's local state up to the changelog. Returns true
+  // when it was replaced. Throws on a Kafka error or a corrupt record.
+  // `committed_offset` is the group's committed offset of the partition:
+  // asked first because it waits for a transaction of the previous owner
+  // that is still open (KIP-447), whose changelog records a read up to the
+  // last stable offset would otherwise miss.
+  bool Restore(int32_t partition, const std::function<int64_t(int32_t)>& committed_offset);
+
+  // Partitions being restored now (for /readyz). Any thread.
+  std::vector<int32_t> Restoring() const;
+
+ private:
+  const Config& config_;
+  StateStore* store_;
+  mutable std::mutex mu_;
+  std::set<int32_t> restoring_;  // guarded by mu_
+  prometheus::Counter& restored_;
+  prometheus::Counter& up_to_date_;
+  prometheus::Counter& records_;
+  prometheus::Counter& seconds_;
+  prometheus::Gauge& last_seconds_;
+};
+
+}  // namespace vanon
