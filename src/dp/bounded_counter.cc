@@ -5,23 +5,9 @@
 #include <set>
 #include <tuple>
 
+#include "keyed_mix.h"
+
 namespace vanon::dp {
-
-namespace {
-
-uint64_t Mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-uint64_t HashBytes(uint64_t key, std::string_view s) {
-  uint64_t h = Mix64(key ^ 0x6a09e667f3bcc909ULL);
-  for (unsigned char c : s) h = Mix64(h ^ c);
-  return h;
-}
-
-}  // namespace
 
 BoundedCounter::BoundedCounter(CountQuery query, int64_t epoch_start_ms, int64_t epoch_end_ms,
                                uint64_t selection_key)
