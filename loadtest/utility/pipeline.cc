@@ -3,23 +3,13 @@
 #include <algorithm>
 #include <memory>
 
+#include "test_schema.h"
+
 namespace vanon::utility {
 
-Schema UtilitySchema() {
-  auto engine = std::make_shared<CategoricalHierarchy>(CategoricalHierarchy::FromRows(
-      {{"BEV", "Electric", "Electrified", "*"},
-       {"FCEV", "Electric", "Electrified", "*"},
-       {"PHEV", "Hybrid", "Electrified", "*"},
-       {"MHEV", "Hybrid", "Electrified", "*"},
-       {"HEV", "Hybrid", "Electrified", "*"},
-       {"Petrol", "Otto", "Combustion", "*"},
-       {"CNG", "Otto", "Combustion", "*"},
-       {"Diesel", "Diesel", "Combustion", "*"}},
-      "engine"));
-  return Schema({QiAttribute{"engine", engine, {}},
-                 QiAttribute{"year", nullptr, NumericDomain{2000, 2029, 5}},
-                 QiAttribute{"seats", nullptr, NumericDomain{1, 9, 0}}});
-}
+// The engine tests' schema: the same QIs, so the benchmark's NCP compares
+// with theirs.
+Schema UtilitySchema() { return testing::TestSchema(); }
 
 Pipeline::Pipeline(std::string name, bool epoch_mode, WindowParams window, ReleaseParams params,
                    uint32_t vehicles)

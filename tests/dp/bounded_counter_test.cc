@@ -5,20 +5,14 @@
 #include <numeric>
 #include <set>
 
+#include "engine_dimension.h"
+
 namespace vanon::dp {
 namespace {
 
 DpEvent Ev(std::string vehicle, std::string trip, std::string name, std::string engine,
            int64_t ts = 0) {
   return DpEvent{std::move(vehicle), std::move(trip), std::move(name), ts, {{"engine", std::move(engine)}}};
-}
-
-Dimension EngineDim() {
-  Dimension d;
-  d.kind = Dimension::Kind::kQi;
-  d.qi = "engine";
-  d.domain = {"EV", "Gas", "Hybrid"};
-  return d;
 }
 
 Dimension EventDim(std::vector<std::string> names) {
@@ -35,7 +29,7 @@ uint64_t Total(const BoundedCounter& c) {
 // Acceptance: a vehicle with 10,000 events in one cell moves the true count
 // by at most C.
 TEST(BoundedCounter, HeavyVehicleChangesCountByAtMostC) {
-  CountQuery q{"events_by_engine", CountUnit::kEvents, {EngineDim()}, {}, {5, 2}};
+  CountQuery q{"events_by_engine", CountUnit::kEvents, {EngineDimension()}, {}, {5, 2}};
   std::vector<DpEvent> others;
   for (int v = 0; v < 20; ++v) {
     for (int i = 0; i < 3; ++i) others.push_back(Ev("v" + std::to_string(v), "t", "x", v % 2 ? "EV" : "Gas"));
@@ -97,12 +91,12 @@ TEST(BoundedCounter, UnitsTripsAndVehicles) {
   std::vector<DpEvent> evs = {Ev("v1", "t1", "touch", "EV"), Ev("v1", "t1", "touch", "EV"),
                               Ev("v1", "t2", "touch", "EV"), Ev("v2", "t3", "touch", "Gas"),
                               Ev("v2", "t3", "other", "Gas")};
-  CountQuery trips{"trips", CountUnit::kTrips, {EngineDim()}, {{"event", "touch"}}, {10, 1}};
+  CountQuery trips{"trips", CountUnit::kTrips, {EngineDimension()}, {{"event", "touch"}}, {10, 1}};
   BoundedCounter t(trips, 0, 1, 0);
   t.AddEvents(evs);
   EXPECT_EQ(t.counts(), (std::vector<uint64_t>{2, 1, 0}));
 
-  CountQuery vehicles{"vehicles", CountUnit::kVehicles, {EngineDim()}, {}, {10, 1}};
+  CountQuery vehicles{"vehicles", CountUnit::kVehicles, {EngineDimension()}, {}, {10, 1}};
   BoundedCounter v(vehicles, 0, 1, 0);
   v.AddEvents(evs);
   EXPECT_EQ(v.counts(), (std::vector<uint64_t>{1, 1, 0}));
@@ -114,7 +108,7 @@ TEST(BoundedCounter, TimeBucketsAndOutOfDomain) {
   Dimension bucket;
   bucket.kind = Dimension::Kind::kTimeBucket;
   bucket.bucket_ms = 100;
-  CountQuery q{"per_bucket", CountUnit::kEvents, {EngineDim(), bucket}, {}, {100, 100}};
+  CountQuery q{"per_bucket", CountUnit::kEvents, {EngineDimension(), bucket}, {}, {100, 100}};
   BoundedCounter c(q, 1000, 1250, 0);  // buckets 1000, 1100, 1200
   ASSERT_EQ(c.num_cells(), 9u);
   std::vector<DpEvent> evs = {Ev("v", "t", "x", "EV", 1000), Ev("v", "t", "x", "EV", 1150),
@@ -129,7 +123,7 @@ TEST(BoundedCounter, TimeBucketsAndOutOfDomain) {
 }
 
 TEST(ValidateQuery, RejectsDataDependentOrBrokenQueries) {
-  CountQuery ok{"q", CountUnit::kEvents, {EngineDim()}, {}, {1, 1}};
+  CountQuery ok{"q", CountUnit::kEvents, {EngineDimension()}, {}, {1, 1}};
   EXPECT_FALSE(ValidateQuery(ok, 1000).has_value());
   CountQuery no_domain = ok;
   no_domain.dimensions[0].domain.clear();

@@ -4,24 +4,18 @@
 
 #include "vanon/dp/postprocess.h"
 
+#include "engine_dimension.h"
+
 namespace vanon::dp {
 namespace {
 
-Dimension Engine() {
-  Dimension d;
-  d.kind = Dimension::Kind::kQi;
-  d.qi = "engine";
-  d.domain = {"EV", "Gas", "Hybrid"};
-  return d;
-}
-
 DpPlan TouchscreenPlan() {
   DpPlan plan;
-  plan.counts.push_back(CountQuery{"vehicles_by_engine", CountUnit::kVehicles, {Engine()}, {}, {1, 1}});
+  plan.counts.push_back(CountQuery{"vehicles_by_engine", CountUnit::kVehicles, {EngineDimension()}, {}, {1, 1}});
   RatioQuery kpi;
   kpi.name = "touchscreen_trip_share";
-  kpi.numerator = CountQuery{"touch_trips", CountUnit::kTrips, {Engine()}, {{"event", "touchscreen_used"}}, {4, 1}};
-  kpi.denominator = CountQuery{"trips", CountUnit::kTrips, {Engine()}, {}, {4, 1}};
+  kpi.numerator = CountQuery{"touch_trips", CountUnit::kTrips, {EngineDimension()}, {{"event", "touchscreen_used"}}, {4, 1}};
+  kpi.denominator = CountQuery{"trips", CountUnit::kTrips, {EngineDimension()}, {}, {4, 1}};
   plan.ratios.push_back(kpi);
   plan.selection_key = 9;
   return plan;

@@ -20,26 +20,20 @@
 #include "vanon/dp/rocksdb_ledger_store.h"
 #include "vanon/dp/tree_counter.h"
 
+#include "engine_dimension.h"
+
 namespace vanon::dp {
 namespace {
-
-Dimension Engine() {
-  Dimension d;
-  d.kind = Dimension::Kind::kQi;
-  d.qi = "engine";
-  d.domain = {"EV", "Gas", "Hybrid"};
-  return d;
-}
 
 // A count query and a KPI, so that plain counts and both halves of a ratio
 // are checked.
 DpPlan Plan() {
   DpPlan plan;
-  plan.counts.push_back(CountQuery{"trips_by_engine", CountUnit::kTrips, {Engine()}, {}, {2, 1}});
+  plan.counts.push_back(CountQuery{"trips_by_engine", CountUnit::kTrips, {EngineDimension()}, {}, {2, 1}});
   RatioQuery kpi;
   kpi.name = "touch_share";
-  kpi.numerator = CountQuery{"touch_trips", CountUnit::kTrips, {Engine()}, {{"event", "touchscreen_used"}}, {2, 1}};
-  kpi.denominator = CountQuery{"trips", CountUnit::kTrips, {Engine()}, {}, {2, 1}};
+  kpi.numerator = CountQuery{"touch_trips", CountUnit::kTrips, {EngineDimension()}, {{"event", "touchscreen_used"}}, {2, 1}};
+  kpi.denominator = CountQuery{"trips", CountUnit::kTrips, {EngineDimension()}, {}, {2, 1}};
   plan.ratios.push_back(kpi);
   plan.selection_key = 3;
   return plan;

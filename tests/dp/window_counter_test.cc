@@ -11,25 +11,19 @@
 
 #include "vanon/dp/random_source.h"
 
+#include "engine_dimension.h"
+
 namespace vanon::dp {
 namespace {
 
 constexpr int64_t kHour = 3'600'000;
-
-Dimension Engine() {
-  Dimension d;
-  d.kind = Dimension::Kind::kQi;
-  d.qi = "engine";
-  d.domain = {"EV", "Gas", "Hybrid"};
-  return d;
-}
 
 DpEvent Ev(const std::string& trip, const std::string& engine, int64_t ts = 0) {
   return {"", trip, "trip_started", ts, {{"engine", engine}}};
 }
 
 TEST(WindowCounter, VehicleCountsOncePerWindowAcrossEpochs) {
-  WindowCounter w(CountQuery{"vehicles", CountUnit::kVehicles, {Engine()}, {}, {1, 1}}, 0, kHour, 5);
+  WindowCounter w(CountQuery{"vehicles", CountUnit::kVehicles, {EngineDimension()}, {}, {1, 1}}, 0, kHour, 5);
   for (int epoch = 0; epoch < 3; ++epoch) {
     std::vector<DpEvent> events = {Ev("t", "EV")};
     w.AddVehicle("v1", events);
@@ -39,8 +33,8 @@ TEST(WindowCounter, VehicleCountsOncePerWindowAcrossEpochs) {
 }
 
 TEST(WindowCounter, PerCellBoundAndDistinctTripsHoldOverTheWindow) {
-  WindowCounter events(CountQuery{"events", CountUnit::kEvents, {Engine()}, {}, {2, 1}}, 0, kHour, 5);
-  WindowCounter trips(CountQuery{"trips", CountUnit::kTrips, {Engine()}, {}, {3, 1}}, 0, kHour, 5);
+  WindowCounter events(CountQuery{"events", CountUnit::kEvents, {EngineDimension()}, {}, {2, 1}}, 0, kHour, 5);
+  WindowCounter trips(CountQuery{"trips", CountUnit::kTrips, {EngineDimension()}, {}, {3, 1}}, 0, kHour, 5);
   // Trip "a" spans epochs 1 and 2; "b" and "c" follow; "d" is over C = 3.
   const std::vector<std::vector<DpEvent>> epochs = {
       {Ev("a", "Gas")}, {Ev("a", "Gas"), Ev("b", "Gas")}, {Ev("c", "Gas"), Ev("d", "Gas")}};
@@ -55,7 +49,7 @@ TEST(WindowCounter, PerCellBoundAndDistinctTripsHoldOverTheWindow) {
 }
 
 TEST(WindowCounter, CellBoundHoldsOverTheWindowFirstComeFirstServed) {
-  WindowCounter w(CountQuery{"vehicles", CountUnit::kVehicles, {Engine()}, {}, {1, 2}}, 0, kHour, 5);
+  WindowCounter w(CountQuery{"vehicles", CountUnit::kVehicles, {EngineDimension()}, {}, {1, 2}}, 0, kHour, 5);
   std::vector<DpEvent> e1 = {Ev("t", "Hybrid")}, e2 = {Ev("t", "EV")}, e3 = {Ev("t", "Gas")};
   w.AddVehicle("v", e1);
   w.AddVehicle("v", e2);
@@ -68,7 +62,7 @@ TEST(WindowCounter, CellBoundHoldsOverTheWindowFirstComeFirstServed) {
 // window's count vector by at most C x L in L1, however its events spread
 // over the window's epochs.
 TEST(WindowCounter, OneVehicleChangesTheWindowByAtMostCTimesL) {
-  const CountQuery q{"events", CountUnit::kEvents, {Engine()}, {}, {2, 2}};
+  const CountQuery q{"events", CountUnit::kEvents, {EngineDimension()}, {}, {2, 2}};
   const char* engines[] = {"EV", "Gas", "Hybrid"};
   SeededRandomSource rng(11);
   for (int trial = 0; trial < 20; ++trial) {
@@ -92,7 +86,7 @@ TEST(WindowCounter, OneVehicleChangesTheWindowByAtMostCTimesL) {
 }
 
 TEST(WindowCounter, RestoredStateContinuesAsIfNeverSaved) {
-  const CountQuery q{"trips", CountUnit::kTrips, {Engine()}, {}, {2, 2}};
+  const CountQuery q{"trips", CountUnit::kTrips, {EngineDimension()}, {}, {2, 2}};
   WindowCounter straight(q, 0, kHour, 5), saved(q, 0, kHour, 5);
   std::vector<DpEvent> first = {Ev("a", "EV"), Ev("b", "Gas")}, second = {Ev("a", "EV"), Ev("c", "EV"),
                                                                           Ev("d", "EV"), Ev("e", "Hybrid")};
