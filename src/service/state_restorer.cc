@@ -49,7 +49,69 @@ bool SameRelease(const std::optional<ReleaseLogEntry>& a, const std::optional<Re
   return a->seed == b->seed && a->summary == b->summary;
 }
 
+// Local-only meta record (never changelogged): the changelog offset up to
+// which local state is known to hold everything the changelog does. Set
+// after every check or restore; dropped with the partition's state.
+constexpr const char* kChangelogOffsetMeta = "changelog_offset";
+
+int64_t LocalChangelogOffset(const StateStore& store, int32_t partition) {
+  std::optional<std::string> v = store.GetMeta(partition, kChangelogOffsetMeta);
+  if (!v) return 0;
+  try {
+    return std::stoll(*v);
+  } catch (const std::exception&) {
+    throw std::runtime_error("state: corrupt changelog offset of partition " + std::to_string(partition));
+  }
+}
+
+void SaveLocalChangelogOffset(StateStore* store, int32_t partition, int64_t offset) {
+  ReleaseWrite w(*store);
+  w.PutMeta(partition, kChangelogOffsetMeta, std::to_string(offset));
+  store->Commit(w);
+}
+
+std::optional<ReleaseLogEntry> LocalNewestCommitted(const StateStore& store, int32_t partition) {
+  std::optional<ReleaseLogEntry> local;
+  store.ScanReleasesNewestFirst(partition, [&](int64_t, const ReleaseLogEntry& e) {
+    if (e.status != ReleaseStatus::kCommitted) return true;
+    local = e;
+    return false;
+  });
+  return local;
+}
+
 }  // namespace
+
+// Reads the partition's changelog from `from` to its last stable offset,
+// applying compaction's rule itself: the last record of a key wins, a
+// tombstone removes it.
+StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const Config& config, int32_t partition, int64_t from) {
+  ChangelogRead read;
+  read.next_offset = from;
+  ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties,
+                config.state.changelog.topic, partition, from, [&](const CommittedRecord& r) {
+                  ++read.records;
+                  read.next_offset = r.offset + 1;
+                  int32_t p = -1;
+                  StateChange c;
+                  if (!DecodeChangelogKey(r.key, &p, &c) || p != partition) {
+                    throw std::runtime_error("changelog: a record of partition " + std::to_string(partition) +
+                                             " has a malformed key");
+                  }
+                  std::string k = r.key.data() ? std::string(r.key) : std::string();
+                  if (r.value.empty()) {
+                    read.latest.erase(k);
+                    if (c.family == StateFamily::kReleases) read.releases.erase(c.key);
+                    return true;
+                  }
+                  c.value = std::string(r.value);
+                  if (c.family == StateFamily::kReleases) read.releases[c.key] = *c.value;
+                  read.latest[k] = std::move(c);
+                  return true;
+                },
+                kRestoreTimeoutMs);
+  return read;
+}
 
 StateRestorer::StateRestorer(const Config& config, StateStore* store, prometheus::Registry& registry)
     : config_(config),
@@ -93,76 +155,64 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   } done{this, partition};
 
   const int64_t committed = committed_offset(partition);
-
-  // Compaction semantics, applied here: the last record of a key wins, a
-  // tombstone removes it.
-  std::map<std::string, StateChange> latest;
-  std::map<std::string, std::string> releases;  // store key -> value
-  uint64_t n = 0;
-  ReadCommitted(config_.kafka.bootstrap, config_.kafka.properties, config_.kafka.consumer_properties,
-                config_.state.changelog.topic, partition, 0, [&](const CommittedRecord& r) {
-                  ++n;
-                  int32_t p = -1;
-                  StateChange c;
-                  if (!DecodeChangelogKey(r.key, &p, &c) || p != partition) {
-                    throw std::runtime_error("changelog: a record of partition " + std::to_string(partition) +
-                                             " has a malformed key");
-                  }
-                  std::string k = r.key.data() ? std::string(r.key) : std::string();
-                  if (r.value.empty()) {
-                    latest.erase(k);
-                    if (c.family == StateFamily::kReleases) releases.erase(c.key);
-                    return true;
-                  }
-                  c.value = std::string(r.value);
-                  if (c.family == StateFamily::kReleases) releases[c.key] = *c.value;
-                  latest[k] = std::move(c);
-                  return true;
-                },
-                kRestoreTimeoutMs);
-  records_.Increment(static_cast<double>(n));
-
-  std::optional<ReleaseLogEntry> local;
-  store_->ScanReleasesNewestFirst(partition, [&](int64_t, const ReleaseLogEntry& e) {
-    if (e.status != ReleaseStatus::kCommitted) return true;
-    local = e;
-    return false;
-  });
-  const bool replace = !SameRelease(local, NewestCommitted(partition, releases));
-
-  if (replace) {
-    std::vector<StateChange> records;
-    records.reserve(latest.size());
-    for (auto& [k, c] : latest) records.push_back(std::move(c));
-    store_->ReplacePartition(partition, records);
-    // Each release commits its progress record's next offset to the group:
-    // they differ only if the changelog was lost or replaced (or the broker
-    // does not keep transactional offset commits, as librdkafka's mock).
-    if (const int64_t next = store_->LoadProgress(partition).next_offset; next != committed) {
-      spdlog::warn("partition {}: the changelog resumes at offset {} but the group committed {}", partition, next,
-                   committed);
-    }
-    // The input is read again from the changelogged offset: the events of
-    // open epochs must find their epochs open (see RewindToFirstOpen).
-    if (std::optional<std::string> state = store_->GetMeta(partition, kClockMeta)) {
-      EpochClock clock(config_.privacy.epoch);
-      if (!clock.DecodeState(*state)) {
-        throw std::runtime_error("changelog: unreadable epoch clock of partition " + std::to_string(partition));
-      }
-      clock.RewindToFirstOpen();
-      ReleaseWrite w(*store_);
-      w.PutMeta(partition, kClockMeta, clock.EncodeState());
-      store_->Commit(w);
-    }
+  const std::optional<ReleaseLogEntry> local = LocalNewestCommitted(*store_, partition);
+  // First only what is ahead of the offset local state already holds: if
+  // no release was committed there since, or only the ones this instance
+  // committed itself, local state is the changelog's head.
+  const int64_t from = LocalChangelogOffset(*store_, partition);
+  ChangelogRead read;
+  bool replace = false;
+  if (from > 0) {
+    read = ReadChangelog(config_, partition, from);
+    const std::optional<ReleaseLogEntry> ahead = NewestCommitted(partition, read.releases);
+    replace = ahead && !SameRelease(local, ahead);
   }
+  // An empty (or pre-changelog) store, or another owner released the
+  // partition since: the whole changelog, to replace the partition with.
+  if (from == 0 || replace) {
+    const uint64_t ahead_records = read.records;
+    read = ReadChangelog(config_, partition, 0);
+    read.records += ahead_records;
+    replace = !SameRelease(local, NewestCommitted(partition, read.releases));
+  }
+  records_.Increment(static_cast<double>(read.records));
+  if (replace) ApplyRestore(partition, &read, committed);
+  SaveLocalChangelogOffset(store_, partition, std::max(from, read.next_offset));
+
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   seconds_.Increment(seconds);
   last_seconds_.Set(seconds);
   (replace ? restored_ : up_to_date_).Increment();
-  spdlog::info("partition {}: {} ({} changelog records, {} keys, {:.3f} s)", partition,
-               replace ? "state restored from the changelog" : "local state is up to date with the changelog", n,
-               latest.size(), seconds);
+  spdlog::info("partition {}: {} (changelog read from offset {}: {} records, {} keys, {:.3f} s)", partition,
+               replace ? "state restored from the changelog" : "local state is up to date with the changelog",
+               replace || from == 0 ? 0 : from, read.records, read.latest.size(), seconds);
   return replace;
+}
+
+void StateRestorer::ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed) {
+  std::vector<StateChange> records;
+  records.reserve(read->latest.size());
+  for (auto& [k, c] : read->latest) records.push_back(std::move(c));
+  store_->ReplacePartition(partition, records);
+  // Each release commits its progress record's next offset to the group:
+  // they differ only if the changelog was lost or replaced (or the broker
+  // does not keep transactional offset commits, as librdkafka's mock).
+  if (const int64_t next = store_->LoadProgress(partition).next_offset; next != committed) {
+    spdlog::warn("partition {}: the changelog resumes at offset {} but the group committed {}", partition, next,
+                 committed);
+  }
+  // The input is read again from the changelogged offset: the events of
+  // open epochs must find their epochs open (see RewindToFirstOpen).
+  if (std::optional<std::string> state = store_->GetMeta(partition, kClockMeta)) {
+    EpochClock clock(config_.privacy.epoch);
+    if (!clock.DecodeState(*state)) {
+      throw std::runtime_error("changelog: unreadable epoch clock of partition " + std::to_string(partition));
+    }
+    clock.RewindToFirstOpen();
+    ReleaseWrite w(*store_);
+    w.PutMeta(partition, kClockMeta, clock.EncodeState());
+    store_->Commit(w);
+  }
 }
 
 }  // namespace vanon

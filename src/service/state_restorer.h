@@ -14,12 +14,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "vanon/config.h"
+#include "vanon/state/state_change.h"
 
 namespace prometheus {
 class Counter;
@@ -47,6 +49,17 @@ class StateRestorer {
   std::vector<int32_t> Restoring() const;
 
  private:
+  // One read of a partition's changelog, compacted: key -> last record.
+  struct ChangelogRead {
+    std::map<std::string, StateChange> latest;    // changelog key -> change
+    std::map<std::string, std::string> releases;  // release-log store key -> value
+    uint64_t records = 0;
+    int64_t next_offset = 0;  // after the last record read
+  };
+  static ChangelogRead ReadChangelog(const Config& config, int32_t partition, int64_t from);
+  // Replaces the partition's local state with the changelog's.
+  void ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed);
+
   const Config& config_;
   StateStore* store_;
   mutable std::mutex mu_;
