@@ -199,7 +199,7 @@ struct DpConfig {
 // also goes to this compacted topic, in the release's transaction, so a
 // partition's state follows the partition through the consumer group.
 struct ChangelogConfig {
-  bool enabled = false;
+  bool enabled = true;
   std::string topic = "vanon.state.changelog";  // as many partitions as the input topic
 };
 

@@ -197,6 +197,7 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     const KafkaTopics& t = config.kafka.topics;
     cluster.CreateTopic(t.input, f.partitions);
     cluster.CreateTopic(t.dlq, 1);
+    if (config.state.changelog.enabled) cluster.CreateTopic(config.state.changelog.topic, f.partitions);
     for (const std::string* name : {&t.anonymized, &t.releases, &t.counts, &t.late}) {
       cluster.CreateTopic(*name, f.partitions);
     }

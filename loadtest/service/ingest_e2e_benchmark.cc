@@ -63,6 +63,7 @@ void BM_IngestEndToEnd(benchmark::State& state) {
     const std::string topic = "vehicle.events.raw";
     cluster.CreateTopic(topic, kPartitions);
     cluster.CreateTopic("vehicle.events.dlq", 1);
+    cluster.CreateTopic("vanon.state.changelog", kPartitions);  // on by default
     {
       VinDecoder table = VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
       FleetOptions fo;

@@ -122,6 +122,7 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
                                     "http.listen=" + listen});
   const KafkaTopics& t = config.kafka.topics;
   cluster.CreateTopic(t.input, args.partitions);
+  if (config.state.changelog.enabled) cluster.CreateTopic(config.state.changelog.topic, args.partitions);
   for (const std::string* name : {&t.dlq, &t.anonymized, &t.releases, &t.counts, &t.late}) {
     cluster.CreateTopic(*name, args.partitions);
   }

@@ -105,6 +105,7 @@ void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
       if (m->offset() >= end) return;
       CommittedRecord r;
       r.offset = m->offset();
+      r.end = end;
       r.key = m->key_pointer() ? std::string_view(static_cast<const char*>(m->key_pointer()), m->key_len())
                                : std::string_view();
       r.value = std::string_view(static_cast<const char*>(m->payload()), m->len());

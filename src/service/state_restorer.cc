@@ -85,13 +85,15 @@ std::optional<ReleaseLogEntry> LocalNewestCommitted(const StateStore& store, int
 // Reads the partition's changelog from `from` to its last stable offset,
 // applying compaction's rule itself: the last record of a key wins, a
 // tombstone removes it.
-StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const Config& config, int32_t partition, int64_t from) {
+StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const Config& config, int32_t partition, int64_t from,
+                                                          prometheus::Gauge* lag) {
   ChangelogRead read;
   read.next_offset = from;
   ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties,
                 config.state.changelog.topic, partition, from, [&](const CommittedRecord& r) {
                   ++read.records;
                   read.next_offset = r.offset + 1;
+                  if (lag != nullptr) lag->Set(static_cast<double>(r.end - read.next_offset));
                   int32_t p = -1;
                   StateChange c;
                   if (!DecodeChangelogKey(r.key, &p, &c) || p != partition) {
@@ -110,6 +112,7 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const Config& config, 
                   return true;
                 },
                 kRestoreTimeoutMs);
+  if (lag != nullptr) lag->Set(0);
   return read;
 }
 
@@ -132,7 +135,12 @@ StateRestorer::StateRestorer(const Config& config, StateStore* store, prometheus
                         .Name("vanon_state_last_restore_seconds")
                         .Help("Duration of the last partition restore from the state changelog")
                         .Register(registry)
-                        .Add({})) {}
+                        .Add({})),
+      lag_(prometheus::BuildGauge()
+               .Name("vanon_state_restore_lag_records")
+               .Help("Changelog offsets still to read by the restore in progress (0 when none runs)")
+               .Register(registry)
+               .Add({})) {}
 
 std::vector<int32_t> StateRestorer::Restoring() const {
   std::lock_guard<std::mutex> l(mu_);
@@ -163,7 +171,7 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   ChangelogRead read;
   bool replace = false;
   if (from > 0) {
-    read = ReadChangelog(config_, partition, from);
+    read = ReadChangelog(config_, partition, from, &lag_);
     const std::optional<ReleaseLogEntry> ahead = NewestCommitted(partition, read.releases);
     replace = ahead && !SameRelease(local, ahead);
   }
@@ -171,7 +179,7 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   // partition since: the whole changelog, to replace the partition with.
   if (from == 0 || replace) {
     const uint64_t ahead_records = read.records;
-    read = ReadChangelog(config_, partition, 0);
+    read = ReadChangelog(config_, partition, 0, &lag_);
     read.records += ahead_records;
     replace = !SameRelease(local, NewestCommitted(partition, read.releases));
   }

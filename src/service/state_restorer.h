@@ -56,7 +56,8 @@ class StateRestorer {
     uint64_t records = 0;
     int64_t next_offset = 0;  // after the last record read
   };
-  static ChangelogRead ReadChangelog(const Config& config, int32_t partition, int64_t from);
+  // `lag` (may be null) follows the offsets still to read.
+  static ChangelogRead ReadChangelog(const Config& config, int32_t partition, int64_t from, prometheus::Gauge* lag);
   // Replaces the partition's local state with the changelog's.
   void ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed);
 
@@ -69,6 +70,7 @@ class StateRestorer {
   prometheus::Counter& records_;
   prometheus::Counter& seconds_;
   prometheus::Gauge& last_seconds_;
+  prometheus::Gauge& lag_;
 };
 
 }  // namespace vanon

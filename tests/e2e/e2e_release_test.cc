@@ -158,6 +158,7 @@ const ServiceRun& TheRun() {
                                 // artist rule only repeats the default (drop).
                                 "payload.fields.3={path: seq, transform: keep}"});
     cluster.CreateTopic(config.kafka.topics.input, kInputPartitions);
+    cluster.CreateTopic(config.state.changelog.topic, kInputPartitions);
     for (const std::string& t : {config.kafka.topics.anonymized, config.kafka.topics.releases, config.kafka.topics.dlq,
                                  config.kafka.topics.late, config.kafka.topics.counts}) {
       cluster.CreateTopic(t, 2);

@@ -72,6 +72,14 @@ def scenario_checks(values, docs):
                                           f"{'rendered' if kind in by_kind else 'absent'}")
     if "PrometheusRule" in by_kind and not by_kind["PrometheusRule"][0]["spec"].get("groups"):
         raise StageFailed("scenario", "PrometheusRule without rule groups")
+    claims = [c["metadata"]["name"] for c in sts["spec"].get("volumeClaimTemplates", [])]
+    empty_dirs = [v["name"] for v in sts["spec"]["template"]["spec"]["volumes"] if "emptyDir" in v]
+    if values["persistence"].get("enabled", True) != ("state" in claims):
+        raise StageFailed("scenario", f"persistence.enabled={values['persistence'].get('enabled')} but claims {claims}")
+    if ("state" in empty_dirs) == ("state" in claims):
+        raise StageFailed("scenario", "the state volume must be either a claim or an emptyDir")
+    if "state" in empty_dirs and not values["config"]["state"]["changelog"]["enabled"]:
+        raise StageFailed("scenario", "state on an emptyDir without the state changelog")
     container = sts["spec"]["template"]["spec"]["containers"][0]
     env = {e["name"]: e for e in container.get("env", [])}
     sasl = values["kafka"]["sasl"]

@@ -66,6 +66,7 @@ class FailClosedTest : public ::testing::Test {
     config_ = LoadConfig(dir + "/vanon.yaml", {});
     const KafkaTopics& t = config_.kafka.topics;
     cluster->CreateTopic(t.input, input_partitions);
+    cluster->CreateTopic(config_.state.changelog.topic, input_partitions);
     for (const std::string* name : {&t.dlq, &t.anonymized, &t.releases, &t.counts, &t.late}) {
       cluster->CreateTopic(*name, 1);
     }

@@ -43,6 +43,7 @@ class PrecomputeTest : public ::testing::Test {
                           "privacy.max_delay_epochs=0"});
     const KafkaTopics& t = config_.kafka.topics;
     cluster_.CreateTopic(t.input, 1);
+    cluster_.CreateTopic(config_.state.changelog.topic, 1);
     for (const std::string* name : {&t.dlq, &t.anonymized, &t.releases, &t.counts, &t.late}) {
       cluster_.CreateTopic(*name, 1);
     }

@@ -50,8 +50,6 @@ bool ChangelogOn() {
 std::unique_ptr<Subprocess> StartKafka(std::string* bootstrap) {
   std::vector<std::string> argv = {VANON_KAFKA_BIN, "--brokers", "1"};
   for (const std::string& a : testing::ServiceTopicArgs(kInputPartitions, 2)) argv.push_back(a);
-  argv.push_back("--topic");
-  argv.push_back(std::string(kChangelog) + ":" + std::to_string(kInputPartitions));
   auto k = std::make_unique<Subprocess>(argv);
   *bootstrap = k->FirstLine(20);
   return k;
@@ -67,12 +65,10 @@ std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::
       // Overrides cannot append to a list: the test's seq marker replaces
       // the artist entry (dropped by default anyway).
       "--set", "payload.fields.3={path: seq, transform: keep}"};
-  if (ChangelogOn()) {
-    for (const std::string& a : {std::string("state.changelog.enabled=true"),
-                                 std::string("state.changelog.topic=") + kChangelog}) {
-      argv.push_back("--set");
-      argv.push_back(a);
-    }
+  for (const std::string& a : {std::string("state.changelog.enabled=") + (ChangelogOn() ? "true" : "false"),
+                               std::string("state.changelog.topic=") + kChangelog}) {
+    argv.push_back("--set");
+    argv.push_back(a);
   }
   return std::make_unique<Subprocess>(
       argv, std::vector<std::string>{std::string("VANON_HMAC_KEY=") + kHmacKey, "VANON_INSTANCE_ID=" + instance},

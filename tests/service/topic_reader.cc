@@ -75,6 +75,9 @@ std::vector<std::string> ServiceTopicArgs(int input_partitions, int output_parti
     args.push_back("--topic");
     args.push_back(std::string(t) + ":" + std::to_string(output_partitions));
   }
+  // The state changelog (on by default): one partition per input partition.
+  args.push_back("--topic");
+  args.push_back("vanon.state.changelog:" + std::to_string(input_partitions));
   return args;
 }
 

@@ -15,6 +15,7 @@ namespace vanon {
 
 struct CommittedRecord {
   int64_t offset;
+  int64_t end;  // the last stable offset the read stops at (for progress)
   std::string_view key;
   std::string_view value;
 };
