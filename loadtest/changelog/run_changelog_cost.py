@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""The state changelog's cost at 100,000 events/s (issue 14): the release
+benchmark (loadtest/release, vanon as a child process on the mock cluster)
+run with `state.changelog.enabled` true and false, alternating, so both see
+the same machine load. Prints one table: median (min-max) of every run of
+input throughput, release latency p50 and vanon's CPU seconds per million
+input events, and the ratios on/off of the medians; `uptime` before each run.
+
+    loadtest/changelog/run_changelog_cost.py [--runs 3] [--build build]
+                                             [--release-args "..."]
+
+CPU seconds per million events is the figure that resists a shared machine;
+throughput and latency are only comparable between runs under equal load.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from run_benchmarks import ROOT, run_bench, spread  # noqa: E402
+
+ARGS = "--rate=100000 --vehicles=100000 --partitions=16 --duration=30 --warmup=10 --kcat=0"
+COLUMNS = [("vanon_in_per_s", "events/s in", "{:,.0f}"),
+           ("input_lost", "input lost", "{:,.0f}"),
+           ("release_p50_s", "release p50 s", "{:.2f}"),
+           ("release_max_s", "release max s", "{:.2f}"),
+           ("vanon_cpu_s_per_M", "CPU s per M events", "{:.2f}"),
+           ("vanon_peak_rss_MB", "peak RSS MB", "{:,.0f}")]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--out", default="loadtest/results")
+    ap.add_argument("--release-args", default=ARGS)
+    a = ap.parse_args()
+    binary = os.path.join(ROOT, a.build, "loadtest/release/bench_release_e2e")
+    out = os.path.join(ROOT, a.out)
+    os.makedirs(out, exist_ok=True)
+    runs = {"on": [], "off": []}
+    for i in range(a.runs):
+        for mode in ("on", "off"):
+            load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+            print(f"run {i + 1}/{a.runs} changelog {mode}: {load}", flush=True)
+            flag = "--set=state.changelog.enabled=" + ("true" if mode == "on" else "false")
+            bench = run_bench(binary, a.release_args.split() + [flag],
+                              os.path.join(out, f"changelog-{mode}-{i + 1}.log"))
+            runs[mode].append(bench)
+            print("  " + ", ".join(f"{h} {f.format(bench[c])}" for c, h, f in COLUMNS), flush=True)
+    print(f"\nbench_release_e2e {a.release_args}, {a.runs} runs each: median (min-max)\n")
+    print("| changelog | " + " | ".join(h for _, h, _ in COLUMNS) + " |")
+    print("|---|" + "---|" * len(COLUMNS))
+    for mode in ("on", "off"):
+        print(f"| {mode} | " + " | ".join(spread([r[c] for r in runs[mode]], f) for c, _, f in COLUMNS) + " |")
+    ratio = {c: statistics.median(r[c] for r in runs["on"]) / max(1e-9, statistics.median(r[c] for r in runs["off"]))
+             for c, _, _ in COLUMNS if c != "input_lost"}
+    print("\nratio on/off of the medians: " + ", ".join(f"{h} {ratio[c]:.3f}" for c, h, _ in COLUMNS if c in ratio))
+
+
+if __name__ == "__main__":
+    main()
