@@ -264,188 +264,249 @@ std::string First(const std::vector<std::string>& lines, size_t n) {
   return s;
 }
 
-TEST(ScaleOutFleet, ThreeInstancesScaleKillAndEmptyStateKeepReleasesOnceAndSignaturesFixed) {
-  std::string bootstrap;
-  auto kafka = StartKafka(&bootstrap);
-  ASSERT_FALSE(bootstrap.empty());
-  const Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", Overrides(bootstrap));
-  Fleet fleet(config, bootstrap);
-  auto output = [](const std::vector<const Instance*>& is) {
-    std::string s;
-    for (const Instance* i : is) s += "---- " + i->name + "\n" + i->process->Output().substr(0, 15000) + "\n";
-    return s;
-  };
-
-  // 1 instance.
-  Instance a("scale-a", bootstrap);
-  ASSERT_TRUE(testing::WaitFor(60, [&] { return a.Assigned() == kInputPartitions; })) << output({&a});
-  ASSERT_EQ(Streaming(&fleet).Join(), "");
-  ASSERT_TRUE(testing::WaitFor(120, [&] { return a.Releases() >= kInputPartitions; })) << output({&a});
-
-  // 1 -> 3, while a chunk streams: b and c restore what a released.
-  Streaming s2(&fleet);
-  Instance b("scale-b", bootstrap), c("scale-c", bootstrap);
-  ASSERT_TRUE(testing::WaitFor(180, [&] { return Owns({&a, &b, &c}); })) << output({&a, &b, &c});
-  ASSERT_EQ(s2.Join(), "");
-  ASSERT_TRUE(testing::WaitFor(180, [&] { return b.Releases() >= 1 && c.Releases() >= 1; })) << output({&b, &c});
-
-  for (const Instance* i : {&b, &c}) {
-    if (!ChangelogOn()) break;
-    EXPECT_GE(i->Metric("vanon_state_restores_total{outcome=\"restored\"}"), 1)
-        << "positive control: " << i->name << " restored partitions from the changelog";
+// The scenario's steps and checks, each its own method; the test below
+// reads top-down.
+class ScaleOutFleet : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    kafka_ = StartKafka(&bootstrap_);
+    ASSERT_FALSE(bootstrap_.empty());
+    config_ = std::make_unique<Config>(
+        LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", Overrides(bootstrap_)));
+    fleet_ = std::make_unique<Fleet>(*config_, bootstrap_);
+  }
+  void TearDown() override {
+    if (HasFailure()) std::cout << Output({a_.get(), b_.get(), c_.get(), d_.get()});
   }
 
-  // 3 -> 2 (c stops cleanly), while a chunk streams.
-  Streaming s3(&fleet);
-  c.process->Signal(SIGTERM);
-  ASSERT_EQ(c.process->Wait(90), 0) << output({&c});
-  ASSERT_TRUE(testing::WaitFor(180, [&] { return Owns({&a, &b}); })) << output({&a, &b});
-  ASSERT_EQ(s3.Join(), "");
+  static std::string Output(const std::vector<const Instance*>& is) {
+    std::string s;
+    for (const Instance* i : is) {
+      if (i != nullptr) s += "---- " + i->name + "\n" + i->process->Output().substr(0, 15000) + "\n";
+    }
+    return s;
+  }
+
+  // One instance takes every partition and releases a first chunk.
+  void StartOne() {
+    a_ = std::make_unique<Instance>("scale-a", bootstrap_);
+    ASSERT_TRUE(testing::WaitFor(60, [&] { return a_->Assigned() == kInputPartitions; })) << Output({a_.get()});
+    ASSERT_EQ(Streaming(fleet_.get()).Join(), "");
+    ASSERT_TRUE(testing::WaitFor(120, [&] { return a_->Releases() >= kInputPartitions; })) << Output({a_.get()});
+  }
+
+  // 1 -> 3 while a chunk streams: b and c restore what a released.
+  void ScaleToThree() {
+    Streaming chunk(fleet_.get());
+    b_ = std::make_unique<Instance>("scale-b", bootstrap_);
+    c_ = std::make_unique<Instance>("scale-c", bootstrap_);
+    const bool owned = testing::WaitFor(180, [&] { return Owns({a_.get(), b_.get(), c_.get()}); });
+    ASSERT_EQ(chunk.Join(), "");
+    ASSERT_TRUE(owned) << Output({a_.get(), b_.get(), c_.get()});
+    ASSERT_TRUE(testing::WaitFor(180, [&] { return b_->Releases() >= 1 && c_->Releases() >= 1; }));
+    for (const Instance* i : {b_.get(), c_.get()}) {
+      if (!ChangelogOn()) break;
+      EXPECT_GE(i->Metric("vanon_state_restores_total{outcome=\"restored\"}"), 1)
+          << "positive control: " << i->name << " restored partitions from the changelog";
+    }
+  }
+
+  // 3 -> 2 (c stops cleanly) while a chunk streams.
+  void ScaleToTwo() {
+    Streaming chunk(fleet_.get());
+    c_->process->Signal(SIGTERM);
+    const int rc = c_->process->Wait(90);
+    const bool owned = testing::WaitFor(180, [&] { return Owns({a_.get(), b_.get()}); });
+    ASSERT_EQ(chunk.Join(), "");
+    ASSERT_EQ(rc, 0);
+    ASSERT_TRUE(owned) << Output({a_.get(), b_.get()});
+  }
 
   // kill -9 b while a chunk streams; d replaces it with an empty state dir.
-  Streaming s4(&fleet);
-  ASSERT_TRUE(testing::WaitFor(60, [&] { return b.Releases() >= 2; })) << output({&b});
-  b.process->Signal(SIGKILL);
-  ASSERT_EQ(b.process->Wait(30), 128 + SIGKILL);
-  Instance d("scale-d", bootstrap);
-  ASSERT_TRUE(testing::WaitFor(180, [&] { return Owns({&a, &d}); })) << output({&a, &d});
-  ASSERT_EQ(s4.Join(), "");
+  void KillAndReplace() {
+    Streaming chunk(fleet_.get());
+    const bool released = testing::WaitFor(60, [&] { return b_->Releases() >= 2; });
+    b_->process->Signal(SIGKILL);
+    const int rc = b_->process->Wait(30);
+    d_ = std::make_unique<Instance>("scale-d", bootstrap_);
+    const bool owned = testing::WaitFor(180, [&] { return Owns({a_.get(), d_.get()}); });
+    ASSERT_EQ(chunk.Join(), "");
+    ASSERT_TRUE(released);
+    ASSERT_EQ(rc, 128 + SIGKILL);
+    ASSERT_TRUE(owned) << Output({a_.get(), d_.get()});
+  }
 
-  // A last chunk, then everything consumed and released.
-  ASSERT_EQ(Streaming(&fleet).Join(), "");
-  ASSERT_TRUE(testing::WaitFor(240, [&] { return Owns({&a, &d}) && a.Settled() && d.Settled(); }))
-      << output({&a, &d});
-  if (ChangelogOn()) {
-    EXPECT_GE(d.Metric("vanon_state_restores_total{outcome=\"restored\"}"), 1)
-        << "positive control: the replacement restored partitions from the changelog";
-    // a kept partitions through rebalances: it read only what was ahead of
-    // the changelog offset its state holds.
-    EXPECT_TRUE(std::regex_search(a.process->Output(), std::regex("up to date with the changelog \\(changelog read "
-                                                                    "from offset [1-9]")))
-        << "positive control: an incremental check of a kept partition";
+  // A last chunk; everything consumed and released; both stop cleanly.
+  void DrainAndStop() {
+    ASSERT_EQ(Streaming(fleet_.get()).Join(), "");
+    ASSERT_TRUE(testing::WaitFor(240, [&] { return Owns({a_.get(), d_.get()}) && a_->Settled() && d_->Settled(); }));
+    if (ChangelogOn()) {
+      EXPECT_GE(d_->Metric("vanon_state_restores_total{outcome=\"restored\"}"), 1)
+          << "positive control: the replacement restored partitions from the changelog";
+      // a kept partitions through rebalances: it read only what was ahead
+      // of the changelog offset its state holds.
+      EXPECT_TRUE(std::regex_search(a_->process->Output(),
+                                    std::regex("up to date with the changelog \\(changelog read from offset [1-9]")))
+          << "positive control: an incremental check of a kept partition";
+    }
+    for (Instance* i : {a_.get(), d_.get()}) {
+      i->process->Signal(SIGTERM);
+      ASSERT_EQ(i->process->Wait(90), 0) << Output({i});
+    }
   }
-  for (Instance* i : {&a, &d}) {
-    i->process->Signal(SIGTERM);
-    ASSERT_EQ(i->process->Wait(90), 0) << output({i});
-  }
-  for (const std::string& t : {std::string(kInput), std::string(kChangelog)}) {
-    ASSERT_EQ(testing::SumLowWatermarks(bootstrap, t, kInputPartitions), 0) << "the mock cluster truncated " << t;
-  }
-  for (const std::string& t : {config.kafka.topics.anonymized, config.kafka.topics.releases,
-                               config.kafka.topics.counts, config.kafka.topics.late}) {
-    ASSERT_EQ(testing::SumLowWatermarks(bootstrap, t, kOutputPartitions), 0) << "the mock cluster truncated " << t;
-  }
-  ASSERT_EQ(testing::ReadTopic(bootstrap, kInput).size(), fleet.total);
-  // The DLQ and the late topic are written outside the release transaction
-  // (at least once): a kill -9 after routing but before the next release
-  // makes the new owner route those input offsets again. Consumers dedupe by
-  // the source headers; the count of distinct source offsets is exact.
-  const std::vector<TopicRecord> dlq = SourceDistinct(testing::ReadTopic(bootstrap, config.kafka.topics.dlq));
-  const std::vector<TopicRecord> late = SourceDistinct(testing::ReadTopic(bootstrap, config.kafka.topics.late));
-  EXPECT_EQ(dlq.size(), fleet.malformed) << "every malformed message in the DLQ";
 
-  const Committed out = ReadCommitted(bootstrap, config);
-  std::cout << "fleet: " << fleet.total << " messages (" << fleet.malformed << " malformed, " << dlq.size()
-            << " distinct in the DLQ); committed attempts "
-            << out.attempts.size() << ", interrupted (left out) " << out.interrupted << "\n";
+  // Nothing was truncated by the mock; the DLQ and late topics deduplicated.
+  // Those two are written outside the release transaction (at least once):
+  // a kill -9 after routing but before the next release makes the new owner
+  // route those input offsets again; consumers dedupe by the source headers.
+  void ReadBack() {
+    for (const std::string& t : {std::string(kInput), std::string(kChangelog)}) {
+      ASSERT_EQ(testing::SumLowWatermarks(bootstrap_, t, kInputPartitions), 0) << "the mock truncated " << t;
+    }
+    const KafkaTopics& topics = config_->kafka.topics;
+    for (const std::string& t : {topics.anonymized, topics.releases, topics.counts, topics.late}) {
+      ASSERT_EQ(testing::SumLowWatermarks(bootstrap_, t, kOutputPartitions), 0) << "the mock truncated " << t;
+    }
+    ASSERT_EQ(testing::ReadTopic(bootstrap_, kInput).size(), fleet_->total);
+    const std::vector<TopicRecord> dlq = SourceDistinct(testing::ReadTopic(bootstrap_, topics.dlq));
+    late_ = SourceDistinct(testing::ReadTopic(bootstrap_, topics.late));
+    EXPECT_EQ(dlq.size(), fleet_->malformed) << "every malformed message in the DLQ";
+    out_ = ReadCommitted(bootstrap_, *config_);
+    std::cout << "fleet: " << fleet_->total << " messages (" << fleet_->malformed << " malformed, " << dlq.size()
+              << " distinct in the DLQ); committed attempts " << out_.attempts.size() << ", interrupted (left out) "
+              << out_.interrupted << "\n";
+  }
 
   // Releases, signatures within partitions, accounting: the e2e checker.
-  const e2e::E2eReport report = CheckReleases(config, fleet, out, late);
-  EXPECT_TRUE(report.violations.empty()) << report.violations.size() << " violations:\n"
-                                         << First(report.violations, 20);
-  uint64_t published = 0, suppressed = 0, late_events = 0, waiting = 0, releases = 0, summary_events = 0;
-  for (const auto& [p, acc] : report.partitions) {
-    published += acc.published_events;
-    summary_events += acc.summary_events;
-    suppressed += acc.suppressed_events;
-    late_events += acc.late_events;
-    waiting += acc.waiting_events + acc.unreleased_events;
-    releases += acc.releases;
-    EXPECT_GE(acc.releases, 4u) << "partition " << p << " released across the scaling steps";
+  void CheckReleasesAndAccounting() {
+    const e2e::E2eReport report = CheckReleases(*config_, *fleet_, out_, late_);
+    EXPECT_TRUE(report.violations.empty()) << report.violations.size() << " violations:\n"
+                                           << First(report.violations, 20);
+    uint64_t published = 0, suppressed = 0, late = 0, waiting = 0, summary_events = 0;
+    for (const auto& [p, acc] : report.partitions) {
+      published += acc.published_events;
+      summary_events += acc.summary_events;
+      suppressed += acc.suppressed_events;
+      late += acc.late_events;
+      waiting += acc.waiting_events + acc.unreleased_events;
+      partition_releases_ += acc.releases;
+      EXPECT_GE(acc.releases, 4u) << "partition " << p << " released across the scaling steps";
+    }
+    const uint64_t valid = fleet_->truth.size();
+    EXPECT_EQ(report.partitions.size(), static_cast<size_t>(kInputPartitions));
+    EXPECT_EQ(published + suppressed + late + waiting, valid) << "every valid input event accounted";
+    EXPECT_EQ(summary_events, published);
+    EXPECT_GT(published, valid / 3) << "positive control: a meaningful share was published";
+    std::cout << "valid " << valid << ": published " << published << ", suppressed " << suppressed << ", late "
+              << late << ", waiting/unreleased " << waiting << "; " << partition_releases_ << " partition releases\n";
   }
-  EXPECT_EQ(report.partitions.size(), static_cast<size_t>(kInputPartitions));
-  EXPECT_EQ(published + suppressed + late_events + waiting, fleet.truth.size()) << "every valid input event accounted";
-  EXPECT_EQ(summary_events, published);
-  EXPECT_GT(published, fleet.truth.size() / 3) << "positive control: a meaningful share was published";
-  std::cout << "valid " << fleet.truth.size() << ": published " << published << ", suppressed " << suppressed
-            << ", late " << late_events << ", waiting/unreleased " << waiting << "; " << releases << " partition releases\n";
 
-  // Groups and tuple tokens, each in one group record / one group.
-  std::string error;
-  std::map<std::string, int> group_records;
-  std::map<std::string, std::set<std::string>> sig_of_group;
-  std::vector<e2e::GroupRecord> groups;
-  for (const TopicRecord& r : out.releases) {
-    auto rec = e2e::ParseReleaseRecord(r.value, &error);
-    ASSERT_TRUE(rec) << error;
-    if (rec->is_summary) continue;
-    ++group_records[rec->group.group];
-    sig_of_group[rec->group.group] = {rec->group.sensitive.begin(), rec->group.sensitive.end()};
-    groups.push_back(std::move(rec->group));
+  // Group ids and tuple tokens each in one group; one signature per vehicle
+  // across all releases and instances.
+  void CheckGroupsTokensAndSignatures() {
+    std::string error;
+    std::map<std::string, int> group_records;
+    std::map<std::string, std::set<std::string>> sig_of_group;
+    for (const TopicRecord& r : out_.releases) {
+      auto rec = e2e::ParseReleaseRecord(r.value, &error);
+      ASSERT_TRUE(rec) << error;
+      if (rec->is_summary) continue;
+      ++group_records[rec->group.group];
+      sig_of_group[rec->group.group] = {rec->group.sensitive.begin(), rec->group.sensitive.end()};
+      groups_.push_back(std::move(rec->group));
+    }
+    std::map<std::string, std::set<std::string>> groups_of_token;
+    std::map<std::string, std::set<std::set<std::string>>> sigs_of_vin;
+    for (const TopicRecord& r : out_.events) {
+      auto e = e2e::ParseEventRecord(r.value, &error);
+      ASSERT_TRUE(e) << error;
+      ASSERT_TRUE(e->seq && fleet_->vin_of_seq.count(*e->seq)) << "an event without a known seq";
+      groups_of_token[e->tuple].insert(e->group + "@" + std::to_string(e->release));
+      auto g = sig_of_group.find(e->group);
+      ASSERT_NE(g, sig_of_group.end()) << "an event's group has no group record";
+      sigs_of_vin[fleet_->vin_of_seq.at(*e->seq)].insert(g->second);
+      events_.push_back(std::move(*e));
+    }
+    int groups_reused = 0, tokens_reused = 0, two_signatures = 0;
+    for (const auto& [g, n] : group_records) groups_reused += n > 1;
+    for (const auto& [t, gs] : groups_of_token) tokens_reused += gs.size() > 1;
+    for (const auto& [v, sigs] : sigs_of_vin) two_signatures += sigs.size() > 1;
+    EXPECT_EQ(groups_reused, 0) << "group ids published in more than one group record";
+    EXPECT_EQ(tokens_reused, 0) << "tuple tokens in more than one group or release";
+    EXPECT_EQ(two_signatures, 0) << "vehicles under more than one signature (of " << sigs_of_vin.size() << ")";
+    std::cout << "groups " << group_records.size() << ", tokens " << groups_of_token.size() << ", vehicles "
+              << sigs_of_vin.size() << " (" << two_signatures << " with two signatures)\n";
   }
-  int groups_reused = 0;
-  for (const auto& [g, n] : group_records) groups_reused += n > 1;
-  EXPECT_EQ(groups_reused, 0) << "group ids published in more than one group record";
-  std::map<std::string, std::set<std::string>> groups_of_token;
-  std::map<std::string, std::set<std::set<std::string>>> sigs_of_vin;
-  std::vector<e2e::EventRecord> events;
-  for (const TopicRecord& r : out.events) {
-    auto e = e2e::ParseEventRecord(r.value, &error);
-    ASSERT_TRUE(e) << error;
-    ASSERT_TRUE(e->seq && fleet.vin_of_seq.count(*e->seq)) << "an event without a known seq";
-    groups_of_token[e->tuple].insert(e->group + "@" + std::to_string(e->release));
-    auto g = sig_of_group.find(e->group);
-    ASSERT_NE(g, sig_of_group.end()) << "an event's group has no group record";
-    sigs_of_vin[fleet.vin_of_seq.at(*e->seq)].insert(g->second);
-    events.push_back(std::move(*e));
-  }
-  int tokens_reused = 0, two_signatures = 0;
-  for (const auto& [t, gs] : groups_of_token) tokens_reused += gs.size() > 1;
-  for (const auto& [v, s] : sigs_of_vin) two_signatures += s.size() > 1;
-  EXPECT_EQ(tokens_reused, 0) << "tuple tokens in more than one group or release";
-  EXPECT_EQ(two_signatures, 0) << "vehicles under more than one signature (of " << sigs_of_vin.size() << ")";
 
   // DP: each share's counts in exactly the transaction that published it.
-  std::map<std::string, std::set<std::string>> dp_attempts;  // "release/partition" -> attempts
-  for (const TopicRecord& r : out.counts) dp_attempts[r.key].insert(r.headers.at("vanon.attempt"));
-  int dp_twice = 0;
-  for (const auto& [key, attempts] : dp_attempts) dp_twice += attempts.size() > 1;
-  EXPECT_EQ(dp_attempts.size(), releases) << "every partition release has its DP counts";
-  EXPECT_EQ(dp_twice, 0) << "shares whose DP counts were published by two transactions";
+  void CheckDpOncePerShare() {
+    std::map<std::string, std::set<std::string>> dp_attempts;  // "release/partition" -> attempts
+    for (const TopicRecord& r : out_.counts) dp_attempts[r.key].insert(r.headers.at("vanon.attempt"));
+    int dp_twice = 0;
+    for (const auto& [key, attempts] : dp_attempts) dp_twice += attempts.size() > 1;
+    EXPECT_EQ(dp_attempts.size(), partition_releases_) << "every partition release has its DP counts";
+    EXPECT_EQ(dp_twice, 0) << "shares whose DP counts were published by two transactions";
+  }
 
   // The consumer-side attack over the same records: m candidates per vehicle.
-  const Schema schema = SchemaFromConfig(config);
-  const e2e::TruthValues values(config, schema);
-  std::map<uint64_t, const e2e::TruthMessage*> by_seq;
-  for (const e2e::TruthMessage& t : fleet.truth) by_seq[*e2e::SeqOfPayload(t.payload_json)] = &t;
-  std::set<std::pair<std::string, int64_t>> seen;
-  std::vector<e2e::Target> targets;
-  for (const e2e::EventRecord& e : events) {
-    const e2e::TruthMessage& t = *by_seq.at(*e.seq);
-    if (!seen.emplace(t.vin, e.release).second) continue;
-    auto qi = values.EncodeQi(t.qi);
-    ASSERT_TRUE(qi.has_value());
-    targets.push_back({t.vin, t.partition, e.release, *qi});
+  void CheckDisclosureAttack() {
+    const Schema schema = SchemaFromConfig(*config_);
+    const e2e::TruthValues values(*config_, schema);
+    std::map<uint64_t, const e2e::TruthMessage*> by_seq;
+    for (const e2e::TruthMessage& t : fleet_->truth) by_seq[*e2e::SeqOfPayload(t.payload_json)] = &t;
+    std::set<std::pair<std::string, int64_t>> seen;
+    std::vector<e2e::Target> targets;
+    for (const e2e::EventRecord& e : events_) {
+      const e2e::TruthMessage& t = *by_seq.at(*e.seq);
+      if (!seen.emplace(t.vin, e.release).second) continue;
+      auto qi = values.EncodeQi(t.qi);
+      ASSERT_TRUE(qi.has_value());
+      targets.push_back({t.vin, t.partition, e.release, *qi});
+    }
+    const size_t m = static_cast<size_t>(config_->privacy.m);
+    const e2e::AttackReport attack = e2e::RunDisclosureAttack(schema, events_, groups_, targets, m);
+    EXPECT_EQ(attack.below_m, 0u) << First(attack.examples, 5);
+    EXPECT_EQ(attack.vehicles_below_m, 0u);
+    std::cout << "attack: " << attack.vehicles << " vehicles, min " << attack.min_candidates << " candidates, "
+              << attack.vehicles_below_m << " below m after intersection\n";
   }
-  const size_t m = static_cast<size_t>(config.privacy.m);
-  const e2e::AttackReport attack = e2e::RunDisclosureAttack(schema, events, groups, targets, m);
-  EXPECT_EQ(attack.below_m, 0u) << First(attack.examples, 5);
-  EXPECT_EQ(attack.vehicles_below_m, 0u);
-  std::cout << "groups " << group_records.size() << ", tokens " << groups_of_token.size() << ", vehicles "
-            << sigs_of_vin.size() << " (" << two_signatures << " with two signatures), DP shares "
-            << dp_attempts.size() << "; attack: " << attack.vehicles << " vehicles, min " << attack.min_candidates
-            << " candidates\n";
 
   // The changelog holds HMACs, codes and ids, never a raw VIN.
-  std::string changelog;
-  for (const TopicRecord& r : testing::ReadTopic(bootstrap, kChangelog)) changelog += r.key + r.value;
-  size_t raw = 0;
-  for (const std::string& vin : fleet.vins) raw += changelog.find(vin) != std::string::npos;
-  if (ChangelogOn()) {
-    EXPECT_GT(changelog.size(), 0u);
+  void CheckChangelogHasNoVin() {
+    std::string changelog;
+    for (const TopicRecord& r : testing::ReadTopic(bootstrap_, kChangelog)) changelog += r.key + r.value;
+    size_t raw = 0;
+    for (const std::string& vin : fleet_->vins) raw += changelog.find(vin) != std::string::npos;
+    if (ChangelogOn()) {
+      EXPECT_GT(changelog.size(), 0u);
+    }
+    EXPECT_EQ(raw, 0u) << "raw VINs in the changelog";
   }
-  EXPECT_EQ(raw, 0u) << "raw VINs in the changelog";
-  if (HasFailure()) std::cout << output({&a, &b, &c, &d});
+
+  std::string bootstrap_;
+  std::unique_ptr<Subprocess> kafka_;
+  std::unique_ptr<Config> config_;
+  std::unique_ptr<Fleet> fleet_;
+  std::unique_ptr<Instance> a_, b_, c_, d_;
+  std::vector<TopicRecord> late_;
+  Committed out_;
+  uint64_t partition_releases_ = 0;
+  std::vector<e2e::GroupRecord> groups_;
+  std::vector<e2e::EventRecord> events_;
+};
+
+TEST_F(ScaleOutFleet, ThreeInstancesScaleKillAndEmptyStateKeepReleasesOnceAndSignaturesFixed) {
+  ASSERT_NO_FATAL_FAILURE(StartOne());
+  ASSERT_NO_FATAL_FAILURE(ScaleToThree());
+  ASSERT_NO_FATAL_FAILURE(ScaleToTwo());
+  ASSERT_NO_FATAL_FAILURE(KillAndReplace());
+  ASSERT_NO_FATAL_FAILURE(DrainAndStop());
+  ASSERT_NO_FATAL_FAILURE(ReadBack());
+  CheckReleasesAndAccounting();
+  ASSERT_NO_FATAL_FAILURE(CheckGroupsTokensAndSignatures());
+  CheckDpOncePerShare();
+  CheckDisclosureAttack();
+  CheckChangelogHasNoVin();
 }
 
 }  // namespace
