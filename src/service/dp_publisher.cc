@@ -18,6 +18,7 @@
 #include "vanon/ingest/keyed_hasher.h"
 #include "vanon/ingest/vehicle_order.h"
 #include "vanon/release/schema_from_config.h"
+#include "vanon/service/dp_partial_source.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon {
@@ -140,6 +141,8 @@ DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, StateS
   policy_.period_ms = static_cast<int64_t>(dpc.budget_period_days) * kDayMs;
   epoch_ms_ = config.privacy.epoch.length_seconds * 1000;
   window_ms_ = dpc.window_seconds * 1000;
+  aggregation_ = dpc.aggregation;
+  if (aggregating() && window_ms_ == 0) throw std::invalid_argument("dp.aggregation.topic: needs dp.window_seconds");
   budget_gauge_.Set(policy_.period_total.ToDouble());
 
   const Schema schema = SchemaFromConfig(config);
