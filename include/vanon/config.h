@@ -201,7 +201,7 @@ struct DpConfig {
   struct Aggregation {
     std::string topic;  // empty: each partition publishes its own noisy counts
     int32_t partition = 0;
-    int64_t max_wait_windows = 2;
+    int64_t max_wait_windows = 24;
   } aggregation;
   std::vector<DpQuery> queries;
   std::vector<DpKpi> kpis;

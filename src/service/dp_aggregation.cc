@@ -37,6 +37,7 @@
 #include "vanon/dp/count_record.h"
 #include "vanon/release/seed_stream.h"
 #include "vanon/service/dp_partial_source.h"
+#include "vanon/service/fault_injection.h"
 #include "vanon/service/dp_publisher.h"
 #include "vanon/state/state_store.h"
 
@@ -202,6 +203,7 @@ void DpPublisher::PublishGlobal(int32_t partition, int64_t window, DpAggregateSt
     return;  // this window's counts are not published
   }
   if (!spend.publish()) throw std::runtime_error(spend.message);
+  if (spend.outcome == dp::SpendOutcome::kSpent) FaultPoint("dp.after_global_charge");
 
   std::vector<dp::BoundedCounter> counters;
   auto add = [&](const dp::CountQuery& q) {
