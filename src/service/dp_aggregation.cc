@@ -109,7 +109,7 @@ void DpPublisher::AggregateWindows(int32_t partition, int64_t epoch, int64_t cur
     }
   };
   publish_ready(true);
-  ReadPartials(partition, epoch, *result, &agg);
+  ReadPartials(partition, epoch, result, &agg);
   publish_ready(false);
 
   result->meta.emplace_back(kIndexMeta, agg.EncodeIndex());
@@ -119,7 +119,7 @@ void DpPublisher::AggregateWindows(int32_t partition, int64_t epoch, int64_t cur
   for (int64_t w : agg.removed) result->meta.emplace_back(PendingMeta(w), "");
 }
 
-void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, const Result& own, DpAggregateState* agg) {
+void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result, DpAggregateState* agg) {
   auto sum_of = [&](int64_t window) -> DpPartial& {
     auto it = agg->sums.find(window);
     if (it != agg->sums.end()) return it->second;
@@ -137,11 +137,13 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, const Result& o
     std::optional<DpPartial> p = DecodePartial(value);
     if (!p || p->source < 0 || p->source >= input_partitions_) {
       spdlog::warn("dp: unreadable partial on {}, dropped", aggregation_.topic);
+      ++result->partials_dropped;
       return;
     }
     if (agg->next != DpAggregateState::kUnset && p->window < agg->next) {
       spdlog::warn("dp: partial of partition {} for window {} arrived after the window was published, dropped",
                    p->source, p->window);
+      ++result->partials_dropped;
       return;
     }
     std::set<int32_t>& from = agg->sources[p->window];
@@ -150,13 +152,14 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, const Result& o
       spdlog::error("dp: partial of partition {} for window {} has other cells (configs differ?), dropped",
                     p->source, p->window);
       if (from.empty()) agg->sources.erase(p->window);
+      ++result->partials_dropped;
       return;
     }
     from.insert(p->source);
     agg->changed.insert(p->window);
   };
   // This release's own partial is not in the topic yet (same transaction).
-  for (const auto& [key, value] : own.partials) take(value);
+  for (const auto& [key, value] : result->partials) take(value);
 
   // The read end is fixed once per release, before anything read is used.
   int64_t bound = -1;
@@ -224,6 +227,7 @@ void DpPublisher::PublishGlobal(int32_t partition, int64_t window, DpAggregateSt
   std::optional<dp::DpReleaseResult> out = release.Publish(policy_.per_release, random);
   if (!out) throw std::runtime_error("dp: noise scale overflow in window " + std::to_string(window));
   const std::string tail = GlobalTail(input_partitions_, from);
+  ++(static_cast<int32_t>(from.size()) >= input_partitions_ ? result->global_complete : result->global_incomplete);
   for (const dp::DpCountRecord& r : out->records) result->records.push_back(DpWindowJson(r, start, end, tail));
   result->contributions_cut += sum.cut;
   CumulativeSums(partition, kGlobalSumsPrefix, release, *out, tail, result);

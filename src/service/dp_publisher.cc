@@ -133,7 +133,16 @@ DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, StateS
                                 "1 while DP publication is paused on some partition.")),
       cells_counter_(NewCounter(registry, "vanon_dp_cells_published_total", "Noisy cells published.")),
       cut_counter_(NewCounter(registry, "vanon_dp_contributions_cut_total",
-                              "Contributions dropped by per-vehicle bounding.")) {
+                              "Contributions dropped by per-vehicle bounding.")),
+      global_complete_counter_(prometheus::BuildCounter()
+                                   .Name("vanon_dp_global_windows_total")
+                                   .Help("Global DP windows published (dp.aggregation), by completeness.")
+                                   .Register(registry)
+                                   .Add({{"complete", "true"}})),
+      global_incomplete_counter_(
+          prometheus::BuildCounter().Name("vanon_dp_global_windows_total").Register(registry).Add({{"complete", "false"}})),
+      partials_dropped_counter_(NewCounter(registry, "vanon_dp_partials_dropped_total",
+                                           "Partials of windows already published, or unreadable: dropped.")) {
   if (!enabled_) return;
   const DpConfig& dpc = config.dp;
   policy_.per_release = EpsilonOf(dpc.epsilon_per_release, "dp.epsilon_per_release");
@@ -437,6 +446,9 @@ void DpPublisher::Committed(const Result& r) {
   statuses_[r.partition] = r.status;
   cells_counter_.Increment(static_cast<double>(r.cells_published));
   cut_counter_.Increment(static_cast<double>(r.contributions_cut));
+  global_complete_counter_.Increment(static_cast<double>(r.global_complete));
+  global_incomplete_counter_.Increment(static_cast<double>(r.global_incomplete));
+  partials_dropped_counter_.Increment(static_cast<double>(r.partials_dropped));
 
   dp::Epsilon spent, remaining = policy_.period_total;
   for (const auto& [p, s] : statuses_) {

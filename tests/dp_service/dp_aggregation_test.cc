@@ -223,11 +223,14 @@ TEST(DpAggregationTest, WindowMissingAPartitionIsPublishedLateAndMarkedIncomplet
   EXPECT_NE(r.records[0].find("\"window_start_ms\":0,"), std::string::npos) << r.records[0];
   EXPECT_NE(r.records[0].find("\"contributing_partitions\":[0,1,2],\"complete\":false"), std::string::npos)
       << r.records[0];
+  EXPECT_EQ(r.global_incomplete, 1u);
+  EXPECT_EQ(r.global_complete, 0u);
   // A late partial of window 0 is dropped, not published again.
   const auto before = topic.records.size();
   s.Release(3, 2);
   EXPECT_EQ(topic.records.size(), before + 1);
   const DpPublisher::Result later = s.Release(0, 7);
+  EXPECT_EQ(later.partials_dropped, 1u);
   for (const std::string& rec : later.records) EXPECT_EQ(rec.find("\"window_start_ms\":0,"), std::string::npos);
 }
 

@@ -78,6 +78,9 @@ class DpPublisher {
     // For Committed(): metrics of this share of the release.
     uint64_t cells_published = 0;
     uint64_t contributions_cut = 0;
+    uint64_t global_complete = 0;    // global windows published with every partition
+    uint64_t global_incomplete = 0;  // ... after max_wait_windows without some
+    uint64_t partials_dropped = 0;   // late or unreadable partials
     dp::BudgetStatus status;
   };
 
@@ -145,7 +148,7 @@ class DpPublisher {
   void AggregateWindows(int32_t partition, int64_t epoch, int64_t current_window, dp::RandomSource& random,
                         Result* result);
   // Reads the partials of this release into `agg` (the read end fixed per release).
-  void ReadPartials(int32_t partition, int64_t epoch, const Result& own, DpAggregateState* agg);
+  void ReadPartials(int32_t partition, int64_t epoch, Result* result, DpAggregateState* agg);
   // Publishes window `window` of `agg` (its sum and sources) with noise from `random`.
   void PublishGlobal(int32_t partition, int64_t window, DpAggregateState* agg, dp::RandomSource& random,
                      Result* result);
@@ -174,6 +177,9 @@ class DpPublisher {
   prometheus::Gauge& exhausted_gauge_;
   prometheus::Counter& cells_counter_;
   prometheus::Counter& cut_counter_;
+  prometheus::Counter& global_complete_counter_;
+  prometheus::Counter& global_incomplete_counter_;
+  prometheus::Counter& partials_dropped_counter_;
 };
 
 }  // namespace vanon
