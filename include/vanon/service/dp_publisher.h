@@ -130,6 +130,7 @@ class DpPublisher {
     QuasiIdentifier config;  // its range and precision, for numeric values
   };
   dp::BudgetLedger& Ledger(int32_t partition);
+  void SetUpTreeCounters();
   void RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
                      const dp::DpRelease& release, dp::RandomSource& random, Result* result);
   // Each vehicle's events of `events`, converted (dp_publisher.cc).
