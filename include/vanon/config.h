@@ -191,6 +191,18 @@ struct DpConfig {
   // aligned in event time), published once per window, one ledger charge of
   // epsilon_per_release each, running totals as cumulative sums.
   int64_t window_seconds = 0;
+  // One count per cell and window across all input partitions (issue 17,
+  // docs/dp.md "Global counts"): with a topic set, every partition sends its
+  // exact window counts to this internal topic (one partition; same ACLs as
+  // the raw input), and the owner of input partition `partition` adds noise
+  // once and publishes. Needs window_seconds. A window some partition never
+  // reported is published without it after max_wait_windows more windows,
+  // marked incomplete.
+  struct Aggregation {
+    std::string topic;  // empty: each partition publishes its own noisy counts
+    int32_t partition = 0;
+    int64_t max_wait_windows = 24;
+  } aggregation;
   std::vector<DpQuery> queries;
   std::vector<DpKpi> kpis;
 };

@@ -211,8 +211,11 @@ void WindowStateCost(const DpPlan& plan, uint64_t vehicles, SeededRandomSource& 
 
 // Per-cell variance of one window's count of all vehicles when each of P
 // partitions publishes its own noisy count and a consumer sums them, against
-// one noisy count of the exact total (what an aggregation partition adding
-// noise once would publish; the service does not do that yet).
+// one noisy count of the exact total: what the aggregation partition
+// publishes with dp.aggregation.topic (src/service/dp_aggregation.cc sums the
+// partitions' exact bounded counts, a vehicle being in one partition, and
+// adds noise once). The ratio's standard error (delta method over the
+// per-sample squared errors) says how far 1/16 is within sampling error.
 void PartitionVariance(const DpPlan& plan, uint64_t vehicles, const char* eps_text, int trials,
                        SeededRandomSource& rng) {
   constexpr uint64_t kPartitions = 16;
@@ -229,10 +232,15 @@ void PartitionVariance(const DpPlan& plan, uint64_t vehicles, const char* eps_te
     if (events.empty()) continue;
     const std::string id = "v" + std::to_string(v);
     global.AddVehicle(id, events);
-    parts[v % kPartitions].AddVehicle(id, events);
+    // The partition from a hash independent of the cell choice above (Kafka
+    // hashes the VIN): v % 16 would leave some partitions without a cell.
+    uint64_t z = v + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    parts[(z ^ (z >> 31)) % kPartitions].AddVehicle(id, events);
   }
   const size_t cells = kCells.size();
-  double sq_sum = 0, sq_global = 0;
+  double sq_sum = 0, sq_global = 0, q4_sum = 0, q4_global = 0;
   for (int t = 0; t < trials; ++t) {
     const DpReleaseResult g = *global.Publish(eps, rng);
     std::vector<int64_t> sum(cells, 0);
@@ -242,13 +250,19 @@ void PartitionVariance(const DpPlan& plan, uint64_t vehicles, const char* eps_te
     }
     for (size_t c = 0; c < cells; ++c) {
       const double truth = double(global.counters()[0].CountAt(c));
-      sq_sum += (sum[c] - truth) * (sum[c] - truth);
-      sq_global += (g.records[c].count - truth) * (g.records[c].count - truth);
+      const double es = (sum[c] - truth) * (sum[c] - truth), eg = (g.records[c].count - truth) * (g.records[c].count - truth);
+      sq_sum += es;
+      sq_global += eg;
+      q4_sum += es * es;
+      q4_global += eg * eg;
     }
   }
   const double n = double(trials) * double(cells);
-  std::printf("| %lu | %s | %.4g | %.4g | %.4g |\n", static_cast<unsigned long>(vehicles), eps_text, sq_sum / n,
-              sq_global / n, sq_global / sq_sum);
+  const double ms = sq_sum / n, mg = sq_global / n;
+  const double rel_s = std::sqrt((q4_sum / n - ms * ms) / n) / ms, rel_g = std::sqrt((q4_global / n - mg * mg) / n) / mg;
+  const double ratio = mg / ms;
+  std::printf("| %lu | %s | %.4g | %.4g | %.4g +- %.2g |\n", static_cast<unsigned long>(vehicles), eps_text, ms, mg,
+              ratio, ratio * std::sqrt(rel_s * rel_s + rel_g * rel_g));
 }
 
 // kWindows windows of true counts for `vehicles` vehicles.
@@ -311,7 +325,7 @@ int main(int argc, char** argv) {
               "| vehicles in the partition | MB | add one epoch ms | serialize ms | restore ms |\n|---|---|---|---|---|\n");
   for (uint64_t n : fleets) WindowStateCost(plan, n, rng);
   std::printf("\nper-cell error variance of one window's count (P = 16 partitions, published values, "
-              "%d trials)\n| vehicles | eps | sum of 16 partition counts | one global count | ratio |\n"
+              "%d trials)\n| vehicles | eps | sum of 16 partition counts | one global count | ratio +- standard error |\n"
               "|---|---|---|---|---|\n", trials * 50);
   for (uint64_t n : fleets) {
     for (const char* eps : {"0.1", "1", "10"}) PartitionVariance(plan, n, eps, trials * 50, rng);

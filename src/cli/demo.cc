@@ -40,7 +40,9 @@ bool PrintSampleRecords(const Config& config) {
       {&t.releases, "group record", 1, "\"type\":\"group\"", 1,
        "the values of all its tuples, counterfeits included, shuffled; no value is linked to a token"},
       {&t.releases, "release summary", 1, "\"type\":\"summary\"", 1, "written last: the share is complete"},
-      {&t.counts, "DP counts", 2, "", 7, "noisy counts (discrete Laplace)"}};
+      {&t.counts, "DP counts", 2, "", 7,
+       "noisy counts (discrete Laplace); with dp.window_seconds one per window, and with dp.aggregation.topic "
+       "one global count per cell (scope global, complete when every partition contributed)"}};
   std::vector<std::vector<std::string>> found(std::size(samples));
   try {
     for (size_t i = 0; i < std::size(samples); ++i) {
@@ -118,14 +120,19 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
     listen = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
   }
   std::string state_dir = MakeStateDir();
-  Config config = LoadConfig(path, {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state_dir,
-                                    "http.listen=" + listen});
+  std::vector<std::string> overrides = args.overrides;
+  for (std::string o : {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state_dir, "http.listen=" + listen}) {
+    overrides.push_back(std::move(o));
+  }
+  Config config = LoadConfig(path, overrides);
   const KafkaTopics& t = config.kafka.topics;
   cluster.CreateTopic(t.input, args.partitions);
   if (config.state.changelog.enabled) cluster.CreateTopic(config.state.changelog.topic, args.partitions);
   for (const std::string* name : {&t.dlq, &t.anonymized, &t.releases, &t.counts, &t.late}) {
     cluster.CreateTopic(*name, args.partitions);
   }
+  // Global DP counts: the partitions' exact window counts (internal topic).
+  if (!config.dp.aggregation.topic.empty()) cluster.CreateTopic(config.dp.aggregation.topic, 1);
 
   std::string key_error;
   std::optional<std::string> key = ReadHmacKey(config, &key_error);

@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
   auto* demo_http = demo->add_option("--http", demo_args.http_listen,
                                      "metrics address (host:port; default 127.0.0.1:9464, or a free port when taken)");
   demo->add_option("--config", demo_args.config, "config file (default: demo.yaml)");
+  demo->add_option("--set", demo_args.overrides, "override a config key: dotted.key=value (repeatable)");
   demo->add_flag("--keep-state", demo_args.keep_state, "keep the temporary state directory");
   demo->add_flag("--verbose", demo_args.verbose, "show the service's info logs");
 

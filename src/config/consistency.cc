@@ -220,6 +220,7 @@ void CheckConsistency(const Config& config, Diagnostics* diag) {
   CheckVehicleFields(config, diag);
   CheckTopics(config, diag);
   CheckDp(config, diag);
+  CheckDpPlan(config, diag);
 }
 
 }  // namespace vanon::config_internal

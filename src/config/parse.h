@@ -24,6 +24,8 @@ void ParseService(Section& root, Config* out);
 // Run only when every section parsed cleanly, so that a bad value is not
 // also reported as a follow-on inconsistency.
 void CheckConsistency(const Config& config, Diagnostics* diag);
+// What DpPublisher would refuse at run (dp_checks.cc).
+void CheckDpPlan(const Config& config, Diagnostics* diag);
 
 // Letters, digits and '_', starting with a letter or '_'.
 bool IsIdentifier(const std::string& s);

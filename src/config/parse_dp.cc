@@ -58,6 +58,15 @@ void ParseDp(Section& root, DpConfig* out) {
   s.StringList("event_names", &out->event_names);
   s.Int("time_bucket_seconds", &out->time_bucket_seconds, 1, 86400);
   s.Int("window_seconds", &out->window_seconds, 0, 31 * 86400);
+  {
+    Section a(root.diag(), s.Child("aggregation"), s.PathOf("aggregation"));
+    a.String("topic", &out->aggregation.topic);
+    a.Int("partition", &out->aggregation.partition, 0, 100000);
+    a.Int("max_wait_windows", &out->aggregation.max_wait_windows, 0, 1000);
+    if (!out->aggregation.topic.empty() && out->window_seconds == 0) {
+      a.Error("topic", "global counts need DP windows: set dp.window_seconds");
+    }
+  }
   std::set<std::string> names;
   std::vector<YAML::Node> queries = s.List("queries");
   for (size_t i = 0; i < queries.size(); ++i) {

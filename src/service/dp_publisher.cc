@@ -18,6 +18,7 @@
 #include "vanon/ingest/keyed_hasher.h"
 #include "vanon/ingest/vehicle_order.h"
 #include "vanon/release/schema_from_config.h"
+#include "vanon/service/dp_partial_source.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon {
@@ -102,6 +103,60 @@ bool HasTimeBucket(const dp::CountQuery& q) {
                      [](const dp::Dimension& d) { return d.kind == dp::Dimension::Kind::kTimeBucket; });
 }
 
+// The DP plan of the config's queries and KPIs; the QIs they use (as a
+// dimension or a filter) go into `qi_domains`.
+dp::DpPlan PlanFromConfig(const Config& config, const Schema& schema, std::map<std::string, QiDomain>* qi_domains) {
+  const DpConfig& dpc = config.dp;
+  dp::DpPlan plan;
+  auto to_query = [&](const DpQuery& in) {
+    dp::CountQuery q;
+    q.name = in.name;
+    q.unit = in.count == DpCount::kEvents   ? dp::CountUnit::kEvents
+             : in.count == DpCount::kTrips ? dp::CountUnit::kTrips
+                                           : dp::CountUnit::kVehicles;
+    q.filter = in.filter;
+    q.bounds.max_per_cell = static_cast<uint64_t>(dpc.max_per_cell);
+    q.bounds.max_cells = static_cast<uint64_t>(dpc.max_cells);
+    for (const std::string& name : in.dimensions) {
+      dp::Dimension d;
+      if (name == "event") {
+        d.kind = dp::Dimension::Kind::kEvent;
+        d.domain = dpc.event_names;
+      } else if (name == "time_bucket") {
+        d.kind = dp::Dimension::Kind::kTimeBucket;
+        d.bucket_ms = dpc.time_bucket_seconds * 1000;
+      } else {
+        d.kind = dp::Dimension::Kind::kQi;
+        d.qi = name.substr(3);  // "qi:"
+        auto it = qi_domains->find(d.qi);
+        if (it == qi_domains->end()) it = qi_domains->emplace(d.qi, DomainOf(schema, config, d.qi)).first;
+        d.domain = it->second.labels;
+      }
+      q.dimensions.push_back(std::move(d));
+    }
+    // A filter on a QI needs the QI on the event even when it is no dimension.
+    for (const auto& [key, value] : in.filter) {
+      if (key.rfind("qi:", 0) == 0 && !qi_domains->count(key.substr(3))) {
+        qi_domains->emplace(key.substr(3), DomainOf(schema, config, key.substr(3)));
+      }
+    }
+    return q;
+  };
+  std::map<std::string, const DpQuery*> by_name;
+  for (const DpQuery& q : dpc.queries) {
+    plan.counts.push_back(to_query(q));
+    by_name[q.name] = &q;
+  }
+  for (const DpKpi& k : dpc.kpis) {
+    auto num = by_name.find(k.numerator), den = by_name.find(k.denominator);
+    if (num == by_name.end() || den == by_name.end()) {
+      throw std::invalid_argument("dp: kpi " + k.name + " names an unknown query");
+    }
+    plan.ratios.push_back({k.name, to_query(*num->second), to_query(*den->second)});
+  }
+  return plan;
+}
+
 }  // namespace
 
 struct DpPublisher::PartitionBudget {
@@ -132,7 +187,16 @@ DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, StateS
                                 "1 while DP publication is paused on some partition.")),
       cells_counter_(NewCounter(registry, "vanon_dp_cells_published_total", "Noisy cells published.")),
       cut_counter_(NewCounter(registry, "vanon_dp_contributions_cut_total",
-                              "Contributions dropped by per-vehicle bounding.")) {
+                              "Contributions dropped by per-vehicle bounding.")),
+      global_complete_counter_(prometheus::BuildCounter()
+                                   .Name("vanon_dp_global_windows_total")
+                                   .Help("Global DP windows published (dp.aggregation), by completeness.")
+                                   .Register(registry)
+                                   .Add({{"complete", "true"}})),
+      global_incomplete_counter_(
+          prometheus::BuildCounter().Name("vanon_dp_global_windows_total").Register(registry).Add({{"complete", "false"}})),
+      partials_dropped_counter_(NewCounter(registry, "vanon_dp_partials_dropped_total",
+                                           "Partials of windows already published, or unreadable: dropped.")) {
   if (!enabled_) return;
   const DpConfig& dpc = config.dp;
   policy_.per_release = EpsilonOf(dpc.epsilon_per_release, "dp.epsilon_per_release");
@@ -140,56 +204,13 @@ DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, StateS
   policy_.period_ms = static_cast<int64_t>(dpc.budget_period_days) * kDayMs;
   epoch_ms_ = config.privacy.epoch.length_seconds * 1000;
   window_ms_ = dpc.window_seconds * 1000;
+  aggregation_ = dpc.aggregation;
+  if (aggregating() && window_ms_ == 0) throw std::invalid_argument("dp.aggregation.topic: needs dp.window_seconds");
   budget_gauge_.Set(policy_.period_total.ToDouble());
 
   const Schema schema = SchemaFromConfig(config);
   std::map<std::string, QiDomain> qi_domains;
-  auto to_query = [&](const DpQuery& in) {
-    dp::CountQuery q;
-    q.name = in.name;
-    q.unit = in.count == DpCount::kEvents   ? dp::CountUnit::kEvents
-             : in.count == DpCount::kTrips ? dp::CountUnit::kTrips
-                                           : dp::CountUnit::kVehicles;
-    q.filter = in.filter;
-    q.bounds.max_per_cell = static_cast<uint64_t>(dpc.max_per_cell);
-    q.bounds.max_cells = static_cast<uint64_t>(dpc.max_cells);
-    for (const std::string& name : in.dimensions) {
-      dp::Dimension d;
-      if (name == "event") {
-        d.kind = dp::Dimension::Kind::kEvent;
-        d.domain = dpc.event_names;
-      } else if (name == "time_bucket") {
-        d.kind = dp::Dimension::Kind::kTimeBucket;
-        d.bucket_ms = dpc.time_bucket_seconds * 1000;
-      } else {
-        d.kind = dp::Dimension::Kind::kQi;
-        d.qi = name.substr(3);  // "qi:"
-        auto it = qi_domains.find(d.qi);
-        if (it == qi_domains.end()) it = qi_domains.emplace(d.qi, DomainOf(schema, config, d.qi)).first;
-        d.domain = it->second.labels;
-      }
-      q.dimensions.push_back(std::move(d));
-    }
-    // A filter on a QI needs the QI on the event even when it is no dimension.
-    for (const auto& [key, value] : in.filter) {
-      if (key.rfind("qi:", 0) == 0 && !qi_domains.count(key.substr(3))) {
-        qi_domains.emplace(key.substr(3), DomainOf(schema, config, key.substr(3)));
-      }
-    }
-    return q;
-  };
-  std::map<std::string, const DpQuery*> by_name;
-  for (const DpQuery& q : dpc.queries) {
-    plan_.counts.push_back(to_query(q));
-    by_name[q.name] = &q;
-  }
-  for (const DpKpi& k : dpc.kpis) {
-    auto num = by_name.find(k.numerator), den = by_name.find(k.denominator);
-    if (num == by_name.end() || den == by_name.end()) {
-      throw std::invalid_argument("dp: kpi " + k.name + " names an unknown query");
-    }
-    plan_.ratios.push_back({k.name, to_query(*num->second), to_query(*den->second)});
-  }
+  plan_ = PlanFromConfig(config, schema, &qi_domains);
   // Keys the choice of kept cells; derived from the service secret so that it
   // is stable over restarts and not guessable from outside.
   {
@@ -209,6 +230,12 @@ DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, StateS
   }
   schema_ = std::make_unique<Schema>(schema);
 
+  SetUpTreeCounters();
+}
+
+// Running totals per release (without DP windows): the tree counters' levels
+// and one TreeQuery per eligible count query.
+void DpPublisher::SetUpTreeCounters() {
   // Running totals: one counter horizon fits in a budget period (so the
   // counter's one charge stays in the window for as long as it publishes).
   // Queries with a time_bucket dimension are left out: a bucket of one epoch
@@ -434,6 +461,9 @@ void DpPublisher::Committed(const Result& r) {
   statuses_[r.partition] = r.status;
   cells_counter_.Increment(static_cast<double>(r.cells_published));
   cut_counter_.Increment(static_cast<double>(r.contributions_cut));
+  global_complete_counter_.Increment(static_cast<double>(r.global_complete));
+  global_incomplete_counter_.Increment(static_cast<double>(r.global_incomplete));
+  partials_dropped_counter_.Increment(static_cast<double>(r.partials_dropped));
 
   dp::Epsilon spent, remaining = policy_.period_total;
   for (const auto& [p, s] : statuses_) {

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "dp_partial.h"
 #include "vanon/dp/count_record.h"
 #include "vanon/dp/window_counter.h"
 #include "vanon/service/dp_publisher.h"
@@ -41,16 +42,17 @@ bool HasTimeBucket(const dp::CountQuery& q) {
   return false;
 }
 
-// The record's JSON with the window and the partition appended.
-std::string WindowJson(const dp::DpCountRecord& r, int64_t start_ms, int64_t end_ms, int32_t partition) {
+std::string PartitionTail(int32_t partition) { return ",\"partition\":" + std::to_string(partition); }
+
+}  // namespace
+
+std::string DpWindowJson(const dp::DpCountRecord& r, int64_t start_ms, int64_t end_ms, const std::string& tail) {
   std::string json = dp::ToJson(r);
   json.pop_back();  // '}'
   json += ",\"window_start_ms\":" + std::to_string(start_ms) + ",\"window_end_ms\":" + std::to_string(end_ms) +
-          ",\"partition\":" + std::to_string(partition) + "}";
+          tail + "}";
   return json;
 }
-
-}  // namespace
 
 struct DpPublisher::Window {
   int64_t index = 0;
@@ -60,7 +62,6 @@ struct DpPublisher::Window {
 DpPublisher::Result DpPublisher::ComputeWindow(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
                                                int64_t epoch_end_ms, std::span<const BufferedEvent> events,
                                                dp::RandomSource& random) {
-  (void)epoch;
   Result result;
   result.partition = partition;
   const int64_t index = FloorDiv(epoch_start_ms, window_ms_);
@@ -94,8 +95,12 @@ DpPublisher::Result DpPublisher::ComputeWindow(int32_t partition, int64_t epoch,
     throw std::runtime_error("dp: release of epoch starting " + std::to_string(epoch_start_ms) +
                              " after its window was closed");
   }
-  if (open && open->index < index) {
-    PublishWindow(partition, *open, random, &result);  // its last epoch never came
+  if (open && open->index < index) {  // its last epoch never came
+    if (aggregating()) {
+      EmitPartial(partition, *open, &result);
+    } else {
+      PublishWindow(partition, *open, random, &result);
+    }
     open.reset();
   }
   if (!open) open = fresh(index);
@@ -105,13 +110,23 @@ DpPublisher::Result DpPublisher::ComputeWindow(int32_t partition, int64_t epoch,
 
   bool published = !result.records.empty() || result.budget_exhausted;
   if (epoch_end_ms >= (index + 1) * window_ms_) {
-    PublishWindow(partition, *open, random, &result);
+    if (aggregating()) {
+      EmitPartial(partition, *open, &result);
+    } else {
+      PublishWindow(partition, *open, random, &result);
+    }
     result.meta.emplace_back(kWindowMeta, "");
     published = true;
   } else {
     std::string state = std::to_string(open->index);
     for (const dp::WindowCounter& c : open->counters) state += "\n" + c.Serialize();
     result.meta.emplace_back(kWindowMeta, std::move(state));
+  }
+  if (aggregating()) {
+    // Partitions publish nothing themselves; the aggregation partition's
+    // share publishes the global counts of every window complete so far.
+    if (partition == aggregation_.partition) AggregateWindows(partition, epoch, index, random, &result);
+    published = true;  // pauses are reported from the global ledger only
   }
   result.status = Ledger(partition).Status(epoch_start_ms);
   if (!published && result.status.exhausted) {
@@ -139,49 +154,72 @@ void DpPublisher::PublishWindow(int32_t partition, Window& window, dp::RandomSou
   const dp::DpRelease release(plan_, static_cast<uint64_t>(window.index), std::move(counters));
   std::optional<dp::DpReleaseResult> out = release.Publish(policy_.per_release, random);
   if (!out) throw std::runtime_error("dp: noise scale overflow in window " + std::to_string(window.index));
-  for (const dp::DpCountRecord& r : out->records) result->records.push_back(WindowJson(r, start, end, partition));
+  for (const dp::DpCountRecord& r : out->records) result->records.push_back(DpWindowJson(r, start, end, PartitionTail(partition)));
   result->contributions_cut += out->contributions_cut;
 
-  // Running totals: per count query without a time bucket, the sum of its
-  // published (post-processed) window counts so far.
+  CumulativeSums(partition, "dp_cumsum/", release, *out, PartitionTail(partition), result);
+}
+
+// Global counts: the window's exact counts go to the aggregation partition
+// (dp_aggregation.cc). No noise and no ledger charge here: the partial is
+// internal, like the raw input, and deterministic, so a recomputed release
+// sends the same partial again (the aggregator keeps the first).
+void DpPublisher::EmitPartial(int32_t partition, const Window& window, Result* result) {
+  DpPartial p;
+  p.window = window.index;
+  p.source = partition;
+  p.partitions = input_partitions_;
+  for (const dp::WindowCounter& c : window.counters) {
+    p.counts.push_back(c.counter().counts());
+    p.cut += c.counter().stats().cut();
+  }
+  result->partials.emplace_back(std::to_string(window.index), EncodePartial(p));
+}
+
+// Running totals: per count query without a time bucket, the sum of its
+// published (post-processed) window counts so far, kept in meta
+// `prefix`<query> of `partition`.
+void DpPublisher::CumulativeSums(int32_t partition, const std::string& prefix, const dp::DpRelease& release,
+                                 const dp::DpReleaseResult& out, const std::string& tail, Result* result) {
   size_t at = 0;  // first record of query k (count records come first, cell by cell)
   for (size_t k = 0; k < plan_.counts.size(); ++k) {
-    const dp::BoundedCounter& truth = release.counters()[k];
-    const size_t cells = truth.num_cells();
-    if (!HasTimeBucket(plan_.counts[k])) {
-      const std::string name = "dp_cumsum/" + plan_.counts[k].name;
-      std::optional<std::string> prior;
-      for (const auto& [n, v] : result->meta) {
-        if (n == name) prior = v;  // a window published earlier in this release
-      }
-      if (!prior) prior = store_->GetMeta(partition, name);
-      std::vector<int64_t> sums;
-      if (prior) {
-        std::istringstream in(*prior);
-        int64_t v;
-        while (in >> v) sums.push_back(v);
-      }
-      if (sums.size() != cells) sums.assign(cells, 0);  // first window, or the cells changed
-      std::string state;
-      for (size_t cell = 0; cell < cells; ++cell) {
-        const dp::DpCountRecord& window_count = out->records[at + cell];
-        sums[cell] += window_count.count;
-        dp::DpCountRecord r = window_count;
-        r.count = sums[cell];
-        r.mechanism = kCumulativeMechanism;
-        r.postprocessed.clear();
-        result->records.push_back(WindowJson(r, 0, end, partition));
-        state += (cell ? " " : "") + std::to_string(sums[cell]);
-      }
-      bool replaced = false;
-      for (auto& [n, v] : result->meta) {
-        if (n == name) {
-          v = state;
-          replaced = true;
-        }
-      }
-      if (!replaced) result->meta.emplace_back(name, std::move(state));
+    const size_t cells = release.counters()[k].num_cells();
+    if (HasTimeBucket(plan_.counts[k])) {
+      at += cells;
+      continue;
     }
+    const std::string name = prefix + plan_.counts[k].name;
+    std::optional<std::string> prior;
+    for (const auto& [n, v] : result->meta) {
+      if (n == name) prior = v;  // a window published earlier in this release
+    }
+    if (!prior) prior = store_->GetMeta(partition, name);
+    std::vector<int64_t> sums;
+    if (prior) {
+      std::istringstream in(*prior);
+      int64_t v;
+      while (in >> v) sums.push_back(v);
+    }
+    if (sums.size() != cells) sums.assign(cells, 0);  // first window, or the cells changed
+    std::string state;
+    for (size_t cell = 0; cell < cells; ++cell) {
+      const dp::DpCountRecord& window_count = out.records[at + cell];
+      sums[cell] += window_count.count;
+      dp::DpCountRecord r = window_count;
+      r.count = sums[cell];
+      r.mechanism = kCumulativeMechanism;
+      r.postprocessed.clear();
+      result->records.push_back(DpWindowJson(r, 0, static_cast<int64_t>(r.release + 1) * window_ms_, tail));
+      state += (cell ? " " : "") + std::to_string(sums[cell]);
+    }
+    bool replaced = false;
+    for (auto& [n, v] : result->meta) {
+      if (n == name) {
+        v = state;
+        replaced = true;
+      }
+    }
+    if (!replaced) result->meta.emplace_back(name, std::move(state));
     at += cells;
   }
 }

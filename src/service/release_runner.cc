@@ -605,6 +605,8 @@ struct ReleaseRunner::Impl {
     }
     const int32_t counts = CountsPartition(s.partition);
     for (const std::string& d : s.dp.records) producer->Produce(config.kafka.topics.counts, counts, key, d, headers);
+    // Exact DP window counts for the aggregation partition (internal topic).
+    for (const auto& [k, v] : s.dp.partials) producer->Produce(config.dp.aggregation.topic, 0, k, v, headers);
     const int32_t rel = ReleasesPartition(s.partition);
     for (const std::string& g : s.records.groups) producer->Produce(config.kafka.topics.releases, rel, key, g, headers);
     producer->Produce(config.kafka.topics.releases, rel, key, s.records.summary, headers);

@@ -21,6 +21,7 @@
 #include "vanon/kafka/consumer.h"
 #include "vanon/kafka/producer.h"
 #include "vanon/kafka/transactional_producer.h"
+#include "vanon/service/dp_partial_source.h"
 #include "vanon/service/dp_publisher.h"
 #include "vanon/service/ingest_metrics.h"
 #include "vanon/service/ingest_pipeline.h"
@@ -219,6 +220,12 @@ int Service::Run(const std::atomic<bool>& stop) {
   if (c.dp.enabled) {
     topology.counts_partitions = out.PartitionCount(c.kafka.topics.counts);
     dp = std::make_unique<DpPublisher>(c, r.hmac_key, store.get(), *r.registry);
+    if (dp->aggregating()) {
+      if (out.PartitionCount(c.dp.aggregation.topic) < 1) {
+        throw std::runtime_error("dp.aggregation.topic " + c.dp.aggregation.topic + " does not exist");
+      }
+      dp->SetAggregation(topology.input_partitions, NewKafkaPartialSource(c));
+    }
   }
   // Destroyed before the state closes: its threads may still be computing.
   auto runner = std::make_unique<ReleaseRunner>(c, pipeline.layout().sensitive, store.get(), &out,

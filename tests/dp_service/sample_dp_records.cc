@@ -5,13 +5,21 @@
 #include <cstdio>
 
 #include "dp_fixture.h"
+#include "vanon/service/dp_partial_source.h"
 #include "vanon/service/dp_publisher.h"
 #include "vanon/state/state_store.h"
 
 namespace {
 
-// Per-release counts (window_seconds 0) or, with `window_seconds`, DP windows.
-void PrintReleases(int64_t window_seconds, int releases) {
+// No other partition: the aggregation partition's own partial completes a window.
+class NoPartials final : public vanon::DpPartialSource {
+ public:
+  void Read(int64_t, int64_t, const Visit&) override {}
+};
+
+// Per-release counts (window_seconds 0) or, with `window_seconds`, DP windows,
+// per partition or (global) one count over the input partitions.
+void PrintReleases(int64_t window_seconds, int releases, bool global = false) {
   using namespace vanon;
   dp_test::TempDir dir("sample");
   Config config = dp_test::TestConfig(dir);
@@ -19,15 +27,18 @@ void PrintReleases(int64_t window_seconds, int releases) {
   config.dp.window_seconds = window_seconds;
   auto store = StateStore::Open(dir.Sub("state"));
   prometheus::Registry registry;
+  if (global) config.dp.aggregation.topic = "vanon.dp.partials";
   DpPublisher dp(config, dp_test::kHmacKey, store.get(), registry);
+  const int32_t partition = global ? 0 : 2;
+  if (global) dp.SetAggregation(1, std::make_unique<NoPartials>());
   for (int64_t epoch = 0; epoch < releases; ++epoch) {
     const int64_t start = epoch * dp_test::kEpochMs;
     // Few vehicles, so clamping and ratio post-processing show up too.
     const auto events = dp_test::Events(static_cast<int>(3 + epoch * 40), start);
     SeedStream random(dp_test::SeedOf(static_cast<uint8_t>(epoch)));
-    DpPublisher::Result r = dp.Compute(2, epoch, start, start + dp_test::kEpochMs, events, random);
+    DpPublisher::Result r = dp.Compute(partition, epoch, start, start + dp_test::kEpochMs, events, random);
     ReleaseWrite w(*store);
-    dp.Apply(2, r, &w);
+    dp.Apply(partition, r, &w);
     store->Commit(w);
     for (const std::string& rec : r.records) std::printf("%s\n", rec.c_str());
   }
@@ -38,5 +49,6 @@ void PrintReleases(int64_t window_seconds, int releases) {
 int main() {
   PrintReleases(0, 3);
   PrintReleases(2 * vanon::dp_test::kEpochMs / 1000, 4);  // two windows of two epochs
+  PrintReleases(2 * vanon::dp_test::kEpochMs / 1000, 4, /*global=*/true);
   return 0;
 }

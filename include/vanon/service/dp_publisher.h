@@ -15,6 +15,12 @@
 // With dp.window_seconds set (issue 17), counts are gathered over DP windows
 // of several epochs and published once per window, in the release of its
 // last epoch, with one ledger charge per window (src/service/dp_windows.cc).
+//
+// With dp.aggregation.topic set as well, partitions publish no noisy counts:
+// each sends its exact window counts (Result::partials) to that internal
+// topic, and the share of the aggregation partition sums them, adds noise
+// once per window and publishes one global count per cell
+// (src/service/dp_aggregation.cc).
 #pragma once
 
 #include <prometheus/counter.h>
@@ -41,6 +47,8 @@
 
 namespace vanon {
 
+class DpPartialSource;
+struct DpAggregateState;
 class ReleaseWrite;
 class Schema;
 class StateStore;
@@ -64,9 +72,15 @@ class DpPublisher {
     std::string exhausted_message;     // the ledger's explanation (no identifiers)
     // (meta name, value) pairs for ReleaseWrite::PutMeta: running-total state.
     std::vector<std::pair<std::string, std::string>> meta;
+    // (key, value) records for the internal topic dp.aggregation.topic,
+    // partition 0, in the release's transaction: exact window counts.
+    std::vector<std::pair<std::string, std::string>> partials;
     // For Committed(): metrics of this share of the release.
     uint64_t cells_published = 0;
     uint64_t contributions_cut = 0;
+    uint64_t global_complete = 0;    // global windows published with every partition
+    uint64_t global_incomplete = 0;  // ... after max_wait_windows without some
+    uint64_t partials_dropped = 0;   // late or unreadable partials
     dp::BudgetStatus status;
   };
 
@@ -93,6 +107,12 @@ class DpPublisher {
   // (restored from the state changelog) and is read again at next use.
   void Forget(int32_t partition);
 
+  // Global counts (dp.aggregation.topic): the input topic's partition count
+  // (every window waits for that many partials) and where the aggregation
+  // partition's share reads the partials from. Call once before Compute.
+  void SetAggregation(int32_t input_partitions, std::unique_ptr<DpPartialSource> source);
+  bool aggregating() const { return !aggregation_.topic.empty(); }
+
   bool enabled() const { return enabled_; }
   const dp::DpPlan& plan() const { return plan_; }
 
@@ -110,6 +130,7 @@ class DpPublisher {
     QuasiIdentifier config;  // its range and precision, for numeric values
   };
   dp::BudgetLedger& Ledger(int32_t partition);
+  void SetUpTreeCounters();
   void RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
                      const dp::DpRelease& release, dp::RandomSource& random, Result* result);
   // Each vehicle's events of `events`, converted (dp_publisher.cc).
@@ -120,6 +141,18 @@ class DpPublisher {
   Result ComputeWindow(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
                        std::span<const BufferedEvent> events, dp::RandomSource& random);
   void PublishWindow(int32_t partition, Window& window, dp::RandomSource& random, Result* result);
+  // Running totals of a window's published counts: meta `prefix`<query>.
+  void CumulativeSums(int32_t partition, const std::string& prefix, const dp::DpRelease& release,
+                      const dp::DpReleaseResult& out, const std::string& suffix, Result* result);
+  // Global counts (dp_aggregation.cc).
+  void EmitPartial(int32_t partition, const Window& window, Result* result);
+  void AggregateWindows(int32_t partition, int64_t epoch, int64_t current_window, dp::RandomSource& random,
+                        Result* result);
+  // Reads the partials of this release into `agg` (the read end fixed per release).
+  void ReadPartials(int32_t partition, int64_t epoch, Result* result, DpAggregateState* agg);
+  // Publishes window `window` of `agg` (its sum and sources) with noise from `random`.
+  void PublishGlobal(int32_t partition, int64_t window, DpAggregateState* agg, dp::RandomSource& random,
+                     Result* result);
 
   const bool enabled_;
   StateStore* store_;
@@ -127,6 +160,9 @@ class DpPublisher {
   dp::BudgetPolicy policy_;
   int64_t epoch_ms_ = 0;
   int64_t window_ms_ = 0;  // 0: counts per release
+  DpConfig::Aggregation aggregation_;
+  int32_t input_partitions_ = 0;
+  std::unique_ptr<DpPartialSource> partial_source_;
   std::unique_ptr<Schema> schema_;
   std::vector<QiLookup> qi_attrs_;  // QIs the queries use (dimension or filter)
   std::vector<TreeQuery> trees_;
@@ -142,6 +178,9 @@ class DpPublisher {
   prometheus::Gauge& exhausted_gauge_;
   prometheus::Counter& cells_counter_;
   prometheus::Counter& cut_counter_;
+  prometheus::Counter& global_complete_counter_;
+  prometheus::Counter& global_incomplete_counter_;
+  prometheus::Counter& partials_dropped_counter_;
 };
 
 }  // namespace vanon

@@ -18,6 +18,7 @@ inline constexpr std::string_view kFaultPoints[] = {
     "release.before_commit",     // every record on the broker, transaction open
     "release.after_commit",      // transaction committed, state not applied
     "release.after_apply",       // state applied
+    "dp.after_global_charge",    // a global DP window charged, its records not produced
 };
 
 // Raises SIGKILL (or hangs) when `name` is the configured point and its hit

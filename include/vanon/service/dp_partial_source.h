@@ -1,0 +1,30 @@
+// Where the aggregation partition's share reads the exact window counts of
+// all input partitions from (issue 17, docs/dp.md "Global counts"): partition
+// 0 of the internal topic dp.aggregation.topic, read_committed.
+#ifndef VANON_INCLUDE_VANON_SERVICE_DP_PARTIAL_SOURCE_H_
+#define VANON_INCLUDE_VANON_SERVICE_DP_PARTIAL_SOURCE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+
+#include "vanon/config.h"
+
+namespace vanon {
+
+class DpPartialSource {
+ public:
+  virtual ~DpPartialSource() = default;
+  // Visits the committed records with from <= offset < bound (bound < 0: up
+  // to the end there is now) in offset order.
+  using Visit = std::function<void(int64_t offset, std::string_view value)>;
+  virtual void Read(int64_t from, int64_t bound, const Visit& fn) = 0;
+};
+
+// ReadCommitted on config.dp.aggregation.topic, partition 0.
+std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const Config& config);
+
+}  // namespace vanon
+
+#endif  // VANON_INCLUDE_VANON_SERVICE_DP_PARTIAL_SOURCE_H_

@@ -1,0 +1,33 @@
+#include "vanon/service/dp_partial_source.h"
+
+#include "vanon/kafka/committed_reader.h"
+
+namespace vanon {
+
+namespace {
+
+class KafkaPartialSource final : public DpPartialSource {
+ public:
+  explicit KafkaPartialSource(const Config& c) : config_(c) {}
+
+  void Read(int64_t from, int64_t bound, const Visit& fn) override {
+    const KafkaConfig& k = config_.kafka;
+    ReadCommitted(k.bootstrap, k.properties, k.consumer_properties, config_.dp.aggregation.topic, 0, from,
+                  [&](const CommittedRecord& r) {
+                    if (bound >= 0 && r.offset >= bound) return false;
+                    fn(r.offset, r.value);
+                    return true;
+                  });
+  }
+
+ private:
+  const Config& config_;
+};
+
+}  // namespace
+
+std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const Config& config) {
+  return std::make_unique<KafkaPartialSource>(config);
+}
+
+}  // namespace vanon
