@@ -2,6 +2,7 @@
 
 #include <librdkafka/rdkafkacpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -23,6 +24,7 @@ class Consumer::Rebalancer : public RdKafka::RebalanceCb {
       }
       c->assign(parts);
       std::lock_guard<std::mutex> l(mu_);
+      ++generation_;
       assigned_.clear();
       start_.clear();
       for (auto* tp : parts) {
@@ -35,6 +37,7 @@ class Consumer::Rebalancer : public RdKafka::RebalanceCb {
       revoke_(gone);
       c->unassign();
       std::lock_guard<std::mutex> l(mu_);
+      ++generation_;
       assigned_.clear();
       start_.clear();
     }
@@ -52,12 +55,19 @@ class Consumer::Rebalancer : public RdKafka::RebalanceCb {
     return assigned_;
   }
 
+  // Changes at every assignment and revocation.
+  uint64_t generation() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return generation_;
+  }
+
  private:
   ResumeFn resume_;
   RevokeFn revoke_;
   mutable std::mutex mu_;
   std::vector<int32_t> assigned_;
   std::map<int32_t, int64_t> start_;
+  uint64_t generation_ = 0;
 };
 
 Consumer::Consumer(const std::string& bootstrap, const std::string& group_id,
@@ -69,10 +79,14 @@ Consumer::Consumer(const std::string& bootstrap, const std::string& group_id,
   KafkaProperties defaults = {{"group.id", group_id},
                               {"enable.auto.commit", "false"},
                               {"enable.auto.offset.store", "false"},
-                              // "error", not "earliest": a position deleted by
-                              // retention must be counted as lost, not skipped
-                              // silently (Poll counts it, then seeks).
-                              {"auto.offset.reset", "error"},
+                              // A position deleted by retention restarts at the
+                              // earliest offset left; Poll counts the skipped
+                              // offsets from the gap (NoteOffset). "error" with a
+                              // reassignment per error (as before issue 18) purged
+                              // every partition's fetched messages at each one:
+                              // 16 partitions behind a 5 MB retention reset each
+                              // other and consumption stopped for good.
+                              {"auto.offset.reset", "earliest"},
                               {"enable.partition.eof", "false"},
                               {"isolation.level", "read_committed"},
                               // Oversized input must reach the validator (and the DLQ)
@@ -117,6 +131,7 @@ const std::vector<InputMessage>& Consumer::Poll(size_t max, int timeout_ms) {
       InputMessage im;
       im.partition = m->partition();
       im.offset = m->offset();
+      NoteOffset(im.partition, im.offset);
       im.key = m->key_pointer() ? std::string_view(static_cast<const char*>(m->key_pointer()), m->key_len())
                                 : std::string_view();
       im.value = std::string_view(static_cast<const char*>(m->payload()), m->len());
@@ -134,6 +149,37 @@ const std::vector<InputMessage>& Consumer::Poll(size_t max, int timeout_ms) {
     if (batch_.empty() && left <= 0) break;
   }
   return batch_;
+}
+
+void Consumer::NoteOffset(int32_t partition, int64_t offset) {
+  if (const uint64_t g = rebalancer_->generation(); g != generation_) {
+    generation_ = g;
+    next_.clear();
+  }
+  if (partition < 0) return;
+  if (static_cast<size_t>(partition) >= next_.size()) next_.resize(static_cast<size_t>(partition) + 1, -1);
+  int64_t& want = next_[static_cast<size_t>(partition)];
+  if (want < 0) want = rebalancer_->start(partition);  // the resume offset, or negative (a logical one)
+  if (want >= 0 && offset > want) CountGap(partition, want, offset);
+  want = offset + 1;
+}
+
+// A gap in the offsets read is input lost to retention when it starts below
+// the log start; above it, it holds transaction markers or compacted-away
+// keys. A marker makes a gap of one: then the fetcher's cached low watermark
+// decides, to spare a broker round trip per transaction.
+void Consumer::CountGap(int32_t partition, int64_t from, int64_t to) {
+  int64_t lo = -1, hi = -1;
+  if (consumer_->get_watermark_offsets(topic_, partition, &lo, &hi) != RdKafka::ERR_NO_ERROR) lo = -1;
+  if (to - from > 1 || lo > from) {
+    RdKafka::ErrorCode e = consumer_->query_watermark_offsets(topic_, partition, &lo, &hi, 10000);
+    if (e != RdKafka::ERR_NO_ERROR) {
+      throw std::runtime_error("partition " + std::to_string(partition) + ": offsets " + std::to_string(from) + ".." +
+                               std::to_string(to - 1) + " skipped and its watermarks unreadable: " +
+                               RdKafka::err2str(e));
+    }
+  }
+  if (from < lo) lost_.push_back({partition, from, std::min(lo, to)});
 }
 
 void Consumer::ResumeAfterReset(const RdKafka::Message& error) {
