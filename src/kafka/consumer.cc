@@ -2,7 +2,6 @@
 
 #include <librdkafka/rdkafkacpp.h>
 
-#include <algorithm>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -24,7 +23,6 @@ class Consumer::Rebalancer : public RdKafka::RebalanceCb {
       }
       c->assign(parts);
       std::lock_guard<std::mutex> l(mu_);
-      ++generation_;
       assigned_.clear();
       start_.clear();
       for (auto* tp : parts) {
@@ -37,7 +35,6 @@ class Consumer::Rebalancer : public RdKafka::RebalanceCb {
       revoke_(gone);
       c->unassign();
       std::lock_guard<std::mutex> l(mu_);
-      ++generation_;
       assigned_.clear();
       start_.clear();
     }
@@ -55,19 +52,12 @@ class Consumer::Rebalancer : public RdKafka::RebalanceCb {
     return assigned_;
   }
 
-  // Changes at every assignment and revocation.
-  uint64_t generation() const {
-    std::lock_guard<std::mutex> l(mu_);
-    return generation_;
-  }
-
  private:
   ResumeFn resume_;
   RevokeFn revoke_;
   mutable std::mutex mu_;
   std::vector<int32_t> assigned_;
   std::map<int32_t, int64_t> start_;
-  uint64_t generation_ = 0;
 };
 
 Consumer::Consumer(const std::string& bootstrap, const std::string& group_id,
@@ -79,14 +69,10 @@ Consumer::Consumer(const std::string& bootstrap, const std::string& group_id,
   KafkaProperties defaults = {{"group.id", group_id},
                               {"enable.auto.commit", "false"},
                               {"enable.auto.offset.store", "false"},
-                              // A position deleted by retention restarts at the
-                              // earliest offset left; Poll counts the skipped
-                              // offsets from the gap (NoteOffset). "error" with a
-                              // reassignment per error (as before issue 18) purged
-                              // every partition's fetched messages at each one:
-                              // 16 partitions behind a 5 MB retention reset each
-                              // other and consumption stopped for good.
-                              {"auto.offset.reset", "earliest"},
+                              // "error", not "earliest": a position deleted by
+                              // retention must be counted as lost, not skipped
+                              // silently (Poll counts it, then seeks).
+                              {"auto.offset.reset", "error"},
                               {"enable.partition.eof", "false"},
                               {"isolation.level", "read_committed"},
                               // Oversized input must reach the validator (and the DLQ)
@@ -131,12 +117,12 @@ const std::vector<InputMessage>& Consumer::Poll(size_t max, int timeout_ms) {
       InputMessage im;
       im.partition = m->partition();
       im.offset = m->offset();
-      NoteOffset(im.partition, im.offset);
       im.key = m->key_pointer() ? std::string_view(static_cast<const char*>(m->key_pointer()), m->key_len())
                                 : std::string_view();
       im.value = std::string_view(static_cast<const char*>(m->payload()), m->len());
       batch_.push_back(im);
       held_.push_back(std::move(m));
+      if (!resetting_.empty()) resetting_.erase(im.partition);  // its resume position held
     } else if (e == RdKafka::ERR__AUTO_OFFSET_RESET) {
       ResumeAfterReset(*m);
     } else if (e == RdKafka::ERR__FATAL) {
@@ -151,35 +137,19 @@ const std::vector<InputMessage>& Consumer::Poll(size_t max, int timeout_ms) {
   return batch_;
 }
 
-void Consumer::NoteOffset(int32_t partition, int64_t offset) {
-  if (const uint64_t g = rebalancer_->generation(); g != generation_) {
-    generation_ = g;
-    next_.clear();
-  }
-  if (partition < 0) return;
-  if (static_cast<size_t>(partition) >= next_.size()) next_.resize(static_cast<size_t>(partition) + 1, -1);
-  int64_t& want = next_[static_cast<size_t>(partition)];
-  if (want < 0) want = rebalancer_->start(partition);  // the resume offset, or negative (a logical one)
-  if (want >= 0 && offset > want) CountGap(partition, want, offset);
-  want = offset + 1;
-}
-
-// A gap in the offsets read is input lost to retention when it starts below
-// the log start; above it, it holds transaction markers or compacted-away
-// keys. A marker makes a gap of one: then the fetcher's cached low watermark
-// decides, to spare a broker round trip per transaction.
-void Consumer::CountGap(int32_t partition, int64_t from, int64_t to) {
-  int64_t lo = -1, hi = -1;
-  if (consumer_->get_watermark_offsets(topic_, partition, &lo, &hi) != RdKafka::ERR_NO_ERROR) lo = -1;
-  if (to - from > 1 || lo > from) {
-    RdKafka::ErrorCode e = consumer_->query_watermark_offsets(topic_, partition, &lo, &hi, 10000);
-    if (e != RdKafka::ERR_NO_ERROR) {
-      throw std::runtime_error("partition " + std::to_string(partition) + ": offsets " + std::to_string(from) + ".." +
-                               std::to_string(to - 1) + " skipped and its watermarks unreadable: " +
-                               RdKafka::err2str(e));
-    }
-  }
-  if (from < lo) lost_.push_back({partition, from, std::min(lo, to)});
+// The first time a partition's position is deleted, it resumes at the
+// oldest offset left. If that one is deleted too before a message of the
+// partition arrives, retention deletes faster than the fetch reaches the
+// oldest offset (a fetch round trip, under load, can take longer than the
+// broker keeps the log's head): resuming at the oldest offset again failed
+// the same way every second and consumption never restarted (issue 18; the
+// mock broker keeps about 5 MB per partition). Then it resumes halfway
+// between the oldest and the newest offset, so that the next fetch lands.
+int64_t Consumer::ResumePosition(int32_t partition, int64_t lo, int64_t hi) {
+  const bool again = resetting_.count(partition) > 0;
+  const int64_t resume = !again || hi <= lo ? lo : lo + (hi - lo) / 2;
+  resetting_[partition] = resume;
+  return resume;
 }
 
 void Consumer::ResumeAfterReset(const RdKafka::Message& error) {
@@ -193,7 +163,8 @@ void Consumer::ResumeAfterReset(const RdKafka::Message& error) {
   // Below the log start: deleted unread. Above the end (a recreated topic):
   // nothing to count; start over from the earliest offset either way.
   const int64_t failed = error.offset();
-  if (failed >= 0 && failed < lo) lost_.push_back({partition, failed, lo});
+  const int64_t resume = ResumePosition(partition, lo, hi);
+  if (failed >= 0 && failed < resume) lost_.push_back({partition, failed, resume});
   // A partition whose fetcher stopped on the error cannot be seeked
   // (librdkafka: "Erroneous state"): assign the same partitions again, each
   // at its current position, this one at the earliest offset left.
@@ -203,7 +174,12 @@ void Consumer::ResumeAfterReset(const RdKafka::Message& error) {
   if (e == RdKafka::ERR_NO_ERROR) {
     for (RdKafka::TopicPartition* tp : parts) {
       if (tp->partition() == partition) {
-        tp->set_offset(lo);
+        tp->set_offset(resume);
+      } else if (auto r = resetting_.find(tp->partition()); r != resetting_.end()) {
+        // Resumed by an earlier reset and nothing consumed since: position()
+        // still names the deleted offset, and assigning it again made the two
+        // partitions undo each other's resets forever.
+        tp->set_offset(r->second);
       } else if (tp->offset() < 0) {
         tp->set_offset(rebalancer_->start(tp->partition()));  // nothing consumed there yet
       }

@@ -142,8 +142,8 @@ TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
 // counted and logged, not skipped silently. vanon stops with its position
 // stored; more than the mock's ~5 MB per partition arrives; the restarted
 // service finds its position deleted, counts exactly the deleted offsets and
-// goes on from the earliest one left. (librdkafka skips them silently; the
-// count comes from the gap in offsets below the log start.)
+// goes on from the earliest one left. (With auto.offset.reset=earliest, as
+// before, nothing counts them.)
 TEST(IngestIntegration, InputDeletedBeforeItIsReadIsCountedAsLost) {
   MockCluster cluster(1);
   testing::TempDir state;
