@@ -33,6 +33,7 @@ INGEST = [
     ("vanon_cpu_s_per_M", "vanon CPU s per M events", "{:.2f}"),
     ("kcat_cpu_s_per_M", "kcat CPU s per M events", "{:.2f}"),
     ("vanon_cpu_over_kcat", "CPU ratio", "{:.1f}"),
+    ("load1", "1-min load at start", "{:.1f}"),
 ]
 RELEASE = [
     ("vanon_in_per_s", "vanon events/s in", "{:,.0f}"),
@@ -45,11 +46,13 @@ RELEASE = [
     ("kcat_cpu_s_per_M", "kcat CPU s per M events", "{:.2f}"),
     ("vanon_cpu_over_kcat", "CPU ratio", "{:.1f}"),
     ("vanon_peak_rss_MB", "vanon peak RSS MB", "{:,.0f}"),
+    ("load1", "1-min load at start", "{:.1f}"),
 ]
 
 
 def run_bench(binary, args, log_path):
     """One benchmark process; returns its counters and keeps its stderr."""
+    load1 = load_average()
     json_path = log_path + ".json"
     cmd = [binary] + args + ["--benchmark_out=" + json_path, "--benchmark_out_format=json"]
     with open(log_path, "w") as log:
@@ -59,7 +62,13 @@ def run_bench(binary, args, log_path):
     bench = json.load(open(json_path))["benchmarks"][0]
     if bench.get("error_occurred"):
         sys.exit(f"{binary}: {bench.get('error_message')}; see {log_path}")
+    bench["load1"] = load1
     return bench
+
+
+def load_average():
+    """The machine's 1-minute load average: the benchmarks share its cores."""
+    return float(open("/proc/loadavg").read().split()[0])
 
 
 def spread(values, fmt):

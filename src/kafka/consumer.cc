@@ -122,6 +122,7 @@ const std::vector<InputMessage>& Consumer::Poll(size_t max, int timeout_ms) {
       im.value = std::string_view(static_cast<const char*>(m->payload()), m->len());
       batch_.push_back(im);
       held_.push_back(std::move(m));
+      if (!resetting_.empty()) resetting_.erase(im.partition);  // its resume position held
     } else if (e == RdKafka::ERR__AUTO_OFFSET_RESET) {
       ResumeAfterReset(*m);
     } else if (e == RdKafka::ERR__FATAL) {
@@ -136,6 +137,21 @@ const std::vector<InputMessage>& Consumer::Poll(size_t max, int timeout_ms) {
   return batch_;
 }
 
+// The first time a partition's position is deleted, it resumes at the
+// oldest offset left. If that one is deleted too before a message of the
+// partition arrives, retention deletes faster than the fetch reaches the
+// oldest offset (a fetch round trip, under load, can take longer than the
+// broker keeps the log's head): resuming at the oldest offset again failed
+// the same way every second and consumption never restarted (issue 18; the
+// mock broker keeps about 5 MB per partition). Then it resumes halfway
+// between the oldest and the newest offset, so that the next fetch lands.
+int64_t Consumer::ResumePosition(int32_t partition, int64_t lo, int64_t hi) {
+  const bool again = resetting_.count(partition) > 0;
+  const int64_t resume = !again || hi <= lo ? lo : lo + (hi - lo) / 2;
+  resetting_[partition] = resume;
+  return resume;
+}
+
 void Consumer::ResumeAfterReset(const RdKafka::Message& error) {
   const int32_t partition = error.partition();
   int64_t lo = -1, hi = -1;
@@ -147,7 +163,8 @@ void Consumer::ResumeAfterReset(const RdKafka::Message& error) {
   // Below the log start: deleted unread. Above the end (a recreated topic):
   // nothing to count; start over from the earliest offset either way.
   const int64_t failed = error.offset();
-  if (failed >= 0 && failed < lo) lost_.push_back({partition, failed, lo});
+  const int64_t resume = ResumePosition(partition, lo, hi);
+  if (failed >= 0 && failed < resume) lost_.push_back({partition, failed, resume});
   // A partition whose fetcher stopped on the error cannot be seeked
   // (librdkafka: "Erroneous state"): assign the same partitions again, each
   // at its current position, this one at the earliest offset left.
@@ -157,7 +174,12 @@ void Consumer::ResumeAfterReset(const RdKafka::Message& error) {
   if (e == RdKafka::ERR_NO_ERROR) {
     for (RdKafka::TopicPartition* tp : parts) {
       if (tp->partition() == partition) {
-        tp->set_offset(lo);
+        tp->set_offset(resume);
+      } else if (auto r = resetting_.find(tp->partition()); r != resetting_.end()) {
+        // Resumed by an earlier reset and nothing consumed since: position()
+        // still names the deleted offset, and assigning it again made the two
+        // partitions undo each other's resets forever.
+        tp->set_offset(r->second);
       } else if (tp->offset() < 0) {
         tp->set_offset(rebalancer_->start(tp->partition()));  // nothing consumed there yet
       }

@@ -31,6 +31,10 @@ IngestMetrics::IngestMetrics(prometheus::Registry& r)
                      .Register(r)),
       lag_sum(lag_family.Add({{"stat", "sum"}})),
       lag_max(lag_family.Add({{"stat", "max"}})),
+      partition_lag_family(prometheus::BuildGauge()
+                               .Name("vanon_consumer_partition_lag_messages")
+                               .Help("Input lag of one assigned partition (high watermark minus next offset).")
+                               .Register(r)),
       input_lost_to_retention(NewCounter(r, "vanon_input_lost_to_retention_total",
                                          "Input events the broker deleted (retention) before vanon read them.")),
       partitions(NewGauge(r, "vanon_partitions_assigned", "Input partitions currently assigned.")),
@@ -51,6 +55,22 @@ IngestMetrics::IngestMetrics(prometheus::Registry& r)
   for (RejectReason reason : kAllRejectReasons) {
     std::string name(RejectReasonName(reason));
     rejected[name] = &rej.Add({{"reason", name}});
+  }
+}
+
+void IngestMetrics::SetPartitionLags(const std::map<int32_t, int64_t>& lag_by_partition) {
+  for (auto it = partition_lag_.begin(); it != partition_lag_.end();) {
+    if (lag_by_partition.count(it->first)) {
+      ++it;
+      continue;
+    }
+    partition_lag_family.Remove(it->second);
+    it = partition_lag_.erase(it);
+  }
+  for (const auto& [partition, lag] : lag_by_partition) {
+    prometheus::Gauge*& g = partition_lag_[partition];
+    if (!g) g = &partition_lag_family.Add({{"partition", std::to_string(partition)}});
+    g->Set(static_cast<double>(lag));
   }
 }
 

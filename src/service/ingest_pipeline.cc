@@ -42,7 +42,7 @@ constexpr size_t kMaxCachedVehicles = 1u << 18;
 
 IngestPipeline::IngestPipeline(const Config& config, std::string_view hmac_key, StateStore* store,
                                Producer* dlq, IngestMetrics* metrics)
-    : config_(config), store_(store), dlq_(dlq), metrics_(metrics) {
+    : config_(config), store_(store), dlq_(dlq), metrics_(metrics), vehicles_(kMaxCachedVehicles) {
   FieldMapping mapping = MappingFrom(config);
   if (config.sensitive && !config.sensitive->field.empty()) {
     layout_.sensitive = static_cast<int>(mapping.extras.size());
@@ -63,14 +63,9 @@ IngestPipeline::IngestPipeline(const Config& config, std::string_view hmac_key, 
 IngestPipeline::~IngestPipeline() = default;
 
 IngestPipeline::VehicleInfo& IngestPipeline::Lookup(const ParsedEvent& e) {
-  auto it = vehicles_.find(e.vin);
-  bool fresh = it == vehicles_.end();
-  if (fresh) {
-    if (vehicles_.size() >= kMaxCachedVehicles) vehicles_.clear();
-    it = vehicles_.emplace(e.vin, VehicleInfo{}).first;
-    it->second.key = hasher_->Hash(e.vin);
-  }
-  VehicleInfo& v = it->second;
+  auto [found, fresh] = vehicles_.FindOrInsert(e.vin);
+  VehicleInfo& v = *found;
+  if (fresh) v.key = hasher_->Hash(e.vin);
   // Event-field QIs can differ per event; table and registry QIs cannot.
   if (fresh || !resolver_->DependsOnVinOnly()) v.known = resolver_->Resolve(e, &v.qi);
   if (fresh && registry_sensitive_) v.sensitive = resolver_->SensitiveValue(e);

@@ -390,6 +390,7 @@ int Service::Run(const std::atomic<bool>& stop) {
         std::vector<int32_t> assigned = consumer.Assigned();
         r.partitions = static_cast<int>(assigned.size());
         int64_t sum = 0, max = 0;
+        std::map<int32_t, int64_t> lag_by_partition;
         for (int32_t p : assigned) {
           int64_t hi = consumer.HighWatermark(p);
           int64_t next = pipeline.NextOffset(p);
@@ -397,7 +398,9 @@ int Service::Run(const std::atomic<bool>& stop) {
           int64_t lag = hi >= 0 ? std::max<int64_t>(hi - next, 0) : 0;
           sum += lag;
           max = std::max(max, lag);
+          lag_by_partition[p] = lag;
         }
+        r.metrics.SetPartitionLags(lag_by_partition);
         r.metrics.lag_sum.Set(static_cast<double>(sum));
         r.metrics.lag_max.Set(static_cast<double>(max));
         r.metrics.partitions.Set(static_cast<double>(assigned.size()));

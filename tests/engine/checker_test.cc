@@ -115,6 +115,33 @@ TEST(CheckerTest, ReportsEarlyDelayAndLostWaitingTuple) {
   EXPECT_TRUE(Mentions(checker.Check(next, ReleaseOutput{}), "waiting tuples in the input differ"));
 }
 
+// A tuple may be suppressed before its delay runs out when a newer tuple of
+// the same vehicle (current, or waiting since a later release) replaces it.
+TEST(CheckerTest, AcceptsDelaySuppressionOfASupersededTuple) {
+  const Schema schema = testing::TestSchema();
+  ReleaseInput in;
+  in.release_id = 3;
+  in.params.m = 2;
+  in.params.max_delay = 5;
+  in.waiting = {{Patient("A", kGastritis, 2), 1}, {Patient("A", kApnea, 2), 2}};
+  ReleaseOutput older;  // the tuple waiting since release 1 makes way for the one since 2
+  older.suppressed = {{0, SuppressReason::kDelay}};
+  older.waiting = {{1, 2}};
+  older.metrics.suppressed_by_reason[1] = 1;
+  EXPECT_FALSE(Mentions(ReleaseChecker(schema).Check(in, older), "delay suppression"));
+  ReleaseOutput newer = older;  // the other way round nothing supersedes it
+  newer.suppressed = {{1, SuppressReason::kDelay}};
+  newer.waiting = {{0, 1}};
+  EXPECT_TRUE(Mentions(ReleaseChecker(schema).Check(in, newer), "delay suppression before the delay ran out"));
+
+  in.tuples = {Patient("A", kInsomnia, 2)};  // a current tuple supersedes both
+  ReleaseOutput both;
+  both.suppressed = {{1, SuppressReason::kDelay}, {2, SuppressReason::kDelay}};
+  both.waiting = {{0, 3}};
+  both.metrics.suppressed_by_reason[1] = 2;
+  EXPECT_FALSE(Mentions(ReleaseChecker(schema).Check(in, both), "delay suppression"));
+}
+
 TEST(CheckerTest, AcceptsCorrectCounterfeitGroup) {
   const Schema schema = testing::TestSchema();
   ReleaseChecker checker(schema);

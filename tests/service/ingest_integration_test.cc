@@ -191,5 +191,44 @@ TEST(IngestIntegration, InputDeletedBeforeItIsReadIsCountedAsLost) {
   EXPECT_EQ(lost, static_cast<double>(low - static_cast<int64_t>(first)));
 }
 
+// Issue 18: lag is visible per input partition, labelled by partition number
+// only: one series per assigned partition, each at 0 once everything
+// produced has been consumed (no timing assumed: waited for).
+TEST(IngestIntegration, ConsumerLagPerPartition) {
+  MockCluster cluster(1);
+  testing::TempDir state;
+  const int port = testing::FreePort();
+  Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                             {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state.path(),
+                              "input.max_message_bytes=16384", "http.listen=127.0.0.1:" + std::to_string(port)});
+  cluster.CreateTopic(config.kafka.topics.input, 3);
+  for (const std::string* t : {&config.kafka.topics.dlq, &config.kafka.topics.late, &config.kafka.topics.anonymized,
+                               &config.kafka.topics.releases, &config.kafka.topics.counts}) {
+    cluster.CreateTopic(*t, 1);
+  }
+  testing::FeedOptions fo;
+  fo.messages = 3000;
+  fo.invalid_fraction = 0;
+  const uint64_t total = testing::ProduceFleet(cluster.Bootstrap(), config.kafka.topics.input, fo).total;
+  auto lag = [&](int partition) {
+    return testing::ScrapeMetric(port, "vanon_consumer_partition_lag_messages{partition=\"" +
+                                           std::to_string(partition) + "\"}");
+  };
+  Service service(config, kKey);
+  std::atomic<bool> stop{false};
+  int rc = -1;
+  std::thread t([&] { rc = service.Run(stop); });
+  const bool caught_up = testing::WaitFor(120, [&] {
+    return service.Status().consumed >= total && lag(0) == 0 && lag(1) == 0 && lag(2) == 0;
+  });
+  const double absent = lag(3);
+  stop = true;
+  t.join();
+  EXPECT_EQ(rc, 0);
+  ASSERT_TRUE(caught_up) << "consumed " << service.Status().consumed << " of " << total << "; lag " << lag(0)
+                         << " " << lag(1) << " " << lag(2);
+  EXPECT_EQ(absent, -1) << "a series for a partition the topic does not have";
+}
+
 }  // namespace
 }  // namespace vanon

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,7 +58,9 @@ class Consumer {
   // throw; transient ones are retried by librdkafka.
   // A fetch position that retention deleted is not skipped silently (as
   // auto.offset.reset=earliest would): Poll reports it in lost() and goes
-  // on from the earliest offset left.
+  // on from the earliest offset left, or, when that was deleted as well
+  // before the partition delivered anything, from halfway to the newest
+  // (the skipped offsets are reported too).
   const std::vector<InputMessage>& Poll(size_t max, int timeout_ms);
   // What the last Poll found deleted before it was read.
   const std::vector<LostInput>& lost() const { return lost_; }
@@ -87,7 +90,11 @@ class Consumer {
   std::vector<InputMessage> batch_;
   std::vector<LostInput> lost_;
   bool closed_ = false;
+  // Partitions resumed after a deleted position that have not delivered a
+  // message since, with the offset they resumed at.
+  std::map<int32_t, int64_t> resetting_;
 
+  int64_t ResumePosition(int32_t partition, int64_t lo, int64_t hi);
   void ResumeAfterReset(const RdKafka::Message& error);
 };
 

@@ -1,12 +1,14 @@
 // Prometheus series for ingestion (names in docs/metrics.md). Labels are
 // low-cardinality by construction: reasons are a fixed enum, lag is
-// aggregated over partitions.
+// aggregated over partitions and also given per input partition number
+// (bounded by the topic's partition count; never an identifier).
 #pragma once
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/registry.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,6 +29,10 @@ struct IngestMetrics {
   prometheus::Family<prometheus::Gauge>& lag_family;
   prometheus::Gauge& lag_sum;
   prometheus::Gauge& lag_max;
+  // vanon_consumer_partition_lag_messages{partition="N"}: one series per
+  // assigned input partition, so that an SRE sees which partition falls
+  // behind and whether it catches up (issue 18).
+  prometheus::Family<prometheus::Gauge>& partition_lag_family;
   prometheus::Counter& input_lost_to_retention;
   prometheus::Gauge& partitions;
   prometheus::Gauge& ready;
@@ -36,6 +42,12 @@ struct IngestMetrics {
   prometheus::Counter& late_drop;   // vanon_events_late_total{route="drop"}
 
   prometheus::Counter& Rejected(const std::string& reason) { return *rejected.at(reason); }
+  // Sets the lag of every assigned partition; drops the series of
+  // partitions no longer assigned (they belong to another instance now).
+  void SetPartitionLags(const std::map<int32_t, int64_t>& lag_by_partition);
+
+ private:
+  std::map<int32_t, prometheus::Gauge*> partition_lag_;
 };
 
 // Registers vanon_build_info{version,revision} = 1.

@@ -22,6 +22,7 @@
 #include "vanon/release/event_buffer.h"
 #include "vanon/release/payload_transformer.h"
 #include "vanon/service/qi_resolver.h"
+#include "vanon/service/vin_cache.h"
 #include "vanon/state/partition_progress.h"
 
 namespace vanon {
@@ -103,7 +104,7 @@ class IngestPipeline {
   std::map<int32_t, EpochClock> clocks_;
   std::map<int32_t, EventBuffer> buffers_;
   std::vector<std::pair<int32_t, KeyedEvent>> stored_;  // this batch's, for buffers_ after commit
-  std::unordered_map<std::string, VehicleInfo> vehicles_;
+  VinCache<VehicleInfo> vehicles_;
   ParsedEvent parsed_;
   std::string encoded_;
 };
