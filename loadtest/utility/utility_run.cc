@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
   if (!csv_path.empty()) {
     csv.open(csv_path);
     csv << "m,pipeline,release,suppression,conflict,delay,ineligible,counterfeit_ratio,ncp,"
-           "min_real,groups,published,violations\n";
+           "min_real,groups,published,violations,vehicles_per_slot,shared\n";
   }
   std::printf("fleet: %u vehicles, %u values, drift %.3f (%s), missing %.2f, active %.2f, seed %llu\n",
               fleet.vehicles, fleet.values, fleet.drift, get("shape", "repertoire").c_str(), fleet.missing,
@@ -115,7 +115,8 @@ int main(int argc, char** argv) {
         if (csv.is_open()) {
           csv << m << ',' << pipelines[p]->name() << ',' << r << ',' << row.suppression << ',' << row.conflict << ','
               << row.delay << ',' << row.ineligible << ',' << row.counterfeit_ratio << ',' << row.ncp << ','
-              << row.min_real << ',' << row.groups << ',' << row.published << ',' << row.violations << '\n';
+              << row.min_real << ',' << row.groups << ',' << row.published << ',' << row.violations << ','
+              << row.vehicles_per_slot << ',' << row.shared << '\n';
         }
         if (r % every == 0 || r == 1 || r == releases) {
           std::printf("%-8u %-8s %11.3f %9.3f %7.3f %10.3f %12.3f %8.3f %8llu\n", r, pipelines[p]->name().c_str(),
@@ -123,6 +124,13 @@ int main(int argc, char** argv) {
                       static_cast<unsigned long long>(row.min_real));
         }
       }
+    }
+    for (size_t p = 0; p < pipelines.size(); ++p) {
+      // Theorem 3 (docs/utility.md): with buckets of at most one group, every
+      // absent member leaves a counterfeit.
+      std::printf("buckets at release %u, %-8s: %.2f vehicles per signature value, %.3f of vehicles in a "
+                  "bucket larger than its signature\n",
+                  releases, pipelines[p]->name().c_str(), last[p].vehicles_per_slot, last[p].shared);
     }
     for (size_t p = 0; p < pipelines.size(); ++p) {
       std::printf("whole run, %-8s: %.3f of %llu tuples suppressed, counterfeit ratio %.3f\n",
