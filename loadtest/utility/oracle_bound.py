@@ -16,6 +16,12 @@ The suppression is a floor for every engine with signatures of s values
 repertoire); the counterfeit ratio is what this one strategy costs, not a
 bound.
 
+A second oracle shares signatures: it picks K signatures of s values
+greedily (each the repertoire of some vehicle filled with popular values,
+each maximizing the repertoire values it adds over the best signature every
+vehicle already has) and gives every vehicle the one holding most of its
+repertoire. Fewer, larger buckets cost suppression and save counterfeits.
+
     /usr/bin/python3 loadtest/utility/oracle_bound.py [RELEASES [VEHICLES]]
 """
 import random
@@ -88,6 +94,69 @@ def run(s, releases, n, t0=3, seed=1):
     return suppressed / tuples, 1 - published / slots, len(set(sigs))
 
 
+def bits(values):
+    out = 0
+    for x in values:
+        out |= 1 << x
+    return out
+
+
+def shared_family(reps, s, k):
+    """K signatures (bit masks) chosen greedily to cover the repertoires."""
+    candidates = set()
+    for r in set(reps):
+        candidates.add(bits(signature([x for x in range(VALUES) if r >> x & 1], s)))
+    have = [0] * len(reps)
+    family = []
+    for _ in range(k):
+        def gain(sig):
+            return sum(max(0, (sig & r).bit_count() - h) for r, h in zip(reps, have))
+        pick = max(sorted(candidates), key=gain)
+        family.append(pick)
+        have = [max(h, (pick & r).bit_count()) for r, h in zip(reps, have)]
+    return family
+
+
+def run_shared(s, k, releases, n, t0=3, seed=1):
+    rng = random.Random(seed)
+    vehicles = fleet(n, rng)
+    sigs = None
+    for t in range(1, releases + 1):
+        step(vehicles, rng)
+        if t == t0:
+            reps = [bits(mine) for mine, _ in vehicles]
+            family = shared_family(reps, s, k)
+            sigs = [max(family, key=lambda f: (f & r).bit_count()) for r in reps]
+    counts = defaultdict(lambda: defaultdict(int))
+    tuples = suppressed = 0
+    for v, (mine, fav) in enumerate(vehicles):
+        if rng.random() >= ACTIVE:
+            continue
+        tuples += 1
+        if sigs[v] >> fav & 1:
+            counts[sigs[v]][fav] += 1
+        else:
+            suppressed += 1
+    slots = sum(bin(sig).count("1") * max(c.values()) for sig, c in counts.items())
+    return suppressed / tuples, 1 - (tuples - suppressed) / slots
+
+
+def ideal_bucket(n, s, trials=4000, seed=1):
+    """Counterfeit ratio of a bucket of n vehicles sharing a signature of s
+    values, each active with probability ACTIVE and holding a value drawn
+    uniformly from the signature: perfect balance, no suppression."""
+    rng = random.Random(seed)
+    real = slots = 0
+    for _ in range(trials):
+        c = [0] * s
+        for _ in range(n):
+            if rng.random() < ACTIVE:
+                c[rng.randrange(s)] += 1
+        real += sum(c)
+        slots += s * max(c)
+    return 1 - real / slots
+
+
 def main(argv):
     releases = int(argv[1]) if len(argv) > 1 else 200
     n = int(argv[2]) if len(argv) > 2 else 2000
@@ -97,6 +166,14 @@ def main(argv):
         sup = [run(s, releases, n, seed=k) for k in (1, 2, 3)]
         print(f"{s:<3} {sum(x[0] for x in sup) / 3:11.3f}  {sum(x[1] for x in sup) / 3:17.3f}  "
               f"{sum(x[2] for x in sup) / 3:10.0f}")
+    print("ideal bucket (uniform values, no suppression): counterfeit ratio")
+    print("n     s=5    s=6    s=8")
+    for n in (5, 10, 20, 50, 100, 200):
+        print(f"{n:<5} " + "  ".join(f"{ideal_bucket(n, s):.3f}" for s in (5, 6, 8)))
+    print("shared signatures: s   K   suppression  counterfeit ratio")
+    for s, k in ((5, 5), (5, 10), (5, 20), (6, 20), (8, 20), (8, 40), (11, 40)):
+        got = run_shared(s, k, releases, n)
+        print(f"                   {s:<3} {k:<3} {got[0]:11.3f}  {got[1]:17.3f}")
     return 0
 
 
