@@ -142,6 +142,19 @@ std::vector<std::unique_ptr<Pipeline>> MakePipelines(uint32_t m, const PipelineO
   out.push_back(std::make_unique<Pipeline>("current", true, today, current, vehicles));
   out.push_back(std::make_unique<Pipeline>("window", false, windowed, current, vehicles));
   out.push_back(std::make_unique<Pipeline>("history", false, windowed, history, vehicles));
+  if (options.shared > 0) {
+    ReleaseParams shared = history;
+    shared.history_slots = 0;
+    shared.shared_signatures = options.shared;
+    shared.shared_signature_size = options.shared_size;
+    out.push_back(std::make_unique<Pipeline>("shared", false, windowed, shared, vehicles));
+    // What the service runs with privacy.shared_signatures alone: today's
+    // aggregator, no histories, no learning.
+    ReleaseParams service = current;
+    service.shared_signatures = options.shared;
+    service.shared_signature_size = options.shared_size;
+    out.push_back(std::make_unique<Pipeline>("shared0", true, today, service, vehicles));
+  }
   if (options.horizon > 0) {
     ReleaseParams renewed = history;
     renewed.signature_horizon = options.horizon;

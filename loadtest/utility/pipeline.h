@@ -38,6 +38,12 @@ struct PipelineOptions {
   uint64_t horizon = 0;        // > 0: a fourth pipeline, history + this horizon
   double min_share = 0.04;     // ReleaseParams::history_min_share
   uint32_t learn_delay = 3;    // ReleaseParams::max_delay of the history pipeline
+  // > 0: a pipeline "shared", window + learning + this many shared
+  // signatures of shared_size values (ReleaseParams::shared_signatures),
+  // and "shared0", today's aggregator with shared signatures only (what the
+  // service runs: it keeps no histories).
+  uint32_t shared = 0;
+  uint32_t shared_size = 0;
 };
 
 class Pipeline {

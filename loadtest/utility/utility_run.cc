@@ -8,7 +8,9 @@
 //       [--active=0.9] [--window=6] [--history-slots=6]
 //       [--min-share=0.04] [--learn-events=10] [--learn-delay=3]
 //       [--repertoire=4] [--renew=0.2] [--values=30] [--every=20]
-//       [--horizon=0]   (> 0 adds a fourth pipeline: history + that horizon)
+//       [--horizon=0]   (> 0 adds a pipeline: history + that horizon)
+//       [--shared=0 --shared-size=0]   (> 0 adds a pipeline: window, learning
+//                       and that many shared signatures of that size)
 //       [--seed=1] [--csv=FILE]
 //
 // Prints a table every `--every` releases and the goals at the last one;
@@ -82,6 +84,8 @@ int main(int argc, char** argv) {
   options.min_share = std::stod(get("min-share", "0.04"));
   options.horizon = std::stoull(get("horizon", "0"));
   options.learn_delay = static_cast<uint32_t>(std::stoul(get("learn-delay", "3")));
+  options.shared = static_cast<uint32_t>(std::stoul(get("shared", "0")));
+  options.shared_size = static_cast<uint32_t>(std::stoul(get("shared-size", "0")));
   const std::string csv_path = get("csv", "");
 
   std::ofstream csv;

@@ -105,6 +105,7 @@ class ReleaseBuilder {
   void BuildWorkSet();
   void PlaceKnown();
   double AddedLoss(const std::vector<int32_t>& lo, const std::vector<int32_t>& hi, uint32_t item) const;
+  void GroupBucket(const Signature& signature, const std::vector<uint32_t>& items);
   void FillFreeSlots();
   void Bounds(const std::vector<uint32_t>& items, std::vector<int32_t>* lo, std::vector<int32_t>* hi) const;
   void PlaceNew();
@@ -112,6 +113,10 @@ class ReleaseBuilder {
   void FormNewGroups(std::vector<uint32_t> kept, const std::vector<size_t>& keep, uint32_t m, uint32_t full);
   const std::vector<ValueCount>& History(uint32_t item) const;
   void Learn();
+  // Shared signatures (release_shared.cc).
+  void PlaceShared();
+  std::vector<Signature> SharedFamily(const std::vector<std::vector<std::pair<uint32_t, double>>>& profiles) const;
+  std::vector<std::pair<uint32_t, double>> Profile(uint32_t item) const;
   void AddHistorySlots(Building* b) const;
   void PlaceAnonymous();
   void Finish();

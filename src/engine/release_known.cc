@@ -51,24 +51,29 @@ void ReleaseBuilder::PlaceKnown() {
   for (uint32_t item = 0; item < n; ++item) {
     if (!stored[item]) fresh_.push_back(item);
   }
-  for (auto& [signature, items] : buckets) {
-    GroupingSpec spec;
-    spec.rule = GroupingRule::kSignatureSlots;
-    spec.signature_size = static_cast<uint32_t>(signature.size());
-    std::vector<uint32_t> dense;
-    for (SensitiveId v : signature) dense.push_back(work_.Dense(v));
-    for (ItemGroup& g : PartitionIntoGroups(schema_, work_, GatherRows(work_, items), spec)) {
-      Building b;
-      b.signature = dense;
-      b.qi = std::move(g.qi);
-      for (uint32_t v : dense) {
-        bool present = false;
-        for (uint32_t item : g.items) present |= work_.sensitive[item] == v;
-        if (!present) b.counterfeits.push_back(v);
-      }
-      b.items = std::move(g.items);
-      groups_.push_back(std::move(b));
+  for (auto& [signature, items] : buckets) GroupBucket(signature, items);
+}
+
+// Groups the items of one signature bucket (every value of each item is in
+// the signature): as many groups as the most frequent value needs, each
+// with the whole signature, counterfeits in the empty slots.
+void ReleaseBuilder::GroupBucket(const Signature& signature, const std::vector<uint32_t>& items) {
+  GroupingSpec spec;
+  spec.rule = GroupingRule::kSignatureSlots;
+  spec.signature_size = static_cast<uint32_t>(signature.size());
+  std::vector<uint32_t> dense;
+  for (SensitiveId v : signature) dense.push_back(work_.Dense(v));
+  for (ItemGroup& g : PartitionIntoGroups(schema_, work_, GatherRows(work_, items), spec)) {
+    Building b;
+    b.signature = dense;
+    b.qi = std::move(g.qi);
+    for (uint32_t v : dense) {
+      bool present = false;
+      for (uint32_t item : g.items) present |= work_.sensitive[item] == v;
+      if (!present) b.counterfeits.push_back(v);
     }
+    b.items = std::move(g.items);
+    groups_.push_back(std::move(b));
   }
 }
 

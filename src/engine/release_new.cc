@@ -16,6 +16,7 @@ namespace vanon::release_internal {
 // ones is decided by a seeded hash of the vehicle key.
 void ReleaseBuilder::PlaceNew() {
   if (params_.history_min_events > 0) Learn();
+  if (params_.shared_signatures > 0) PlaceShared();
   const uint32_t full = std::max<uint32_t>(params_.m, 1);
   // Real tuples each new group needs; counterfeits fill the other slots.
   // Counterfeit values must differ from the real ones, so they need a domain

@@ -84,7 +84,7 @@ void ReleaseBuilder::BuildWorkSet() {
     compact_at = std::max<size_t>(1024, 2 * values.size());
   };
   for (TupleRef ref : work_.ref) add_value(ResolveTuple(in_, ref).sensitive);
-  if (params_.history_slots > 0) {
+  if (params_.history_slots > 0 || params_.shared_signatures > 0) {
     // Values a new signature may take from its members' histories.
     for (const auto& [key, history] : in_.histories) {
       (void)key;
