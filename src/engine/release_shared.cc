@@ -28,6 +28,7 @@ using ValueShares = std::vector<std::pair<uint32_t, double>>;  // (dense value, 
 // per step and vehicles each candidate is scored on.
 constexpr size_t kMaxCandidates = 256;
 constexpr size_t kMaxSample = 2048;
+constexpr size_t kMaxHeldSample = 65536;
 
 // Share of a profile inside a sorted signature of dense ids.
 double CoverOf(const ValueShares& profile, const Signature& sig) {
@@ -67,9 +68,15 @@ std::vector<std::pair<uint32_t, double>> ReleaseBuilder::Profile(uint32_t item) 
 std::vector<Signature> ReleaseBuilder::SharedFamily(const std::vector<std::vector<std::pair<uint32_t, double>>>& profiles) const {
   const size_t size = std::max(params_.shared_signature_size, params_.m);
   const size_t want = params_.shared_signatures;
+  // Counted on at most kMaxHeldSample stored signatures (every stride-th in
+  // key order, a sample that is deterministic and unrelated to the values):
+  // a tree of a million signatures per release would cost more than the
+  // rest of the release.
   std::map<Signature, size_t> held;
+  const size_t held_stride = (in_.known_signatures.size() + kMaxHeldSample - 1) / kMaxHeldSample;
+  size_t seen = 0;
   for (const auto& [key, sig] : in_.known_signatures) {
-    if (sig.size() == size) ++held[sig];
+    if (seen++ % held_stride == 0 && sig.size() == size) ++held[sig];
   }
   std::vector<std::pair<size_t, Signature>> by_count;
   for (const auto& [sig, n] : held) by_count.push_back({n, sig});
