@@ -11,7 +11,7 @@ out=${2:-$build/utility}
 shift $(($# < 2 ? $# : 2))
 cmake --build "$build" --target vanon-utility-run
 mkdir -p "$out"
-# --shared=20: config/vanon.yaml's privacy.shared_signatures (pipelines
+# --shared=20: privacy.shared_signatures: 20 (pipelines
 # shared and shared0); later arguments override it.
 "$build/loadtest/utility/vanon-utility-run" --csv="$out/utility.csv" --shared=20 "$@" | tee "$out/utility.txt"
 # Debian's interpreter: a pyenv or venv python3 first in PATH lacks matplotlib.

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vanon/engine/metrics.h"
@@ -91,6 +93,18 @@ struct FreshKey {
   uint32_t group;
 };
 
+// Per new vehicle, its values as (dense id, share of its history's events),
+// most frequent first, flat: vehicle i's are pairs[begin[i], begin[i + 1]).
+// (A vector per vehicle cost a heap block each, 40% more working memory in
+// a release of a million new vehicles.)
+struct ValueProfiles {
+  std::vector<uint32_t> begin{0};
+  std::vector<std::pair<uint32_t, double>> pairs;
+  std::span<const std::pair<uint32_t, double>> Of(size_t i) const {
+    return {pairs.data() + begin[i], pairs.data() + begin[i + 1]};
+  }
+};
+
 class ReleaseBuilder {
  public:
   ReleaseBuilder(const Schema& schema, const ReleaseInput& input)
@@ -115,8 +129,8 @@ class ReleaseBuilder {
   void Learn();
   // Shared signatures (release_shared.cc).
   void PlaceShared();
-  std::vector<Signature> SharedFamily(const std::vector<std::vector<std::pair<uint32_t, double>>>& profiles) const;
-  std::vector<std::pair<uint32_t, double>> Profile(uint32_t item) const;
+  std::vector<Signature> SharedFamily(const ValueProfiles& profiles) const;
+  void AppendProfile(uint32_t item, ValueProfiles* profiles) const;
   void AddHistorySlots(Building* b) const;
   void PlaceAnonymous();
   void Finish();

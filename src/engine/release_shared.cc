@@ -13,6 +13,7 @@
 // groups of known vehicles already may.
 #include <algorithm>
 #include <map>
+#include <span>
 #include <utility>
 
 #include "release_builder.h"
@@ -21,7 +22,7 @@ namespace vanon::release_internal {
 
 namespace {
 
-using ValueShares = std::vector<std::pair<uint32_t, double>>;  // (dense value, share)
+using ValueShares = std::span<const std::pair<uint32_t, double>>;  // (dense value, share)
 
 // Bounds on the greedy choice (it runs only while the family is short of
 // shared_signatures, i.e. in the first releases): candidate signatures tried
@@ -31,7 +32,7 @@ constexpr size_t kMaxSample = 2048;
 constexpr size_t kMaxHeldSample = 65536;
 
 // Share of a profile inside a sorted signature of dense ids.
-double CoverOf(const ValueShares& profile, const Signature& sig) {
+double CoverOf(ValueShares profile, const Signature& sig) {
   double c = 0;
   for (const auto& [v, w] : profile) {
     if (std::binary_search(sig.begin(), sig.end(), v)) c += w;
@@ -43,20 +44,22 @@ bool Holds(const Signature& sig, uint32_t v) { return std::binary_search(sig.beg
 
 }  // namespace
 
-// An item's values as (dense id, share of its history's events), most
-// frequent first: its history when the caller gave one, else its current
-// value alone.
-std::vector<std::pair<uint32_t, double>> ReleaseBuilder::Profile(uint32_t item) const {
-  std::vector<std::pair<uint32_t, double>> out;
+// Appends an item's values as (dense id, share of its history's events),
+// most frequent first: its history when the caller gave one, else its
+// current value alone.
+void ReleaseBuilder::AppendProfile(uint32_t item, ValueProfiles* profiles) const {
+  const size_t start = profiles->pairs.size();
   const std::vector<ValueCount>& history = History(item);
   uint64_t total = 0;
   for (const ValueCount& c : history) total += c.count;
   for (const ValueCount& c : history) {
     const uint32_t d = work_.Dense(c.value);
-    if (d < work_.values.size() && total > 0) out.push_back({d, static_cast<double>(c.count) / static_cast<double>(total)});
+    if (d < work_.values.size() && total > 0) {
+      profiles->pairs.push_back({d, static_cast<double>(c.count) / static_cast<double>(total)});
+    }
   }
-  if (out.empty()) out.push_back({work_.sensitive[item], 1.0});
-  return out;
+  if (profiles->pairs.size() == start) profiles->pairs.push_back({work_.sensitive[item], 1.0});
+  profiles->begin.push_back(static_cast<uint32_t>(profiles->pairs.size()));
 }
 
 // The family: signatures of the configured size that most vehicles in the
@@ -65,7 +68,7 @@ std::vector<std::pair<uint32_t, double>> ReleaseBuilder::Profile(uint32_t item) 
 // frequent values with its current one, filled with the values most new
 // vehicles hold now). A vehicle counts only signatures holding its current
 // value.
-std::vector<Signature> ReleaseBuilder::SharedFamily(const std::vector<std::vector<std::pair<uint32_t, double>>>& profiles) const {
+std::vector<Signature> ReleaseBuilder::SharedFamily(const ValueProfiles& profiles) const {
   const size_t size = std::max(params_.shared_signature_size, params_.m);
   const size_t want = params_.shared_signatures;
   // Counted on at most kMaxHeldSample stored signatures (every stride-th in
@@ -89,7 +92,7 @@ std::vector<Signature> ReleaseBuilder::SharedFamily(const std::vector<std::vecto
   }
   if (family.size() >= want || fresh_.empty() || work_.values.size() < size) return family;
 
-  // Values by how many new vehicles hold them now: the fill of a candidate.
+  // Values by how many new vehicles hold them now, for the fill of a candidate.
   std::vector<size_t> count(work_.values.size(), 0);
   for (uint32_t item : fresh_) ++count[work_.sensitive[item]];
   std::vector<uint32_t> popular(work_.values.size());
@@ -102,9 +105,14 @@ std::vector<Signature> ReleaseBuilder::SharedFamily(const std::vector<std::vecto
   std::map<Signature, size_t> proposed;
   for (size_t i : sample) {
     Signature sig{work_.sensitive[fresh_[i]]};
-    for (size_t j = 0; j < profiles[i].size() && sig.size() < size; ++j) {
-      if (std::find(sig.begin(), sig.end(), profiles[i][j].first) == sig.end()) sig.push_back(profiles[i][j].first);
+    for (const auto& [value, share] : profiles.Of(i)) {
+      if (sig.size() >= size) break;
+      if (std::find(sig.begin(), sig.end(), value) == sig.end()) sig.push_back(value);
     }
+    // Filled with the most held values. (Filling with the values nearest in
+    // popularity to the current one balanced buckets better in theory but
+    // measured worse: more suppression on the drifting fleet, NCP 0.56
+    // against 0.21 on 50 uniform values.)
     for (size_t j = 0; j < popular.size() && sig.size() < size; ++j) {
       if (std::find(sig.begin(), sig.end(), popular[j]) == sig.end()) sig.push_back(popular[j]);
     }
@@ -117,7 +125,7 @@ std::vector<Signature> ReleaseBuilder::SharedFamily(const std::vector<std::vecto
   if (candidates.size() > kMaxCandidates) candidates.resize(kMaxCandidates);
 
   auto cover = [&](size_t i, const Signature& sig) {
-    return Holds(sig, work_.sensitive[fresh_[i]]) ? CoverOf(profiles[i], sig) : 0.0;
+    return Holds(sig, work_.sensitive[fresh_[i]]) ? CoverOf(profiles.Of(i), sig) : 0.0;
   };
   std::vector<double> best(sample.size(), 0.0);
   for (size_t s = 0; s < sample.size(); ++s) {
@@ -149,9 +157,10 @@ std::vector<Signature> ReleaseBuilder::SharedFamily(const std::vector<std::vecto
 // of that value so far, for balance); the others stay for PlaceNew.
 void ReleaseBuilder::PlaceShared() {
   if (fresh_.empty()) return;
-  std::vector<ValueShares> profiles;
-  profiles.reserve(fresh_.size());
-  for (uint32_t item : fresh_) profiles.push_back(Profile(item));
+  ValueProfiles profiles;
+  profiles.begin.reserve(fresh_.size() + 1);
+  profiles.pairs.reserve(fresh_.size());
+  for (uint32_t item : fresh_) AppendProfile(item, &profiles);
   const std::vector<Signature> family = SharedFamily(profiles);
   std::vector<std::vector<uint32_t>> members(family.size());
   std::vector<std::map<uint32_t, size_t>> joined(family.size());
@@ -162,7 +171,7 @@ void ReleaseBuilder::PlaceShared() {
     double pick_cover = -1;
     for (size_t f = 0; f < family.size(); ++f) {
       if (!Holds(family[f], value)) continue;
-      const double c = CoverOf(profiles[i], family[f]);
+      const double c = CoverOf(profiles.Of(i), family[f]);
       if (pick == family.size() || c > pick_cover + 1e-12 || (c > pick_cover - 1e-12 && joined[f][value] < joined[pick][value])) {
         pick = f;
         pick_cover = c;
