@@ -23,7 +23,7 @@ struct ReleaseRow {
   double counterfeit_ratio = 0, ncp = 0;
   uint64_t min_real = 0, groups = 0, published = 0, violations = 0;
   uint64_t tuples = 0, counterfeits = 0;
-  // Signature buckets after the release (docs/utility.md, Theorem 3): stored
+  // Signature buckets after the release (docs/utility.md section 2b): stored
   // signatures' vehicles per signature value, summed over distinct
   // signatures, and the share of vehicles whose bucket holds more vehicles
   // than its signature has values (only those can absorb an absent member

@@ -57,6 +57,36 @@ std::vector<uint32_t> ParseList(const std::string& s) {
   return out;
 }
 
+// Per pipeline at the last release: signature buckets, whole-run totals, and
+// the issue's goals against the current pipeline.
+void PrintSummary(const std::vector<std::unique_ptr<Pipeline>>& pipelines, const std::vector<ReleaseRow>& last,
+                  const std::vector<std::array<uint64_t, 3>>& run, uint32_t releases, uint32_t m) {
+  for (size_t p = 0; p < pipelines.size(); ++p) {
+    // docs/utility.md section 2b: only buckets larger than their signature
+    // can absorb an absent member without a counterfeit.
+    std::printf("buckets at release %u, %-8s: %.2f vehicles per signature value, %.3f of vehicles in a "
+                "bucket larger than its signature\n",
+                releases, pipelines[p]->name().c_str(), last[p].vehicles_per_slot, last[p].shared);
+  }
+  for (size_t p = 0; p < pipelines.size(); ++p) {
+    std::printf("whole run, %-8s: %.3f of %llu tuples suppressed, counterfeit ratio %.3f\n",
+                pipelines[p]->name().c_str(), 1.0 - static_cast<double>(run[p][1]) / static_cast<double>(run[p][0]),
+                static_cast<unsigned long long>(run[p][0]),
+                static_cast<double>(run[p][2]) / static_cast<double>(run[p][1] + run[p][2]));
+  }
+  // Goals (issue 16) at the last release, each pipeline against current.
+  const ReleaseRow& cur = last.front();
+  for (size_t p = 1; p < pipelines.size(); ++p) {
+    const ReleaseRow& now = last[p];
+    std::printf("goals at release %u, m = %u (%s vs %s): suppression %.3f <= %.3f (a third of %.3f): %s; "
+                "counterfeits %.3f <= 0.25: %s; NCP %.3f <= %.3f (1.2x %.3f): %s\n",
+                releases, m, pipelines[p]->name().c_str(), pipelines.front()->name().c_str(), now.suppression,
+                cur.suppression / 3, cur.suppression, now.suppression <= cur.suppression / 3 ? "met" : "NOT met",
+                now.counterfeit_ratio, now.counterfeit_ratio <= 0.25 ? "met" : "NOT met", now.ncp, 1.2 * cur.ncp,
+                cur.ncp, now.ncp <= 1.2 * cur.ncp ? "met" : "NOT met");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,30 +159,7 @@ int main(int argc, char** argv) {
         }
       }
     }
-    for (size_t p = 0; p < pipelines.size(); ++p) {
-      // Theorem 3 (docs/utility.md): with buckets of at most one group, every
-      // absent member leaves a counterfeit.
-      std::printf("buckets at release %u, %-8s: %.2f vehicles per signature value, %.3f of vehicles in a "
-                  "bucket larger than its signature\n",
-                  releases, pipelines[p]->name().c_str(), last[p].vehicles_per_slot, last[p].shared);
-    }
-    for (size_t p = 0; p < pipelines.size(); ++p) {
-      std::printf("whole run, %-8s: %.3f of %llu tuples suppressed, counterfeit ratio %.3f\n",
-                  pipelines[p]->name().c_str(), 1.0 - static_cast<double>(run[p][1]) / static_cast<double>(run[p][0]),
-                  static_cast<unsigned long long>(run[p][0]),
-                  static_cast<double>(run[p][2]) / static_cast<double>(run[p][1] + run[p][2]));
-    }
-    // Goals (issue 16) at the last release, each pipeline against current.
-    const ReleaseRow& cur = last.front();
-    for (size_t p = 1; p < pipelines.size(); ++p) {
-      const ReleaseRow& now = last[p];
-      std::printf("goals at release %u, m = %u (%s vs %s): suppression %.3f <= %.3f (a third of %.3f): %s; "
-                  "counterfeits %.3f <= 0.25: %s; NCP %.3f <= %.3f (1.2x %.3f): %s\n",
-                  releases, m, pipelines[p]->name().c_str(), pipelines.front()->name().c_str(), now.suppression,
-                  cur.suppression / 3, cur.suppression, now.suppression <= cur.suppression / 3 ? "met" : "NOT met",
-                  now.counterfeit_ratio, now.counterfeit_ratio <= 0.25 ? "met" : "NOT met", now.ncp, 1.2 * cur.ncp,
-                  cur.ncp, now.ncp <= 1.2 * cur.ncp ? "met" : "NOT met");
-    }
+    PrintSummary(pipelines, last, run, releases, m);
   }
   std::printf("\nchecker violations over every release of every pipeline: %llu\n",
               static_cast<unsigned long long>(violations));

@@ -129,6 +129,7 @@ class ReleaseBuilder {
   void Learn();
   // Shared signatures (release_shared.cc).
   void PlaceShared();
+  std::vector<Signature> HeldSignatures(size_t size, size_t want) const;
   std::vector<Signature> SharedFamily(const ValueProfiles& profiles) const;
   void AppendProfile(uint32_t item, ValueProfiles* profiles) const;
   void AddHistorySlots(Building* b) const;

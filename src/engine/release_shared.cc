@@ -62,21 +62,15 @@ void ReleaseBuilder::AppendProfile(uint32_t item, ValueProfiles* profiles) const
   profiles->begin.push_back(static_cast<uint32_t>(profiles->pairs.size()));
 }
 
-// The family: signatures of the configured size that most vehicles in the
-// input hold, then, while short of shared_signatures, the candidate adding
-// most covered history share (a candidate is one new vehicle's most
-// frequent values with its current one, filled with the values most new
-// vehicles hold now). A vehicle counts only signatures holding its current
-// value.
-std::vector<Signature> ReleaseBuilder::SharedFamily(const ValueProfiles& profiles) const {
-  const size_t size = std::max(params_.shared_signature_size, params_.m);
-  const size_t want = params_.shared_signatures;
+// At most `want` signatures of `size` values (dense ids), those most
+// vehicles in the input hold first.
+std::vector<Signature> ReleaseBuilder::HeldSignatures(size_t size, size_t want) const {
   // Counted on at most kMaxHeldSample stored signatures (every stride-th in
   // key order, a sample that is deterministic and unrelated to the values):
   // a tree of a million signatures per release would cost more than the
   // rest of the release.
   std::map<Signature, size_t> held;
-  const size_t held_stride = (in_.known_signatures.size() + kMaxHeldSample - 1) / kMaxHeldSample;
+  const size_t held_stride = std::max<size_t>(1, (in_.known_signatures.size() + kMaxHeldSample - 1) / kMaxHeldSample);
   size_t seen = 0;
   for (const auto& [key, sig] : in_.known_signatures) {
     if (seen++ % held_stride == 0 && sig.size() == size) ++held[sig];
@@ -90,6 +84,19 @@ std::vector<Signature> ReleaseBuilder::SharedFamily(const ValueProfiles& profile
     for (SensitiveId v : by_count[i].second) dense.push_back(work_.Dense(v));
     family.push_back(std::move(dense));
   }
+  return family;
+}
+
+// The family: signatures of the configured size that most vehicles in the
+// input hold, then, while short of shared_signatures, the candidate adding
+// most covered history share (a candidate is one new vehicle's most
+// frequent values with its current one, filled with the values most new
+// vehicles hold now). A vehicle counts only signatures holding its current
+// value.
+std::vector<Signature> ReleaseBuilder::SharedFamily(const ValueProfiles& profiles) const {
+  const size_t size = std::max(params_.shared_signature_size, params_.m);
+  const size_t want = params_.shared_signatures;
+  std::vector<Signature> family = HeldSignatures(size, want);
   if (family.size() >= want || fresh_.empty() || work_.values.size() < size) return family;
 
   // Values by how many new vehicles hold them now, for the fill of a candidate.
