@@ -153,6 +153,11 @@ struct PrivacyConfig {
   double t = 0; // t-closeness cap; 0 = off
   int max_delay_epochs = 2;
   int signature_retention_days = 365;
+  // m-invariance: new vehicles join at most this many shared signatures of
+  // shared_signature_size values (0 = m) before forming signatures of their
+  // own; 0 = off (docs/utility.md, ReleaseParams::shared_signatures).
+  int shared_signatures = 0;
+  int shared_signature_size = 0;
   EpochConfig epoch;
   LateEvents late_events = LateEvents::kTopic;
 };

@@ -1,5 +1,6 @@
 // One release of 100,000 and 1,000,000 tuples, 8 QIs, 50 sensitive values:
 // the first release (all vehicles new) and a second one (most vehicles known).
+// Set VANON_BENCH_SHARED_SIGNATURES=K to measure shared signatures.
 // Prints time and the working memory of ComputeRelease (peak heap bytes
 // above what the input already held, output included), per tuple.
 #include <benchmark/benchmark.h>
@@ -87,6 +88,11 @@ ReleaseInput BenchInput(size_t n) {
   in.params.m = 5;
   in.params.max_delay = 2;
   in.params.seed = 1;
+  // VANON_BENCH_SHARED_SIGNATURES=20 measures config/vanon.yaml's
+  // privacy.shared_signatures (docs/utility.md section 3b).
+  if (const char* shared = std::getenv("VANON_BENCH_SHARED_SIGNATURES")) {
+    in.params.shared_signatures = static_cast<uint32_t>(std::strtoul(shared, nullptr, 10));
+  }
   in.tuples.resize(n);
   for (size_t i = 0; i < n; ++i) {
     Tuple& t = in.tuples[i];

@@ -11,6 +11,23 @@ namespace vanon::utility {
 // with theirs.
 Schema UtilitySchema() { return testing::TestSchema(); }
 
+namespace {
+
+void MeasureBuckets(const std::map<std::string, Signature, std::less<>>& known, ReleaseRow* row) {
+  std::map<Signature, uint64_t> buckets;
+  for (const auto& [vehicle, sig] : known) ++buckets[sig];
+  uint64_t vehicles = 0, slots = 0, shared = 0;
+  for (const auto& [sig, n] : buckets) {
+    vehicles += n;
+    slots += sig.size();
+    if (n > sig.size()) shared += n;
+  }
+  row->vehicles_per_slot = slots ? static_cast<double>(vehicles) / static_cast<double>(slots) : 0;
+  row->shared = vehicles ? static_cast<double>(shared) / static_cast<double>(vehicles) : 0;
+}
+
+}  // namespace
+
 Pipeline::Pipeline(std::string name, bool epoch_mode, WindowParams window, ReleaseParams params,
                    uint32_t vehicles)
     : name_(std::move(name)),
@@ -96,6 +113,7 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
       }
     }
   }
+  MeasureBuckets(next.known_signatures, &row);
   for (const StillWaiting& w : out.waiting) {
     next.waiting.push_back(WaitingTuple{ResolveTuple(in_, w.ref), w.first_release});
   }
@@ -124,6 +142,19 @@ std::vector<std::unique_ptr<Pipeline>> MakePipelines(uint32_t m, const PipelineO
   out.push_back(std::make_unique<Pipeline>("current", true, today, current, vehicles));
   out.push_back(std::make_unique<Pipeline>("window", false, windowed, current, vehicles));
   out.push_back(std::make_unique<Pipeline>("history", false, windowed, history, vehicles));
+  if (options.shared > 0) {
+    ReleaseParams shared = history;
+    shared.history_slots = 0;
+    shared.shared_signatures = options.shared;
+    shared.shared_signature_size = options.shared_size;
+    out.push_back(std::make_unique<Pipeline>("shared", false, windowed, shared, vehicles));
+    // What the service runs with privacy.shared_signatures alone: today's
+    // aggregator, no histories, no learning.
+    ReleaseParams service = current;
+    service.shared_signatures = options.shared;
+    service.shared_signature_size = options.shared_size;
+    out.push_back(std::make_unique<Pipeline>("shared0", true, today, service, vehicles));
+  }
   if (options.horizon > 0) {
     ReleaseParams renewed = history;
     renewed.signature_horizon = options.horizon;

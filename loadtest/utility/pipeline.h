@@ -23,6 +23,12 @@ struct ReleaseRow {
   double counterfeit_ratio = 0, ncp = 0;
   uint64_t min_real = 0, groups = 0, published = 0, violations = 0;
   uint64_t tuples = 0, counterfeits = 0;
+  // Signature buckets after the release (docs/utility.md section 2b): stored
+  // signatures' vehicles per signature value, summed over distinct
+  // signatures, and the share of vehicles whose bucket holds more vehicles
+  // than its signature has values (only those can absorb an absent member
+  // without a counterfeit).
+  double vehicles_per_slot = 0, shared = 0;
 };
 
 struct PipelineOptions {
@@ -32,6 +38,12 @@ struct PipelineOptions {
   uint64_t horizon = 0;        // > 0: a fourth pipeline, history + this horizon
   double min_share = 0.04;     // ReleaseParams::history_min_share
   uint32_t learn_delay = 3;    // ReleaseParams::max_delay of the history pipeline
+  // > 0: a pipeline "shared", window + learning + this many shared
+  // signatures of shared_size values (ReleaseParams::shared_signatures),
+  // and "shared0", today's aggregator with shared signatures only (what the
+  // service runs: it keeps no histories).
+  uint32_t shared = 0;
+  uint32_t shared_size = 0;
 };
 
 class Pipeline {

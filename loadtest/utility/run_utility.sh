@@ -11,7 +11,9 @@ out=${2:-$build/utility}
 shift $(($# < 2 ? $# : 2))
 cmake --build "$build" --target vanon-utility-run
 mkdir -p "$out"
-"$build/loadtest/utility/vanon-utility-run" --csv="$out/utility.csv" "$@" | tee "$out/utility.txt"
+# --shared=20: privacy.shared_signatures: 20 (pipelines
+# shared and shared0); later arguments override it.
+"$build/loadtest/utility/vanon-utility-run" --csv="$out/utility.csv" --shared=20 "$@" | tee "$out/utility.txt"
 # Debian's interpreter: a pyenv or venv python3 first in PATH lacks matplotlib.
 /usr/bin/python3 "$root/loadtest/utility/plot_utility.py" "$out/utility.csv" "$out/utility.png"
 echo "wrote $out/utility.csv, $out/utility.txt, $out/utility.png"

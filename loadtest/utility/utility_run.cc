@@ -8,7 +8,9 @@
 //       [--active=0.9] [--window=6] [--history-slots=6]
 //       [--min-share=0.04] [--learn-events=10] [--learn-delay=3]
 //       [--repertoire=4] [--renew=0.2] [--values=30] [--every=20]
-//       [--horizon=0]   (> 0 adds a fourth pipeline: history + that horizon)
+//       [--horizon=0]   (> 0 adds a pipeline: history + that horizon)
+//       [--shared=0 --shared-size=0]   (> 0 adds a pipeline: window, learning
+//                       and that many shared signatures of that size)
 //       [--seed=1] [--csv=FILE]
 //
 // Prints a table every `--every` releases and the goals at the last one;
@@ -55,6 +57,36 @@ std::vector<uint32_t> ParseList(const std::string& s) {
   return out;
 }
 
+// Per pipeline at the last release: signature buckets, whole-run totals, and
+// the issue's goals against the current pipeline.
+void PrintSummary(const std::vector<std::unique_ptr<Pipeline>>& pipelines, const std::vector<ReleaseRow>& last,
+                  const std::vector<std::array<uint64_t, 3>>& run, uint32_t releases, uint32_t m) {
+  for (size_t p = 0; p < pipelines.size(); ++p) {
+    // docs/utility.md section 2b: only buckets larger than their signature
+    // can absorb an absent member without a counterfeit.
+    std::printf("buckets at release %u, %-8s: %.2f vehicles per signature value, %.3f of vehicles in a "
+                "bucket larger than its signature\n",
+                releases, pipelines[p]->name().c_str(), last[p].vehicles_per_slot, last[p].shared);
+  }
+  for (size_t p = 0; p < pipelines.size(); ++p) {
+    std::printf("whole run, %-8s: %.3f of %llu tuples suppressed, counterfeit ratio %.3f\n",
+                pipelines[p]->name().c_str(), 1.0 - static_cast<double>(run[p][1]) / static_cast<double>(run[p][0]),
+                static_cast<unsigned long long>(run[p][0]),
+                static_cast<double>(run[p][2]) / static_cast<double>(run[p][1] + run[p][2]));
+  }
+  // Goals (issue 16) at the last release, each pipeline against current.
+  const ReleaseRow& cur = last.front();
+  for (size_t p = 1; p < pipelines.size(); ++p) {
+    const ReleaseRow& now = last[p];
+    std::printf("goals at release %u, m = %u (%s vs %s): suppression %.3f <= %.3f (a third of %.3f): %s; "
+                "counterfeits %.3f <= 0.25: %s; NCP %.3f <= %.3f (1.2x %.3f): %s\n",
+                releases, m, pipelines[p]->name().c_str(), pipelines.front()->name().c_str(), now.suppression,
+                cur.suppression / 3, cur.suppression, now.suppression <= cur.suppression / 3 ? "met" : "NOT met",
+                now.counterfeit_ratio, now.counterfeit_ratio <= 0.25 ? "met" : "NOT met", now.ncp, 1.2 * cur.ncp,
+                cur.ncp, now.ncp <= 1.2 * cur.ncp ? "met" : "NOT met");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,13 +114,15 @@ int main(int argc, char** argv) {
   options.min_share = std::stod(get("min-share", "0.04"));
   options.horizon = std::stoull(get("horizon", "0"));
   options.learn_delay = static_cast<uint32_t>(std::stoul(get("learn-delay", "3")));
+  options.shared = static_cast<uint32_t>(std::stoul(get("shared", "0")));
+  options.shared_size = static_cast<uint32_t>(std::stoul(get("shared-size", "0")));
   const std::string csv_path = get("csv", "");
 
   std::ofstream csv;
   if (!csv_path.empty()) {
     csv.open(csv_path);
     csv << "m,pipeline,release,suppression,conflict,delay,ineligible,counterfeit_ratio,ncp,"
-           "min_real,groups,published,violations\n";
+           "min_real,groups,published,violations,vehicles_per_slot,shared\n";
   }
   std::printf("fleet: %u vehicles, %u values, drift %.3f (%s), missing %.2f, active %.2f, seed %llu\n",
               fleet.vehicles, fleet.values, fleet.drift, get("shape", "repertoire").c_str(), fleet.missing,
@@ -115,7 +149,8 @@ int main(int argc, char** argv) {
         if (csv.is_open()) {
           csv << m << ',' << pipelines[p]->name() << ',' << r << ',' << row.suppression << ',' << row.conflict << ','
               << row.delay << ',' << row.ineligible << ',' << row.counterfeit_ratio << ',' << row.ncp << ','
-              << row.min_real << ',' << row.groups << ',' << row.published << ',' << row.violations << '\n';
+              << row.min_real << ',' << row.groups << ',' << row.published << ',' << row.violations << ','
+              << row.vehicles_per_slot << ',' << row.shared << '\n';
         }
         if (r % every == 0 || r == 1 || r == releases) {
           std::printf("%-8u %-8s %11.3f %9.3f %7.3f %10.3f %12.3f %8.3f %8llu\n", r, pipelines[p]->name().c_str(),
@@ -124,21 +159,7 @@ int main(int argc, char** argv) {
         }
       }
     }
-    for (size_t p = 0; p < pipelines.size(); ++p) {
-      std::printf("whole run, %-8s: %.3f of %llu tuples suppressed, counterfeit ratio %.3f\n",
-                  pipelines[p]->name().c_str(), 1.0 - static_cast<double>(run[p][1]) / static_cast<double>(run[p][0]),
-                  static_cast<unsigned long long>(run[p][0]),
-                  static_cast<double>(run[p][2]) / static_cast<double>(run[p][1] + run[p][2]));
-    }
-    // Goals (issue 16) at the last release, against the current pipeline.
-    const ReleaseRow& cur = last.front();
-    const ReleaseRow& now = last[2];  // history: the new engine within today's horizon
-    std::printf("goals at release %u, m = %u (%s vs %s): suppression %.3f <= %.3f (a third of %.3f): %s; "
-                "counterfeits %.3f <= 0.25: %s; NCP %.3f <= %.3f (1.2x %.3f): %s\n",
-                releases, m, pipelines[2]->name().c_str(), pipelines.front()->name().c_str(), now.suppression,
-                cur.suppression / 3, cur.suppression, now.suppression <= cur.suppression / 3 ? "met" : "NOT met",
-                now.counterfeit_ratio, now.counterfeit_ratio <= 0.25 ? "met" : "NOT met", now.ncp, 1.2 * cur.ncp,
-                cur.ncp, now.ncp <= 1.2 * cur.ncp ? "met" : "NOT met");
+    PrintSummary(pipelines, last, run, releases, m);
   }
   std::printf("\nchecker violations over every release of every pipeline: %llu\n",
               static_cast<unsigned long long>(violations));

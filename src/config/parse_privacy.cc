@@ -13,6 +13,14 @@ void ParsePrivacy(Section& root, PrivacyConfig* out) {
   s.Double("t", &out->t, 0, 1);
   s.Int("max_delay_epochs", &out->max_delay_epochs, 0, 1000);
   s.Int("signature_retention_days", &out->signature_retention_days, 1, 36500);
+  if (s.Int("shared_signatures", &out->shared_signatures, 0, 10000) && out->shared_signatures > 0 &&
+      out->model != PrivacyModel::kMInvariance) {
+    s.Error("shared_signatures", "only with privacy.model: m_invariance (set 0)");
+  }
+  if (s.Int("shared_signature_size", &out->shared_signature_size, 0, 1000) && out->shared_signature_size != 0 &&
+      out->shared_signature_size < out->m) {
+    s.Error("shared_signature_size", "must be 0 (= m) or at least privacy.m (" + std::to_string(out->m) + ")");
+  }
   {
     Section e(root.diag(), s.Child("epoch"), s.PathOf("epoch"));
     e.Int("length_seconds", &out->epoch.length_seconds, 1, 604800);

@@ -91,6 +91,8 @@ ReleaseParams ReleaseParamsFromConfig(const PrivacyConfig& privacy) {
   p.l = static_cast<uint32_t>(privacy.l);
   p.t = privacy.t;
   p.max_delay = static_cast<uint32_t>(privacy.max_delay_epochs);
+  p.shared_signatures = static_cast<uint32_t>(privacy.shared_signatures);
+  p.shared_signature_size = static_cast<uint32_t>(privacy.shared_signature_size);
   return p;
 }
 

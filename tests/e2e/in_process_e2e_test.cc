@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "fleet_truth.h"
@@ -53,13 +55,14 @@ struct Outcome {
   uint64_t misjudged = 0;  // parser verdict differs from the generator's
 };
 
-Outcome RunFleet() {
+Outcome RunFleet(const std::vector<std::string>& extra_overrides = {}) {
   Outcome o;
   // Overrides cannot append to a list: the seq rule takes the place of
   // demo.yaml's {path: artist, transform: drop}, which the default (drop)
   // already does.
-  o.config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                        {"state.dir=/tmp/vanon-e2e-unused", "payload.fields.3={path: seq, transform: keep}"});
+  std::vector<std::string> overrides{"state.dir=/tmp/vanon-e2e-unused", "payload.fields.3={path: seq, transform: keep}"};
+  overrides.insert(overrides.end(), extra_overrides.begin(), extra_overrides.end());
+  o.config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", overrides);
   o.schema = SchemaFromConfig(o.config);
   const int64_t len = o.config.privacy.epoch.length_seconds * 1000;
   FleetOptions f;
@@ -107,6 +110,29 @@ Outcome RunFleet() {
 const Outcome& Fleet() {
   static const Outcome outcome = RunFleet();  // one fleet run per process
   return outcome;
+}
+
+// The same fleet with shared signatures (docs/utility.md section 3b).
+const Outcome& SharedFleet() {
+  static const Outcome outcome = RunFleet({"privacy.shared_signatures=4", "privacy.shared_signature_size=6"});
+  return outcome;
+}
+
+// Distinct published signatures (a group record lists every value of its
+// group, counterfeits included) and the number of group records.
+std::pair<size_t, size_t> SignatureSpread(const std::vector<std::string>& releases) {
+  std::set<std::vector<std::string>> signatures;
+  size_t groups = 0;
+  for (const std::string& json : releases) {
+    std::string error;
+    std::optional<ReleaseRecord> r = ParseReleaseRecord(json, &error);
+    if (!r || r->is_summary) continue;
+    std::vector<std::string> values = r->group.sensitive;
+    std::sort(values.begin(), values.end());
+    signatures.insert(values);
+    ++groups;
+  }
+  return {signatures.size(), groups};
 }
 
 E2eReport Reconstruct(const Outcome& o, const std::vector<std::string>& events,
@@ -170,6 +196,31 @@ TEST(InProcessE2e, CheckerFindsNoViolationOverEightReleasesWithChurn) {
   std::cout << "tuples published " << published << " (" << from_waiting << " after waiting), counterfeits " << counterfeits << ", suppressed ineligible "
             << ineligible << ", delay " << delayed << ", published with unknown QIs " << unknown << ", events published " << events << " of " << o.truth.size()
             << "\n";
+}
+
+TEST(InProcessE2e, CheckerFindsNoViolationWithSharedSignatures) {
+  const Outcome& o = SharedFleet();
+  ASSERT_EQ(o.config.privacy.shared_signatures, 4);
+  ASSERT_EQ(o.misjudged, 0u);
+  const E2eReport report = Reconstruct(o, o.events, o.releases);
+  EXPECT_TRUE(report.violations.empty()) << report.violations.size() << " violations:\n" << Show(report.violations);
+  uint64_t published = 0;
+  for (const auto& [p, a] : report.partitions) {
+    EXPECT_EQ(a.releases, static_cast<uint64_t>(kEpochs)) << "partition " << p;
+    EXPECT_EQ(a.published_events + a.suppressed_events + a.waiting_events + a.unreleased_events + a.late_events,
+              a.truth_events)
+        << "partition " << p;
+    published += a.published_tuples;
+  }
+  EXPECT_GT(published, 200u);
+  // The option took effect: groups repeat few signatures of 6 values where
+  // the default run has signatures of m = 5 values.
+  const auto [shared, shared_groups] = SignatureSpread(o.releases);
+  const auto [plain, plain_groups] = SignatureSpread(Fleet().releases);
+  std::cout << "distinct signatures: shared " << shared << " over " << shared_groups << " groups, default " << plain
+            << " over " << plain_groups << " groups\n";
+  EXPECT_LT(static_cast<double>(shared) / static_cast<double>(shared_groups),
+            static_cast<double>(plain) / static_cast<double>(plain_groups));
 }
 
 TEST(InProcessE2e, FleetChurnsBetweenReleases) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "test_schema.h"
 #include "vanon/engine/checker.h"
@@ -22,6 +23,7 @@ struct Totals {
   uint64_t conflicts = 0;
   uint64_t unknown_published = 0;  // tuples with a QI unknown to the VIN table
   uint64_t history_slots = 0;      // signature values no member held when first published
+  uint64_t shared_joins = 0;       // new vehicles given a signature another vehicle already held
   uint64_t sequences = 0;
 };
 
@@ -74,6 +76,13 @@ void RunSequence(uint64_t seed, Model model, Totals* totals) {
     in.params.history_min_share = 0.05 * (1 + rng.Below(5));
     in.params.history_min_events = rng.Below(3) == 0 ? 0 : 1 + rng.Below(30);
   }
+  // A third use shared signatures (own generator: the other draws stay as
+  // they were).
+  Rng shared_rng(seed * 7919 + 1);
+  if (model == Model::kMInvariance && shared_rng.Chance(33)) {
+    in.params.shared_signatures = 1 + shared_rng.Below(5);
+    in.params.shared_signature_size = shared_rng.Chance(50) ? 0 : m + shared_rng.Below(3);
+  }
   std::vector<ValueWindow> windows(vehicles);
   for (uint32_t r = 1; r <= releases; ++r) {
     in.release_id = 100 + r;
@@ -108,6 +117,11 @@ void RunSequence(uint64_t seed, Model model, Totals* totals) {
         totals->history_slots += history;
       }
     }
+    std::set<Signature> held;
+    for (const auto& [key, sig] : in.known_signatures) held.insert(sig);
+    for (const auto& [key, sig] : out.new_signatures) {
+      totals->shared_joins += in.params.shared_signatures > 0 && held.count(sig) > 0;
+    }
     for (const Group& g : out.groups) {
       for (TupleRef ref : g.members) {
         const std::vector<int32_t>& qi = ResolveTuple(in, ref).qi;
@@ -135,6 +149,7 @@ TEST(RandomizedReleaseTest, MInvariantSequencesPassTheChecker) {
   EXPECT_GT(totals.conflicts, 0u);
   EXPECT_GT(totals.unknown_published, 0u);
   EXPECT_GT(totals.history_slots, 0u);
+  EXPECT_GT(totals.shared_joins, 0u);
   EXPECT_GT(static_cast<double>(totals.published), 0.6 * static_cast<double>(totals.tuples));
 }
 

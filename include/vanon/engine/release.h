@@ -69,6 +69,15 @@ struct ReleaseParams {
   uint32_t history_slots = 0;
   double history_min_share = 0.1;
   uint32_t history_min_events = 0;
+  // m-invariance, shared signatures (docs/utility.md section 3b), off while
+  // 0: new vehicles join the buckets of at most this many signatures of
+  // shared_signature_size values (at least m), the signatures most vehicles
+  // already hold, completed from the new vehicles' histories. Larger buckets
+  // absorb absent members with fewer counterfeits; fewer signatures cover
+  // less of each vehicle's values. A vehicle whose value is in none of them
+  // forms a new signature as before.
+  uint32_t shared_signatures = 0;
+  uint32_t shared_signature_size = 0;
   // The signature retention horizon in releases (0 = forever). The engine
   // does not read it: the caller drops a stored signature once its vehicle
   // has not been published for more than this many releases (the service's
