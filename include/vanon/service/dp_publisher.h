@@ -15,7 +15,8 @@
 // With dp.window_seconds set (issue 17), counts are gathered over DP windows
 // of several epochs and published once per window, in the release of its
 // last epoch, with one ledger charge per window (src/service/dp_windows.cc).
-#pragma once
+#ifndef VANON_SERVICE_DP_PUBLISHER_H_
+#define VANON_SERVICE_DP_PUBLISHER_H_
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
@@ -145,3 +146,5 @@ class DpPublisher {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_DP_PUBLISHER_H_

@@ -1,7 +1,8 @@
 // Prometheus series for ingestion (names in docs/metrics.md). Labels are
 // low-cardinality by construction: reasons are a fixed enum, lag is
 // aggregated over partitions.
-#pragma once
+#ifndef VANON_SERVICE_INGEST_METRICS_H_
+#define VANON_SERVICE_INGEST_METRICS_H_
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
@@ -42,3 +43,5 @@ struct IngestMetrics {
 void RegisterBuildInfo(prometheus::Registry& r);
 
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_INGEST_METRICS_H_
