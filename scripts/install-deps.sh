@@ -11,6 +11,7 @@ PACKAGES=(
   libsimdjson-dev libfmt-dev libcli11-dev libspdlog-dev libssl-dev
   libcpp-httplib-dev libjemalloc-dev
   prometheus kcat yamllint python3 python3-jsonschema python3-yaml python3-matplotlib curl
+  clang-format-14 clang-tidy-14
 )
 
 missing=()

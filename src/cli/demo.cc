@@ -106,11 +106,9 @@ std::string MakeStateDir() {
   if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("cannot create a temporary state dir");
   return tmpl;
 }
-}  // namespace
 
-int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
-  InitJsonLogging(args.verbose ? "info" : "warn");
-  MockCluster cluster(1);
+// The demo's config over the embedded cluster, with its topics created.
+Config DemoConfig(const DemoArgs& args, MockCluster& cluster, const std::string& state_dir) {
   std::string path = args.config.empty() ? DefaultConfigDir() + "/demo.yaml" : args.config;
   // The demo is often started next to another vanon: with the default
   // address taken it takes a free port (printed below) rather than failing.
@@ -119,7 +117,6 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
     std::printf("demo: %s is in use, serving metrics on a free port instead\n", listen.c_str());
     listen = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
   }
-  std::string state_dir = MakeStateDir();
   std::vector<std::string> overrides = args.overrides;
   for (std::string o : {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state_dir, "http.listen=" + listen}) {
     overrides.push_back(std::move(o));
@@ -133,16 +130,56 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
   }
   // Global DP counts: the partitions' exact window counts (internal topic).
   if (!config.dp.aggregation.topic.empty()) cluster.CreateTopic(config.dp.aggregation.topic, 1);
+  return config;
+}
 
-  std::string key_error;
-  std::optional<std::string> key = ReadHmacKey(config, &key_error);
-  if (!key) {
-    std::printf("demo: %s is not set, using a random key for this run only\n",
-                config.security.hmac_key_env.c_str());
-    key = RandomHmacKey();
-  }
+LoadgenArgs DemoLoadgen(const DemoArgs& args, const std::string& bootstrap, const Config& config) {
+  LoadgenArgs lg;
+  lg.bootstrap = bootstrap;
+  lg.topic = config.kafka.topics.input;
+  lg.vehicles = args.vehicles;
+  lg.rate = args.rate;
+  lg.duration = 0;
+  lg.invalid_fraction = args.invalid_fraction;
+  lg.churn = 0.1;
+  lg.max_message_bytes = static_cast<size_t>(config.input.max_message_bytes);
+  return lg;
+}
 
-  Service service(config, *key);
+// The configured key when set; the demo must also run without one.
+std::string DemoHmacKey(const Config& config) {
+  std::string error;
+  if (std::optional<std::string> key = ReadHmacKey(config, &error)) return *key;
+  std::printf("demo: %s is not set, using a random key for this run only\n", config.security.hmac_key_env.c_str());
+  return RandomHmacKey();
+}
+
+// The one (or two, once releases run) status lines a second.
+void PrintStatus(double elapsed, uint64_t sent, const ServiceStatus& s) {
+  std::printf("[%4.0fs] sent %llu | consumed %llu | accepted %llu | rejected %llu | buffered %llu | "
+              "partitions %d | %s\n",
+              elapsed, static_cast<unsigned long long>(sent), static_cast<unsigned long long>(s.consumed),
+              static_cast<unsigned long long>(s.accepted), static_cast<unsigned long long>(s.rejected),
+              static_cast<unsigned long long>(s.buffered), s.partitions, s.ready ? "ready" : "starting");
+  if (s.releases == 0) return;
+  std::printf("        releases %llu (last %lld: %llu groups, suppression %.3f, EMD %.3f, counterfeits %.3f) | "
+              "events released %llu, suppressed %llu, late %llu | waiting %llu tuples%s\n",
+              static_cast<unsigned long long>(s.releases), static_cast<long long>(s.last_release),
+              static_cast<unsigned long long>(s.last_groups), s.last_suppression_ratio, s.last_emd_max,
+              s.last_counterfeit_ratio, static_cast<unsigned long long>(s.released),
+              static_cast<unsigned long long>(s.suppressed), static_cast<unsigned long long>(s.late),
+              static_cast<unsigned long long>(s.waiting), s.dp_paused ? " | DP counts paused (budget)" : "");
+}
+
+}  // namespace
+
+int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
+  InitJsonLogging(args.verbose ? "info" : "warn");
+  MockCluster cluster(1);
+  std::string state_dir = MakeStateDir();
+  Config config = DemoConfig(args, cluster, state_dir);
+
+  Service service(config, DemoHmacKey(config));
   std::atomic<bool> service_stop{false};
   std::atomic<bool> service_done{false};
   int service_rc = 0;
@@ -159,15 +196,7 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
     service_done = true;
   });
 
-  LoadgenArgs lg;
-  lg.bootstrap = cluster.Bootstrap();
-  lg.topic = t.input;
-  lg.vehicles = args.vehicles;
-  lg.rate = args.rate;
-  lg.duration = 0;
-  lg.invalid_fraction = args.invalid_fraction;
-  lg.churn = 0.1;
-  lg.max_message_bytes = static_cast<size_t>(config.input.max_message_bytes);
+  LoadgenArgs lg = DemoLoadgen(args, cluster.Bootstrap(), config);
   LoadgenProgress progress;
   std::atomic<bool> loadgen_stop{false};
   std::string loadgen_error;
@@ -192,23 +221,9 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
       std::printf("metrics: %s  (also /healthz, /readyz)\n", service.MetricsUrl().c_str());
       printed_url = true;
     }
-    ServiceStatus s = service.Status();
-    std::printf("[%4.0fs] sent %llu | consumed %llu | accepted %llu | rejected %llu | buffered %llu | "
-                "partitions %d | %s\n",
-                elapsed, static_cast<unsigned long long>(progress.produced.load()),
-                static_cast<unsigned long long>(s.consumed), static_cast<unsigned long long>(s.accepted),
-                static_cast<unsigned long long>(s.rejected), static_cast<unsigned long long>(s.buffered),
-                s.partitions, s.ready ? "ready" : "starting");
-    if (s.releases > 0) {
-      std::printf("        releases %llu (last %lld: %llu groups, suppression %.3f, EMD %.3f, counterfeits %.3f) | "
-                  "events released %llu, suppressed %llu, late %llu | waiting %llu tuples%s\n",
-                  static_cast<unsigned long long>(s.releases), static_cast<long long>(s.last_release),
-                  static_cast<unsigned long long>(s.last_groups), s.last_suppression_ratio, s.last_emd_max,
-                  s.last_counterfeit_ratio, static_cast<unsigned long long>(s.released),
-                  static_cast<unsigned long long>(s.suppressed), static_cast<unsigned long long>(s.late),
-                  static_cast<unsigned long long>(s.waiting), s.dp_paused ? " | DP counts paused (budget)" : "");
-      if (!printed_samples) printed_samples = PrintSampleRecords(config);
-    }
+    const ServiceStatus s = service.Status();
+    PrintStatus(elapsed, progress.produced.load(), s);
+    if (s.releases > 0 && !printed_samples) printed_samples = PrintSampleRecords(config);
     std::fflush(stdout);
     if (!loadgen_error.empty() || service_done.load()) break;
     if (args.duration > 0 && elapsed >= args.duration) break;

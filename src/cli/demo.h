@@ -1,7 +1,8 @@
 // `vanon demo`: everything in one process - an embedded Kafka cluster (the
 // librdkafka mock, on 127.0.0.1), the synthetic fleet and the real service -
 // with a one-line status every second.
-#pragma once
+#ifndef VANON_SRC_CLI_DEMO_H_
+#define VANON_SRC_CLI_DEMO_H_
 
 #include <atomic>
 #include <string>
@@ -30,3 +31,5 @@ struct DemoArgs {
 int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop);
 
 }  // namespace vanon
+
+#endif  // VANON_SRC_CLI_DEMO_H_

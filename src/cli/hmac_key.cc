@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "base/hex.h"
+
 namespace vanon {
 
 namespace {
@@ -32,13 +34,7 @@ std::optional<std::string> ReadHmacKey(const Config& config, std::string* error)
 std::string RandomHmacKey() {
   unsigned char raw[32];
   if (RAND_bytes(raw, sizeof raw) != 1) throw std::runtime_error("RAND_bytes failed");
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : raw) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(raw), sizeof raw));
 }
 
 }  // namespace vanon

@@ -1,6 +1,7 @@
 // The HMAC key comes from the environment only (never from the config file,
 // which is often in a ConfigMap). Missing or weak is a start-up error.
-#pragma once
+#ifndef VANON_SRC_CLI_HMAC_KEY_H_
+#define VANON_SRC_CLI_HMAC_KEY_H_
 
 #include <optional>
 #include <string>
@@ -16,3 +17,5 @@ std::optional<std::string> ReadHmacKey(const Config& config, std::string* error)
 std::string RandomHmacKey();
 
 }  // namespace vanon
+
+#endif  // VANON_SRC_CLI_HMAC_KEY_H_

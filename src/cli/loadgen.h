@@ -1,7 +1,8 @@
 // `vanon loadgen`: the synthetic fleet, produced to Kafka at a steady rate.
 // Event time follows wall time (start = now, one message every 1/rate s), so
 // the service sees a live stream whose epochs close as they would in a car park.
-#pragma once
+#ifndef VANON_SRC_CLI_LOADGEN_H_
+#define VANON_SRC_CLI_LOADGEN_H_
 
 #include <atomic>
 #include <cstdint>
@@ -37,3 +38,5 @@ uint64_t RunLoadgen(const LoadgenArgs& args, const std::atomic<bool>& stop, Load
 std::string DefaultConfigDir();
 
 }  // namespace vanon
+
+#endif  // VANON_SRC_CLI_LOADGEN_H_

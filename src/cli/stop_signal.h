@@ -1,6 +1,7 @@
 // SIGTERM/SIGINT turn into a flag the main loops poll: the service finishes
 // its batch and shuts down cleanly instead of dying mid-write.
-#pragma once
+#ifndef VANON_SRC_CLI_STOP_SIGNAL_H_
+#define VANON_SRC_CLI_STOP_SIGNAL_H_
 
 #include <atomic>
 
@@ -10,3 +11,5 @@ namespace vanon {
 std::atomic<bool>& InstallStopSignalHandlers();
 
 }  // namespace vanon
+
+#endif  // VANON_SRC_CLI_STOP_SIGNAL_H_

@@ -2,41 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "base/json.h"
+
 namespace vanon::dp {
-
-namespace {
-
-void AppendJsonString(std::string* out, std::string_view s) {
-  out->push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default:
-        if (c < 0x20) {
-          out->append(fmt::format("\\u{:04x}", c));
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out->push_back('"');
-}
-
-}  // namespace
 
 std::string ToJson(const DpCountRecord& r) {
   std::string out = fmt::format("{{\"release\":{},\"query\":", r.release);

@@ -1,20 +1,8 @@
 #include "vanon/dp/ledger_store.h"
 
+#include "base/coding.h"
+
 namespace vanon::dp {
-
-namespace {
-
-void PutBigEndian64(std::string* out, uint64_t v) {
-  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>((v >> shift) & 0xff));
-}
-
-uint64_t GetBigEndian64(std::string_view in) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(in[i]);
-  return v;
-}
-
-}  // namespace
 
 std::string EncodeLedgerEntry(const LedgerEntry& entry) {
   std::string out;
@@ -28,9 +16,9 @@ std::string EncodeLedgerEntry(const LedgerEntry& entry) {
 std::optional<LedgerEntry> DecodeLedgerEntry(std::string_view bytes) {
   if (bytes.size() != 24) return std::nullopt;
   LedgerEntry e;
-  e.release_id = GetBigEndian64(bytes.substr(0, 8));
-  e.release_ts_ms = static_cast<int64_t>(GetBigEndian64(bytes.substr(8, 8)));
-  e.epsilon_nanos = static_cast<int64_t>(GetBigEndian64(bytes.substr(16, 8)));
+  e.release_id = DecodeBigEndian(bytes, 0, 8);
+  e.release_ts_ms = static_cast<int64_t>(DecodeBigEndian(bytes, 8, 8));
+  e.epsilon_nanos = static_cast<int64_t>(DecodeBigEndian(bytes, 16, 8));
   if (e.epsilon_nanos < 0) return std::nullopt;
   return e;
 }

@@ -4,39 +4,10 @@
 #include <sstream>
 #include <tuple>
 
+#include "base/hex.h"
 #include "keyed_mix.h"
 
 namespace vanon::dp {
-
-namespace {
-
-std::string Hex(std::string_view bytes) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
-
-bool Unhex(const std::string& hex, std::string* out) {
-  if (hex.size() % 2 != 0) return false;
-  out->clear();
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    int v = 0;
-    for (int k = 0; k < 2; ++k) {
-      const char c = hex[i + k];
-      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-      if (d < 0) return false;
-      v = v * 16 + d;
-    }
-    out->push_back(static_cast<char>(v));
-  }
-  return true;
-}
-
-}  // namespace
 
 WindowCounter::WindowCounter(CountQuery query, int64_t window_start_ms, int64_t window_end_ms,
                              uint64_t selection_key)
@@ -101,7 +72,7 @@ std::string WindowCounter::Serialize() const {
   for (uint64_t c : counter_.counts()) out << ' ' << c;
   out << ' ' << kept_.size();
   for (const auto& [vehicle, kept] : kept_) {
-    out << ' ' << Hex(vehicle) << ' ' << kept.size();
+    out << ' ' << HexEncode(vehicle) << ' ' << kept.size();
     for (const Kept& k : kept) {
       out << ' ' << k.cell << ' ' << k.units << ' ' << k.trips.size();
       for (uint64_t t : k.trips) out << ' ' << t;
@@ -128,7 +99,7 @@ bool WindowCounter::Restore(std::string_view text) {
   for (size_t v = 0; v < vehicles; ++v) {
     std::string hex, key;
     size_t n = 0;
-    if (!(in >> hex >> n) || !Unhex(hex, &key)) return false;
+    if (!(in >> hex >> n) || !HexDecode(hex, &key)) return false;
     std::vector<Kept>& list = kept[key];
     for (size_t i = 0; i < n; ++i) {
       Kept k;

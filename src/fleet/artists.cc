@@ -40,7 +40,7 @@ ArtistCatalog::ArtistCatalog() {
   }
 }
 
-uint32_t ArtistCatalog::Draw(Rng& rng) const {
+uint32_t ArtistCatalog::Draw(Random& rng) const {
   const uint64_t u = rng.Below(cumulative_.back());
   return static_cast<uint32_t>(std::upper_bound(cumulative_.begin(), cumulative_.end(), u) -
                                cumulative_.begin());

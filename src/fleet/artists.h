@@ -1,13 +1,14 @@
 // The artist catalogue of the synthetic fleet: "Radio" plus ~600 names,
 // drawn with Zipf weights (rank r has weight 1/(r+1)), so a few artists
 // are common and most are rare, like the >600 artists of seed 000.
-#pragma once
+#ifndef VANON_SRC_FLEET_ARTISTS_H_
+#define VANON_SRC_FLEET_ARTISTS_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "random.h"
+#include "base/random.h"
 
 namespace vanon::fleet_internal {
 
@@ -17,7 +18,7 @@ class ArtistCatalog {
 
   const std::vector<std::string>& names() const { return names_; }
   // An index into names(), Zipf-distributed.
-  uint32_t Draw(Rng& rng) const;
+  uint32_t Draw(Random& rng) const;
 
  private:
   std::vector<std::string> names_;
@@ -25,3 +26,5 @@ class ArtistCatalog {
 };
 
 }  // namespace vanon::fleet_internal
+
+#endif  // VANON_SRC_FLEET_ARTISTS_H_

@@ -1,5 +1,6 @@
 #include "event_format.h"
 
+#include "base/hex.h"
 #include "json_append.h"
 
 namespace vanon::fleet_internal {
@@ -32,7 +33,7 @@ void AppendEventHead(std::string& out, std::string_view vin, uint64_t trip_id, i
   out.append("{\"vin\":\"");
   out.append(vin);
   out.append("\",\"trip_id\":\"");
-  AppendHex64(out, trip_id);
+  AppendHex64(&out, trip_id);
   out.append("\",\"ts\":");
   AppendInt(out, ts_ms);
   out.append(",\"event\":\"");
@@ -40,7 +41,60 @@ void AppendEventHead(std::string& out, std::string_view vin, uint64_t trip_id, i
   out.append("\",\"payload\":");
 }
 
-void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, Rng& rng,
+namespace {
+
+void WriteMissingField(uint64_t variant, const MalformedInput& in, std::string& out) {
+  static constexpr std::string_view kDropped[] = {"trip_id", "ts", "event"};
+  const std::string_view dropped = kDropped[variant % 3];
+  out.append("{\"vin\":\"").append(in.vin).append("\"");
+  if (dropped != "trip_id") {
+    out.append(",\"trip_id\":\"");
+    AppendHex64(&out, in.trip_id);
+    out += '"';
+  }
+  if (dropped != "ts") {
+    out.append(",\"ts\":");
+    AppendInt(out, in.ts_ms);
+  }
+  if (dropped != "event") out.append(",\"event\":\"vehicle_speed\"");
+  out.append(",\"payload\":{\"speed_kmh\":42.0}}");
+}
+
+void WriteWrongType(uint64_t variant, const MalformedInput& in, std::string& out) {
+  if (variant % 2 == 0) {
+    out.append("{\"vin\":\"").append(in.vin).append("\",\"trip_id\":\"");
+    AppendHex64(&out, in.trip_id);
+    out.append("\",\"ts\":");
+    AppendInt(out, in.ts_ms);
+    out.append(",\"event\":42,\"payload\":{}}");  // event must be a string
+  } else {
+    out.append("{\"vin\":\"").append(in.vin).append("\",\"trip_id\":true,\"ts\":");
+    AppendInt(out, in.ts_ms);
+    out.append(",\"event\":\"touchscreen_used\",\"payload\":{}}");
+  }
+}
+
+void WriteInvalidVin(uint64_t variant, const MalformedInput& in, std::string* key, std::string& out) {
+  std::string vin(in.vin);
+  switch (variant % 3) {
+    case 0:
+      vin[11] = 'O';  // a letter ISO 3779 forbids
+      break;
+    case 1:
+      vin.pop_back();  // 16 characters
+      break;
+    default:
+      break;  // valid body VIN, but the key names another vehicle
+  }
+  const bool mismatch = variant % 3 == 2 && in.other_vin != in.vin;
+  if (variant % 3 == 2 && !mismatch) vin[11] = 'O';
+  key->assign(mismatch ? in.other_vin : std::string_view(vin));
+  AppendSpeedEvent(out, vin, in.trip_id, in.ts_ms);
+}
+
+}  // namespace
+
+void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, Random& rng,
                     std::string* key, std::string* value) {
   std::string& out = *value;
   key->assign(in.vin);
@@ -52,55 +106,15 @@ void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, R
       out.resize(1 + rng.Below(out.size() - 1));
       break;
     }
-    case kMissingField: {
-      static constexpr std::string_view kDropped[] = {"trip_id", "ts", "event"};
-      const std::string_view dropped = kDropped[variant % 3];
-      out.append("{\"vin\":\"").append(in.vin).append("\"");
-      if (dropped != "trip_id") {
-        out.append(",\"trip_id\":\"");
-        AppendHex64(out, in.trip_id);
-        out += '"';
-      }
-      if (dropped != "ts") {
-        out.append(",\"ts\":");
-        AppendInt(out, in.ts_ms);
-      }
-      if (dropped != "event") out.append(",\"event\":\"vehicle_speed\"");
-      out.append(",\"payload\":{\"speed_kmh\":42.0}}");
+    case kMissingField:
+      WriteMissingField(variant, in, out);
       break;
-    }
-    case kWrongType: {
-      if (variant % 2 == 0) {
-        out.append("{\"vin\":\"").append(in.vin).append("\",\"trip_id\":\"");
-        AppendHex64(out, in.trip_id);
-        out.append("\",\"ts\":");
-        AppendInt(out, in.ts_ms);
-        out.append(",\"event\":42,\"payload\":{}}");  // event must be a string
-      } else {
-        out.append("{\"vin\":\"").append(in.vin).append("\",\"trip_id\":true,\"ts\":");
-        AppendInt(out, in.ts_ms);
-        out.append(",\"event\":\"touchscreen_used\",\"payload\":{}}");
-      }
+    case kWrongType:
+      WriteWrongType(variant, in, out);
       break;
-    }
-    case kInvalidVin: {
-      std::string vin(in.vin);
-      switch (variant % 3) {
-        case 0:
-          vin[11] = 'O';  // a letter ISO 3779 forbids
-          break;
-        case 1:
-          vin.pop_back();  // 16 characters
-          break;
-        default:
-          break;  // valid body VIN, but the key names another vehicle
-      }
-      const bool mismatch = variant % 3 == 2 && in.other_vin != in.vin;
-      if (variant % 3 == 2 && !mismatch) vin[11] = 'O';
-      key->assign(mismatch ? in.other_vin : std::string_view(vin));
-      AppendSpeedEvent(out, vin, in.trip_id, in.ts_ms);
+    case kInvalidVin:
+      WriteInvalidVin(variant, in, key, out);
       break;
-    }
     case kTimestampOutOfRange: {
       const int64_t ts = variant % 2 == 0
                              ? kYear2000Ms - 1 - static_cast<int64_t>(rng.Below(86400000ull * 365))

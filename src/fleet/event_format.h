@@ -1,14 +1,15 @@
 // Writers for the default input format (privacy-model.md section 1):
 //   {"vin":..,"trip_id":..,"ts":..,"event":..,"payload":{..}}
 // and for the malformed variants the DLQ tests need.
-#pragma once
+#ifndef VANON_SRC_FLEET_EVENT_FORMAT_H_
+#define VANON_SRC_FLEET_EVENT_FORMAT_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "random.h"
+#include "base/random.h"
 
 namespace vanon::fleet_internal {
 
@@ -30,10 +31,12 @@ struct MalformedInput {
 // (e.g. which field is missing). The body is otherwise well-formed, so the
 // intended check is the first one to fail (size, UTF-8, JSON, depth,
 // fields - the ingest order).
-void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, Rng& rng,
+void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, Random& rng,
                     std::string* key, std::string* value);
 
 // Payload nesting of a too_deep message: over the default limit of 16.
 inline constexpr int kTooDeepLevels = 24;
 
 }  // namespace vanon::fleet_internal
+
+#endif  // VANON_SRC_FLEET_EVENT_FORMAT_H_

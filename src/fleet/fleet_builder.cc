@@ -22,7 +22,7 @@ bool IsElectrified(const std::string& engine) {
 // Exact shares: each vehicle's share index (-1 = deliberate unknown),
 // counts by the largest-remainder method, order shuffled. With 15 vehicles
 // and seed 000's weights this reproduces Table 4.5 exactly.
-std::vector<int32_t> Apportion(const FleetDistribution& dist, uint64_t vehicles, Rng& rng) {
+std::vector<int32_t> Apportion(const FleetDistribution& dist, uint64_t vehicles, Random& rng) {
   const uint64_t unknown = std::min<uint64_t>(
       vehicles,
       static_cast<uint64_t>(std::llround(dist.unknown_fraction * static_cast<double>(vehicles))));
@@ -56,16 +56,12 @@ struct Candidate {
   const VehicleModel* model;
 };
 
-}  // namespace
-
-void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& dist,
-                const VinDecoder& table, const ArtistCatalog& artists, Rng& rng,
-                std::vector<FleetVehicle>* truth_out, std::vector<VehicleState>* state_out) {
-  std::vector<FleetVehicle>& truth = *truth_out;
-  std::vector<VehicleState>& state = *state_out;
-  // Resolve every share to the table models that carry it.
-  std::vector<std::vector<Candidate>> candidates;
-  std::vector<uint64_t> cumulative;
+// Resolves every share to the table models that carry it; `cumulative`
+// holds the shares' integer weights, summed.
+void ResolveShares(const FleetDistribution& dist, const VinDecoder& table,
+                   std::vector<std::vector<Candidate>>* candidates_out, std::vector<uint64_t>* cumulative_out) {
+  std::vector<std::vector<Candidate>>& candidates = *candidates_out;
+  std::vector<uint64_t>& cumulative = *cumulative_out;
   double total_weight = 0;
   for (const ModelShare& share : dist.models) total_weight += share.weight;
   uint64_t running = 0;
@@ -97,6 +93,50 @@ void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& d
       throw std::runtime_error(dist.source + ": unknown wmi " + wmi + " is in the VIN table");
     }
   }
+}
+
+// WMI and VDS of a vehicle of `pick`: the model's pattern with its
+// wildcards drawn.
+std::string KnownVinHead(const Candidate& pick, int year, const ModelYearPolicy& policy, Random& rng) {
+  std::string vin = pick.maker->wmi;
+  for (int k = 0; k < 5; ++k) {
+    char c = pick.model->vds[k];
+    if (c == '*') {
+      // Position 7 carries the cycle under the North American rule.
+      if (k == 3 && policy.rule == ModelYearRule::kPosition7) {
+        c = year < 2010 ? kVinChars[rng.Below(10)] : kVinChars[10 + rng.Below(23)];
+      } else {
+        c = kVinChars[rng.Below(kVinCharCount)];
+      }
+    }
+    vin += c;
+  }
+  return vin;
+}
+
+// The table must decode the VIN drawn for `pick` back to its model and year.
+void CheckDecodes(const FleetVehicle& t, const Candidate& pick, int year, const FleetDistribution& dist) {
+  const auto& a = t.decoded.attributes;
+  if (!t.decoded.known || a[1].second != pick.model->engine || a[2].second != pick.model->body ||
+      a[3].second != std::to_string(pick.model->seats) || a[4].second != std::to_string(year)) {
+    throw std::runtime_error("fleet: VIN table cannot encode " + pick.maker->name + " " + pick.model->vds +
+                             " of model year " + std::to_string(year) +
+                             " (an earlier VDS pattern or the model-year rule gets in the way; "
+                             "see the model_years of " +
+                             dist.source + ")");
+  }
+}
+
+}  // namespace
+
+void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& dist,
+                const VinDecoder& table, const ArtistCatalog& artists, Random& rng,
+                std::vector<FleetVehicle>* truth_out, std::vector<VehicleState>* state_out) {
+  std::vector<FleetVehicle>& truth = *truth_out;
+  std::vector<VehicleState>& state = *state_out;
+  std::vector<std::vector<Candidate>> candidates;
+  std::vector<uint64_t> cumulative;
+  ResolveShares(dist, table, &candidates, &cumulative);
 
   const ModelYearPolicy& policy = table.model_year_policy();
   const uint64_t unknown_threshold = ChanceThreshold(dist.unknown_fraction);
@@ -123,19 +163,7 @@ void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& d
       }
       const std::vector<Candidate>& options = candidates[share];
       pick = &options[rng.Below(options.size())];
-      vin = pick->maker->wmi;
-      for (int k = 0; k < 5; ++k) {
-        char c = pick->model->vds[k];
-        if (c == '*') {
-          // Position 7 carries the cycle under the North American rule.
-          if (k == 3 && policy.rule == ModelYearRule::kPosition7) {
-            c = year < 2010 ? kVinChars[rng.Below(10)] : kVinChars[10 + rng.Below(23)];
-          } else {
-            c = kVinChars[rng.Below(kVinCharCount)];
-          }
-        }
-        vin += c;
-      }
+      vin = KnownVinHead(*pick, year, policy, rng);
     }
     vin += '0';  // check digit, set below
     vin += *ModelYearCode(year);
@@ -146,18 +174,7 @@ void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& d
 
     FleetVehicle& t = truth[i];
     t.decoded = table.Decode(vin);
-    if (pick != nullptr) {
-      const auto& a = t.decoded.attributes;
-      if (!t.decoded.known || a[1].second != pick->model->engine ||
-          a[2].second != pick->model->body || a[3].second != std::to_string(pick->model->seats) ||
-          a[4].second != std::to_string(year)) {
-        throw std::runtime_error("fleet: VIN table cannot encode " + pick->maker->name + " " +
-                                 pick->model->vds + " of model year " + std::to_string(year) +
-                                 " (an earlier VDS pattern or the model-year rule gets in the way; "
-                                 "see the model_years of " +
-                                 dist.source + ")");
-      }
-    }
+    if (pick != nullptr) CheckDecodes(t, *pick, year, dist);
     VehicleState& s = state[i];
     vin.copy(s.vin, kVinLength);
     t.vin = std::move(vin);

@@ -1,13 +1,14 @@
 // Building the fleet: one vehicle per index, its VIN (valid, unique, from
 // the table so it decodes to the drawn model), its ground truth and its
 // initial simulation state.
-#pragma once
+#ifndef VANON_SRC_FLEET_FLEET_BUILDER_H_
+#define VANON_SRC_FLEET_FLEET_BUILDER_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "artists.h"
-#include "random.h"
+#include "base/random.h"
 #include "vanon/fleet/fleet_distribution.h"
 #include "vanon/fleet/fleet_generator.h"
 #include "vanon/vehicle/vin_decoder.h"
@@ -22,7 +23,9 @@ inline constexpr uint64_t kMaxFleetVehicles = 33ull * 1000000ull;
 // table lacks, lists a known WMI as unknown, or the table would decode a
 // generated VIN differently (wildcard order, model-year window).
 void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& dist,
-                const VinDecoder& table, const ArtistCatalog& artists, Rng& rng,
+                const VinDecoder& table, const ArtistCatalog& artists, Random& rng,
                 std::vector<FleetVehicle>* truth, std::vector<VehicleState>* state);
 
 }  // namespace vanon::fleet_internal
+
+#endif  // VANON_SRC_FLEET_FLEET_BUILDER_H_

@@ -9,7 +9,7 @@
 #include "event_format.h"
 #include "fleet_builder.h"
 #include "json_append.h"
-#include "random.h"
+#include "base/random.h"
 #include "vanon/fleet/fleet_distribution.h"
 #include "vanon/vehicle/vin.h"
 #include "vanon/vehicle/vin_decoder.h"
@@ -21,12 +21,10 @@ using fleet_internal::AppendEventHead;
 using fleet_internal::AppendFixed;
 using fleet_internal::AppendInt;
 using fleet_internal::AppendPlainString;
-using fleet_internal::ChanceThreshold;
 using fleet_internal::kCentreLat;
 using fleet_internal::kCentreLon;
 using fleet_internal::kHalfLat;
 using fleet_internal::kHalfLon;
-using fleet_internal::Rng;
 using fleet_internal::VehicleState;
 
 namespace {
@@ -39,14 +37,14 @@ enum Stream : uint64_t { kVehicleStream = 1, kEventStream = 2 };
 
 uint64_t StreamSeed(uint64_t seed, Stream stream) {
   uint64_t state = seed ^ (0xA0761D6478BD642Full * static_cast<uint64_t>(stream));
-  return fleet_internal::SplitMix64(state);
+  return SplitMix64(state);
 }
 
 }  // namespace
 
-class FleetGenerator::Impl {
+class FleetGenerator::Rep {
  public:
-  Impl(const FleetOptions& options, const VinDecoder& table);
+  Rep(const FleetOptions& options, const VinDecoder& table);
 
   const FleetMessage& Next();
 
@@ -57,6 +55,9 @@ class FleetGenerator::Impl {
  private:
   void CrossEpoch();
   void WriteEvent(uint32_t v, int64_t ts);
+  void WriteTripStart(VehicleState& s, std::string_view vin, int64_t ts);
+  void WriteTripEnd(VehicleState& s, std::string_view vin, int64_t ts);
+  void WriteInTrip(VehicleState& s, std::string_view vin, int64_t ts, uint64_t r);
   void WriteMalformed(uint32_t v, int64_t ts);
   void WriteTouchscreen(VehicleState& s, int64_t ts);
   int32_t Step(int32_t value, int32_t spread, int32_t lo, int32_t hi) {
@@ -65,7 +66,7 @@ class FleetGenerator::Impl {
   }
 
   FleetOptions options_;
-  Rng rng_;
+  Random rng_;
   double ms_per_event_;
   uint64_t invalid_threshold_;
   size_t max_message_bytes_ = 1u << 20;
@@ -80,7 +81,7 @@ class FleetGenerator::Impl {
   FleetMessage msg_;
 };
 
-FleetGenerator::Impl::Impl(const FleetOptions& options, const VinDecoder& table)
+FleetGenerator::Rep::Rep(const FleetOptions& options, const VinDecoder& table)
     : options_(options), rng_(StreamSeed(options.seed, kEventStream)) {
   if (options.vehicles == 0 || options.vehicles > fleet_internal::kMaxFleetVehicles) {
     throw std::invalid_argument("fleet: vehicles must be in [1, 33000000]");
@@ -118,7 +119,7 @@ FleetGenerator::Impl::Impl(const FleetOptions& options, const VinDecoder& table)
   const FleetDistribution dist = options.distribution.empty()
                                      ? FleetDistribution::Default()
                                      : FleetDistribution::Load(options.distribution);
-  Rng fleet_rng(StreamSeed(options.seed, kVehicleStream));
+  Random fleet_rng(StreamSeed(options.seed, kVehicleStream));
   fleet_internal::BuildFleet(options.vehicles, options.exact_shares, dist, table, artists,
                              fleet_rng, &truth, &state_);
 
@@ -148,7 +149,7 @@ FleetGenerator::Impl::Impl(const FleetOptions& options, const VinDecoder& table)
   msg_.value.reserve(512);
 }
 
-void FleetGenerator::Impl::CrossEpoch() {
+void FleetGenerator::Rep::CrossEpoch() {
   present_.clear();
   for (uint32_t v = 0; v < state_.size(); ++v) {
     VehicleState& s = state_[v];
@@ -173,7 +174,7 @@ void FleetGenerator::Impl::CrossEpoch() {
   }
 }
 
-const FleetMessage& FleetGenerator::Impl::Next() {
+const FleetMessage& FleetGenerator::Rep::Next() {
   const int64_t offset = static_cast<int64_t>(static_cast<double>(count) * ms_per_event_);
   const int64_t ts = options_.start_ms + offset;
   ++count;
@@ -196,7 +197,7 @@ const FleetMessage& FleetGenerator::Impl::Next() {
   return msg_;
 }
 
-void FleetGenerator::Impl::WriteMalformed(uint32_t v, int64_t ts) {
+void FleetGenerator::Rep::WriteMalformed(uint32_t v, int64_t ts) {
   const size_t reason = malformed_ % kFleetRejectReasons.size();
   const uint64_t variant = malformed_ / kFleetRejectReasons.size();
   ++malformed_;
@@ -211,40 +212,28 @@ void FleetGenerator::Impl::WriteMalformed(uint32_t v, int64_t ts) {
   msg_.expected_reject = kFleetRejectReasons[reason];
 }
 
-void FleetGenerator::Impl::WriteEvent(uint32_t v, int64_t ts) {
+namespace {
+// A charging event: its payload is the state of charge.
+void AppendSocEvent(std::string& out, std::string_view vin, uint64_t trip, int64_t ts, std::string_view name,
+                    int soc_pct) {
+  AppendEventHead(out, vin, trip, ts, name);
+  out.append("{\"soc_pct\":");
+  AppendInt(out, soc_pct);
+  out.append("}}");
+}
+}  // namespace
+
+void FleetGenerator::Rep::WriteEvent(uint32_t v, int64_t ts) {
   VehicleState& s = state_[v];
   std::string& out = msg_.value;
   const std::string_view vin(s.vin, kVinLength);
 
   if (!s.in_trip) {
-    s.in_trip = true;
-    s.trip_id = rng_.Next();
-    s.trip_left = static_cast<uint32_t>(10 + rng_.Below(190));
-    s.touch = rng_.Chance(touch_thresholds_[s.touch_class]) ? VehicleState::kTouchPending
-                                                            : VehicleState::kNoTouch;
-    s.trip_m = 0;
-    s.speed_dkmh = 0;
-    AppendEventHead(out, vin, s.trip_id, ts, "trip_started");
-    out.append("{\"odometer_km\":");
-    AppendInt(out, s.odometer_km);
-    out.append("}}");
+    WriteTripStart(s, vin, ts);
     return;
   }
   if (s.trip_left == 0) {
-    if (s.charging) {
-      s.charging = false;
-      AppendEventHead(out, vin, s.trip_id, ts, "charging_stopped");
-      out.append("{\"soc_pct\":");
-      AppendInt(out, s.soc_pct);
-      out.append("}}");
-      return;
-    }
-    s.in_trip = false;
-    s.odometer_km += s.trip_m / 1000;
-    AppendEventHead(out, vin, s.trip_id, ts, "trip_ended");
-    out.append("{\"distance_km\":");
-    AppendFixed(out, s.trip_m / 100, 1);
-    out.append("}}");
+    WriteTripEnd(s, vin, ts);
     return;
   }
   --s.trip_left;
@@ -262,20 +251,14 @@ void FleetGenerator::Impl::WriteEvent(uint32_t v, int64_t ts) {
     s.soc_pct = static_cast<uint8_t>(std::min(100, s.soc_pct + 2));
     if (r < 25) {
       s.charging = false;
-      AppendEventHead(out, vin, s.trip_id, ts, "charging_stopped");
-      out.append("{\"soc_pct\":");
-      AppendInt(out, s.soc_pct);
-      out.append("}}");
+      AppendSocEvent(out, vin, s.trip_id, ts, "charging_stopped", s.soc_pct);
       return;
     }
     r = 75 + r % 20;  // media or touchscreen only
   } else if (s.electrified && r >= 97) {
     s.charging = true;
     s.speed_dkmh = 0;
-    AppendEventHead(out, vin, s.trip_id, ts, "charging_started");
-    out.append("{\"soc_pct\":");
-    AppendInt(out, s.soc_pct);
-    out.append("}}");
+    AppendSocEvent(out, vin, s.trip_id, ts, "charging_started", s.soc_pct);
     return;
   }
 
@@ -284,7 +267,43 @@ void FleetGenerator::Impl::WriteEvent(uint32_t v, int64_t ts) {
     // parked at a charger, otherwise driving.
     r = s.charging ? 75 + (r - 87) : r - 87;
   }
+  WriteInTrip(s, vin, ts, r);
+}
 
+void FleetGenerator::Rep::WriteTripStart(VehicleState& s, std::string_view vin, int64_t ts) {
+  std::string& out = msg_.value;
+  s.in_trip = true;
+  s.trip_id = rng_.Next();
+  s.trip_left = static_cast<uint32_t>(10 + rng_.Below(190));
+  s.touch = rng_.Chance(touch_thresholds_[s.touch_class]) ? VehicleState::kTouchPending : VehicleState::kNoTouch;
+  s.trip_m = 0;
+  s.speed_dkmh = 0;
+  AppendEventHead(out, vin, s.trip_id, ts, "trip_started");
+  out.append("{\"odometer_km\":");
+  AppendInt(out, s.odometer_km);
+  out.append("}}");
+}
+
+// The trip's events are used up: a charge ends first, then the trip.
+void FleetGenerator::Rep::WriteTripEnd(VehicleState& s, std::string_view vin, int64_t ts) {
+  std::string& out = msg_.value;
+  if (s.charging) {
+    s.charging = false;
+    AppendSocEvent(out, vin, s.trip_id, ts, "charging_stopped", s.soc_pct);
+    return;
+  }
+  s.in_trip = false;
+  s.odometer_km += s.trip_m / 1000;
+  AppendEventHead(out, vin, s.trip_id, ts, "trip_ended");
+  out.append("{\"distance_km\":");
+  AppendFixed(out, s.trip_m / 100, 1);
+  out.append("}}");
+}
+
+// One event inside a trip, by the percentile `r` drawn for it: speed,
+// location, media or touchscreen.
+void FleetGenerator::Rep::WriteInTrip(VehicleState& s, std::string_view vin, int64_t ts, uint64_t r) {
+  std::string& out = msg_.value;
   if (r < 40 || r >= 95) {
     s.speed_dkmh = static_cast<int16_t>(Step(s.speed_dkmh, 100, 0, 1800));
     s.trip_m += static_cast<uint32_t>(s.speed_dkmh) / 10 * 10;  // ~10 s at this speed
@@ -314,7 +333,7 @@ void FleetGenerator::Impl::WriteEvent(uint32_t v, int64_t ts) {
   }
 }
 
-void FleetGenerator::Impl::WriteTouchscreen(VehicleState& s, int64_t ts) {
+void FleetGenerator::Rep::WriteTouchscreen(VehicleState& s, int64_t ts) {
   s.touch = VehicleState::kTouched;
   std::string& out = msg_.value;
   AppendEventHead(out, std::string_view(s.vin, kVinLength), s.trip_id, ts, "touchscreen_used");
@@ -324,16 +343,16 @@ void FleetGenerator::Impl::WriteTouchscreen(VehicleState& s, int64_t ts) {
 }
 
 FleetGenerator::FleetGenerator(const FleetOptions& options, const VinDecoder& table)
-    : impl_(std::make_unique<Impl>(options, table)) {}
+    : rep_(std::make_unique<Rep>(options, table)) {}
 
 FleetGenerator::~FleetGenerator() = default;
 
-const FleetMessage& FleetGenerator::Next() { return impl_->Next(); }
+const FleetMessage& FleetGenerator::Next() { return rep_->Next(); }
 
-const std::vector<FleetVehicle>& FleetGenerator::Vehicles() const { return impl_->truth; }
+const std::vector<FleetVehicle>& FleetGenerator::Vehicles() const { return rep_->truth; }
 
-uint64_t FleetGenerator::messages() const { return impl_->count; }
+uint64_t FleetGenerator::messages() const { return rep_->count; }
 
-const std::vector<std::string>& FleetGenerator::Artists() const { return impl_->artists.names(); }
+const std::vector<std::string>& FleetGenerator::Artists() const { return rep_->artists.names(); }
 
 }  // namespace vanon

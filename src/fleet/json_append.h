@@ -1,6 +1,7 @@
 // Appending JSON pieces to a reused std::string without temporaries: the
 // generator writes > 1M messages/s, so no per-message formatting objects.
-#pragma once
+#ifndef VANON_SRC_FLEET_JSON_APPEND_H_
+#define VANON_SRC_FLEET_JSON_APPEND_H_
 
 #include <charconv>
 #include <cstdint>
@@ -35,16 +36,6 @@ inline void AppendFixed(std::string& out, int64_t scaled, int decimals) {
   out.append(digits, static_cast<size_t>(decimals));
 }
 
-inline void AppendHex64(std::string& out, uint64_t value) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  char buf[16];
-  for (int i = 15; i >= 0; --i) {
-    buf[i] = kHex[value & 0xF];
-    value >>= 4;
-  }
-  out.append(buf, 16);
-}
-
 // "name": with the comma that precedes every field but the first.
 inline void AppendKey(std::string& out, std::string_view name, bool first = false) {
   if (!first) out += ',';
@@ -61,3 +52,5 @@ inline void AppendPlainString(std::string& out, std::string_view value) {
 }
 
 }  // namespace vanon::fleet_internal
+
+#endif  // VANON_SRC_FLEET_JSON_APPEND_H_

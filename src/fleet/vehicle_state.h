@@ -1,5 +1,6 @@
 // Per-vehicle simulation state of the generator, and the simulated area.
-#pragma once
+#ifndef VANON_SRC_FLEET_VEHICLE_STATE_H_
+#define VANON_SRC_FLEET_VEHICLE_STATE_H_
 
 #include <cstdint>
 
@@ -40,3 +41,5 @@ struct VehicleState {
 static_assert(sizeof(VehicleState) <= 64, "one cache line");
 
 }  // namespace vanon::fleet_internal
+
+#endif  // VANON_SRC_FLEET_VEHICLE_STATE_H_

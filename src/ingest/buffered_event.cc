@@ -2,16 +2,9 @@
 
 #include <algorithm>
 
-#include "coding.h"
+#include "base/coding.h"
 
 namespace vanon {
-
-using ingest_internal::GetFixed64;
-using ingest_internal::GetLengthPrefixed;
-using ingest_internal::GetVarint64;
-using ingest_internal::PutFixed64;
-using ingest_internal::PutLengthPrefixed;
-using ingest_internal::PutVarint64;
 
 void EncodeBufferedEvent(const BufferedEvent& event, std::string* dst) {
   dst->push_back(static_cast<char>(kBufferedEventVersion));

@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "base/vin.h"
 #include "json_path.h"
 #include "vanon/ingest/rfc3339.h"
-#include "vanon/ingest/vin.h"
 
 namespace vanon {
 

@@ -6,16 +6,12 @@
 
 #include <stdexcept>
 
+#include "base/hex.h"
+
 namespace vanon {
 
 std::string HmacTokenHex(const HmacToken& token) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string hex(2 * token.size(), '0');
-  for (std::size_t i = 0; i < token.size(); ++i) {
-    hex[2 * i] = kDigits[token[i] >> 4];
-    hex[2 * i + 1] = kDigits[token[i] & 0x0f];
-  }
-  return hex;
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(token.data()), token.size()));
 }
 
 KeyedHasher::KeyedHasher(std::string_view key)

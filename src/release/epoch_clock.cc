@@ -3,7 +3,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "coding.h"
+#include "base/coding.h"
 
 namespace vanon {
 
@@ -90,10 +90,10 @@ std::string EpochClock::EncodeState() const {
   out.push_back(static_cast<char>(kStateVersion));
   uint8_t flags = (seen_event_ ? 1 : 0) | (next_open_ ? 2 : 0);
   out.push_back(static_cast<char>(flags));
-  PutFixed64(&out, max_ts_);
-  PutFixed64(&out, last_event_wall_);
-  PutFixed64(&out, watermark_);
-  PutFixed64(&out, next_open_.value_or(0));
+  PutFixed64(&out, static_cast<uint64_t>(max_ts_));
+  PutFixed64(&out, static_cast<uint64_t>(last_event_wall_));
+  PutFixed64(&out, static_cast<uint64_t>(watermark_));
+  PutFixed64(&out, static_cast<uint64_t>(next_open_.value_or(0)));
   return out;
 }
 
@@ -103,10 +103,10 @@ bool EpochClock::DecodeState(std::string_view data) {
   if (flags > 3) return false;
   const char* p = data.data() + 2;
   seen_event_ = (flags & 1) != 0;
-  max_ts_ = GetFixed64(p);
-  last_event_wall_ = GetFixed64(p + 8);
-  watermark_ = GetFixed64(p + 16);
-  const int64_t next = GetFixed64(p + 24);
+  max_ts_ = static_cast<int64_t>(DecodeFixed64(p));
+  last_event_wall_ = static_cast<int64_t>(DecodeFixed64(p + 8));
+  watermark_ = static_cast<int64_t>(DecodeFixed64(p + 16));
+  const int64_t next = static_cast<int64_t>(DecodeFixed64(p + 24));
   next_open_ = (flags & 2) ? std::optional<int64_t>(next) : std::nullopt;
   return true;
 }

@@ -6,7 +6,7 @@
 
 #include <simdjson.h>
 
-#include "json_out.h"
+#include "base/json.h"
 
 namespace vanon {
 
@@ -52,7 +52,7 @@ GridPoint GridCellCentre(double lat, double lon, double cell_meters) {
   return {centre_lat, -180.0 + (col + 0.5) * dlon};
 }
 
-struct PayloadTransformer::Impl {
+struct PayloadTransformer::Rep {
   simdjson::dom::parser parser;
 
   // Appends `"key":value` pairs of `obj` (under `prefix`) to *out; returns
@@ -124,7 +124,7 @@ struct PayloadTransformer::Impl {
 PayloadTransformer::PayloadTransformer(const PayloadConfig& config)
     : keep_unlisted_(config.default_action == PayloadDefault::kKeep),
       bucket_ms_(std::max<int64_t>(1, config.time_bucket_seconds) * 1000),
-      impl_(std::make_unique<Impl>()) {
+      rep_(std::make_unique<Rep>()) {
   for (const PayloadField& f : config.fields) {
     rules_[f.path] = f;
     for (size_t dot = f.path.find('.'); dot != std::string::npos; dot = f.path.find('.', dot + 1)) {
@@ -143,13 +143,13 @@ std::string PayloadTransformer::Transform(std::string_view payload_json) {
 
 void PayloadTransformer::TransformInto(std::string_view payload_json, std::string* out) {
   simdjson::dom::element root;
-  if (impl_->parser.parse(payload_json.data(), payload_json.size()).get(root) || !root.is_object()) {
+  if (rep_->parser.parse(payload_json.data(), payload_json.size()).get(root) || !root.is_object()) {
     ++stats_.malformed_payloads;
     out->append("{}");
     return;
   }
   out->push_back('{');
-  impl_->Object(*this, root.get_object().value_unsafe(), "", out);
+  rep_->Object(*this, root.get_object().value_unsafe(), "", out);
   out->push_back('}');
 }
 

@@ -4,7 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "json_out.h"
+#include "base/hex.h"
+#include "base/json.h"
 
 namespace vanon {
 
@@ -17,10 +18,8 @@ class IdDrawer {
   std::string Next(char prefix) {
     uint64_t v = random_->NextU64();
     while (!used_.insert(v).second) v = random_->NextU64();
-    static const char* kHex = "0123456789abcdef";
-    std::string id(18, '-');
-    id[0] = prefix;
-    for (int i = 17; i >= 2; --i, v >>= 4) id[static_cast<size_t>(i)] = kHex[v & 15];
+    std::string id{prefix, '-'};
+    AppendHex64(&id, v);
     return id;
   }
 

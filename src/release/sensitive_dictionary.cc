@@ -1,6 +1,6 @@
 #include "vanon/release/sensitive_dictionary.h"
 
-#include "coding.h"
+#include "base/coding.h"
 
 namespace vanon {
 
@@ -28,9 +28,9 @@ std::optional<SensitiveId> SensitiveDictionary::Find(std::string_view value) con
 
 std::string SensitiveDictionary::EncodeState() const {
   std::string out;
-  PutFixed64(&out, static_cast<int64_t>(values_.size()));
+  PutFixed64(&out, values_.size());
   for (const std::string& v : values_) {
-    PutFixed64(&out, static_cast<int64_t>(v.size()));
+    PutFixed64(&out, v.size());
     out += v;
   }
   return out;
@@ -39,11 +39,11 @@ std::string SensitiveDictionary::EncodeState() const {
 bool SensitiveDictionary::DecodeState(std::string_view data) {
   SensitiveDictionary d;
   if (data.size() < 8) return false;
-  const uint64_t n = static_cast<uint64_t>(GetFixed64(data.data()));
+  const uint64_t n = DecodeFixed64(data.data());
   size_t pos = 8;
   for (uint64_t i = 0; i < n; ++i) {
     if (data.size() - pos < 8) return false;
-    const uint64_t len = static_cast<uint64_t>(GetFixed64(data.data() + pos));
+    const uint64_t len = DecodeFixed64(data.data() + pos);
     pos += 8;
     if (len > data.size() - pos) return false;
     const std::string_view v = data.substr(pos, len);

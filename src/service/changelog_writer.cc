@@ -5,6 +5,7 @@
 
 #include <librdkafka/rdkafkacpp.h>
 
+#include "base/coding.h"
 #include "state_ledger_store.h"
 #include "vanon/kafka/consumer.h"
 #include "vanon/kafka/transactional_producer.h"
@@ -18,16 +19,12 @@ namespace {
 // The log keeps this many releases per partition (as ReleaseRunner does):
 // the entry that falls out of it gets a tombstone.
 constexpr int64_t kReleaseLogLength = 1000;
-
-void AppendU32(std::string* s, uint32_t v) {
-  for (int i = 3; i >= 0; --i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
 }  // namespace
 
 std::string ChangelogKey(int32_t partition, const StateChange& c) {
   std::string k;
   k.reserve(5 + c.key.size());
-  AppendU32(&k, static_cast<uint32_t>(partition));
+  PutBigEndian32(&k, static_cast<uint32_t>(partition));
   k.push_back(static_cast<char>(c.family));
   k.append(c.key);
   return k;
@@ -35,8 +32,7 @@ std::string ChangelogKey(int32_t partition, const StateChange& c) {
 
 bool DecodeChangelogKey(std::string_view key, int32_t* partition, StateChange* c) {
   if (key.size() < 6) return false;
-  uint32_t p = 0;
-  for (int i = 0; i < 4; ++i) p = (p << 8) | static_cast<unsigned char>(key[i]);
+  const auto p = static_cast<uint32_t>(DecodeBigEndian(key, 0, 4));
   const auto f = static_cast<uint8_t>(key[4]);
   if (f < static_cast<uint8_t>(StateFamily::kEvents) || f > static_cast<uint8_t>(StateFamily::kReleases)) return false;
   *partition = static_cast<int32_t>(p);

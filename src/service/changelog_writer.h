@@ -17,7 +17,8 @@
 // Record: key = partition u32 BE, family byte, the store's key; value = the
 // store's value, or a tombstone (null) for a deletion. Store values are
 // never empty, so an empty value read back is also a deletion.
-#pragma once
+#ifndef VANON_SRC_SERVICE_CHANGELOG_WRITER_H_
+#define VANON_SRC_SERVICE_CHANGELOG_WRITER_H_
 
 #include <cstdint>
 #include <map>
@@ -82,3 +83,5 @@ class ChangelogWriter {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_SRC_SERVICE_CHANGELOG_WRITER_H_

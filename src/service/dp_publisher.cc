@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "metric_builders.h"
 #include "state_ledger_store.h"
 #include "vanon/dp/count_record.h"
 #include "vanon/dp/postprocess.h"
@@ -27,13 +28,6 @@ namespace {
 
 constexpr int64_t kDayMs = 86'400'000;
 constexpr int kMaxTreeLevels = 20;
-
-prometheus::Gauge& NewGauge(prometheus::Registry& r, const char* name, const char* help) {
-  return prometheus::BuildGauge().Name(name).Help(help).Register(r).Add({});
-}
-prometheus::Counter& NewCounter(prometheus::Registry& r, const char* name, const char* help) {
-  return prometheus::BuildCounter().Name(name).Help(help).Register(r).Add({});
-}
 
 dp::Epsilon EpsilonOf(double value, const char* key) {
   auto e = dp::Epsilon::FromDouble(value);

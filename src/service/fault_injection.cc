@@ -10,6 +10,8 @@
 #include <mutex>
 #include <string>
 
+#ifdef VANON_FAULT_POINTS
+
 namespace vanon {
 
 namespace {
@@ -74,3 +76,5 @@ bool TakeShareCorruption() {
 }
 
 }  // namespace vanon
+
+#endif  // VANON_FAULT_POINTS

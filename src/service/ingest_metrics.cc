@@ -1,18 +1,10 @@
 #include "vanon/service/ingest_metrics.h"
 
+#include "metric_builders.h"
 #include "vanon/ingest/reject_reason.h"
 #include "vanon/version.h"
 
 namespace vanon {
-
-namespace {
-prometheus::Counter& NewCounter(prometheus::Registry& r, const char* name, const char* help) {
-  return prometheus::BuildCounter().Name(name).Help(help).Register(r).Add({});
-}
-prometheus::Gauge& NewGauge(prometheus::Registry& r, const char* name, const char* help) {
-  return prometheus::BuildGauge().Name(name).Help(help).Register(r).Add({});
-}
-}  // namespace
 
 IngestMetrics::IngestMetrics(prometheus::Registry& r)
     : consumed(NewCounter(r, "vanon_events_consumed_total", "Messages read from the input topic.")),

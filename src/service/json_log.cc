@@ -4,6 +4,8 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "base/json.h"
+
 namespace vanon {
 
 namespace {
@@ -11,24 +13,7 @@ namespace {
 class JsonEscapedMessage : public spdlog::custom_flag_formatter {
  public:
   void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
-    static const char* kHex = "0123456789abcdef";
-    for (char ch : std::string_view(msg.payload.data(), msg.payload.size())) {
-      auto c = static_cast<unsigned char>(ch);
-      switch (c) {
-        case '"': dest.append(std::string_view("\\\"")); break;
-        case '\\': dest.append(std::string_view("\\\\")); break;
-        case '\n': dest.append(std::string_view("\\n")); break;
-        case '\r': dest.append(std::string_view("\\r")); break;
-        case '\t': dest.append(std::string_view("\\t")); break;
-        default:
-          if (c < 0x20) {
-            const char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-            dest.append(esc, esc + 6);
-          } else {
-            dest.push_back(ch);
-          }
-      }
-    }
+    AppendJsonEscaped(&dest, std::string_view(msg.payload.data(), msg.payload.size()));
   }
   std::unique_ptr<custom_flag_formatter> clone() const override {
     return std::make_unique<JsonEscapedMessage>();

@@ -4,24 +4,14 @@
 #include <cmath>
 #include <vector>
 
+#include "metric_builders.h"
 #include "vanon/engine/release.h"
 
 namespace vanon {
 
 namespace {
-prometheus::Counter& NewCounter(prometheus::Registry& r, const char* name, const char* help) {
-  return prometheus::BuildCounter().Name(name).Help(help).Register(r).Add({});
-}
-prometheus::Gauge& NewGauge(prometheus::Registry& r, const char* name, const char* help) {
-  return prometheus::BuildGauge().Name(name).Help(help).Register(r).Add({});
-}
 // Upper bounds (le) of the event-to-publication latency, in seconds.
 const std::vector<double> kLatencyBuckets = {1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600};
-
-prometheus::Histogram& NewHistogram(prometheus::Registry& r, const char* name, const char* help,
-                                    prometheus::Histogram::BucketBoundaries b) {
-  return prometheus::BuildHistogram().Name(name).Help(help).Register(r).Add({}, std::move(b));
-}
 // A ratio of an empty release is not a number; the gauge keeps its last
 // finite value rather than exporting NaN to alert rules.
 void SetFinite(prometheus::Gauge& g, double v) {

@@ -19,6 +19,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "base/hex.h"
+#include "base/machine.h"
 #include "changelog_writer.h"
 #include "release_share.h"
 #include "vanon/kafka/committed_reader.h"
@@ -55,9 +57,9 @@ constexpr int kCommitAttempts = 3;
 // before the runner gives up (fatal: the service exits, and its restart
 // resumes the prepared release). Meanwhile ingestion goes on.
 constexpr int kCheckAttempts = 6;
-// Shares of a batch computed at once. The target machines have two cores;
-// the consuming thread and librdkafka share them, so more would only queue.
-constexpr int kComputeThreads = 2;
+// Shares of a batch are computed on one thread per hardware thread (two on
+// the target machines): the consuming thread and librdkafka share the same
+// cores, so more would only queue.
 constexpr int kComputeNice = 5;
 // A batch stops taking in queued shares at this size, so its records (held
 // until commit) stay bounded.
@@ -68,13 +70,7 @@ constexpr size_t kMaxBatchShares = 64;
 std::string AttemptId() {
   unsigned char b[8];
   if (RAND_bytes(b, sizeof b) != 1) throw std::runtime_error("OpenSSL RAND_bytes failed");
-  static const char* kHex = "0123456789abcdef";
-  std::string s;
-  for (unsigned char c : b) {
-    s.push_back(kHex[c >> 4]);
-    s.push_back(kHex[c & 15]);
-  }
-  return s;
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(b), sizeof b));
 }
 
 }  // namespace
@@ -146,7 +142,7 @@ struct ReleaseRunner::Impl {
     ctx.store = store;
     ctx.dp = dp;
     ctx.payload = &payload;
-    for (int k = 0; k < kComputeThreads; ++k) {
+    for (int k = 0; k < HardwareThreads(); ++k) {
       computers.emplace_back([this] {
         pthread_setname_np(pthread_self(), "vanon-compute");
         // Below the consuming thread: when both want the CPU, ingestion must

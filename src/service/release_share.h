@@ -6,7 +6,8 @@
 // the release's seed, so every attempt at the same share yields
 // byte-identical records: that is what lets a restart republish a release
 // whose transaction never committed.
-#pragma once
+#ifndef VANON_SRC_SERVICE_RELEASE_SHARE_H_
+#define VANON_SRC_SERVICE_RELEASE_SHARE_H_
 
 #include <cstdint>
 #include <memory>
@@ -83,3 +84,5 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
 inline constexpr const char* kDictionaryMeta = "dictionary";
 
 }  // namespace vanon
+
+#endif  // VANON_SRC_SERVICE_RELEASE_SHARE_H_

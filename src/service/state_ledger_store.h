@@ -6,7 +6,8 @@
 // the rolling window, and no more than budget / per-release epsilon entries
 // (100 with the defaults) fit in a window. Every Put or Erase commits the
 // whole record at once, durable before the noise it pays for is published.
-#pragma once
+#ifndef VANON_SRC_SERVICE_STATE_LEDGER_STORE_H_
+#define VANON_SRC_SERVICE_STATE_LEDGER_STORE_H_
 
 #include <cstdint>
 #include <map>
@@ -38,3 +39,5 @@ class StateLedgerStore final : public dp::LedgerStore {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_SRC_SERVICE_STATE_LEDGER_STORE_H_

@@ -10,7 +10,8 @@
 // instance released the partition since: the local copy is stale or
 // missing, and is dropped for the changelog's, whose progress record says
 // where to resume reading the input.
-#pragma once
+#ifndef VANON_SRC_SERVICE_STATE_RESTORER_H_
+#define VANON_SRC_SERVICE_STATE_RESTORER_H_
 
 #include <cstdint>
 #include <functional>
@@ -74,3 +75,5 @@ class StateRestorer {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_SRC_SERVICE_STATE_RESTORER_H_

@@ -1,45 +1,38 @@
 // Big-endian fixed-width integers make RocksDB's byte order equal to numeric
 // order, so range scans by partition and event time are plain prefix seeks.
-#pragma once
+// The key layout of the column families (docs/state.md, "Stored formats");
+// the byte coding itself is base/coding.h.
+#ifndef VANON_SRC_STATE_KEY_CODEC_H_
+#define VANON_SRC_STATE_KEY_CODEC_H_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-namespace vanon {
+#include "base/coding.h"
 
-inline void AppendU32(std::string* s, uint32_t v) {
-  for (int i = 3; i >= 0; --i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-inline void AppendU64(std::string* s, uint64_t v) {
-  for (int i = 7; i >= 0; --i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-inline uint64_t ReadBE(std::string_view s, size_t pos, int width) {
-  uint64_t v = 0;
-  for (int i = 0; i < width; ++i) v = (v << 8) | static_cast<unsigned char>(s[pos + i]);
-  return v;
-}
+namespace vanon {
 
 inline std::string EventKey(int32_t partition, int64_t ts_ms, int64_t offset) {
   std::string k;
   k.reserve(20);
-  AppendU32(&k, static_cast<uint32_t>(partition));
-  AppendU64(&k, static_cast<uint64_t>(ts_ms));
-  AppendU64(&k, static_cast<uint64_t>(offset));
+  PutBigEndian32(&k, static_cast<uint32_t>(partition));
+  PutBigEndian64(&k, static_cast<uint64_t>(ts_ms));
+  PutBigEndian64(&k, static_cast<uint64_t>(offset));
   return k;
 }
 
 inline bool DecodeEventKey(std::string_view k, int32_t* partition, int64_t* ts_ms, int64_t* offset) {
   if (k.size() != 20) return false;
-  *partition = static_cast<int32_t>(ReadBE(k, 0, 4));
-  *ts_ms = static_cast<int64_t>(ReadBE(k, 4, 8));
-  *offset = static_cast<int64_t>(ReadBE(k, 12, 8));
+  *partition = static_cast<int32_t>(DecodeBigEndian(k, 0, 4));
+  *ts_ms = static_cast<int64_t>(DecodeBigEndian(k, 4, 8));
+  *offset = static_cast<int64_t>(DecodeBigEndian(k, 12, 8));
   return true;
 }
 
 inline std::string PartitionPrefix(int32_t partition) {
   std::string k;
-  AppendU32(&k, static_cast<uint32_t>(partition));
+  PutBigEndian32(&k, static_cast<uint32_t>(partition));
   return k;
 }
 
@@ -50,7 +43,7 @@ inline std::string MetaKey(int32_t partition, std::string_view name) {
   k.reserve(name.size() + 5);
   k.append(name);
   k.push_back('/');
-  AppendU32(&k, static_cast<uint32_t>(partition));
+  PutBigEndian32(&k, static_cast<uint32_t>(partition));
   return k;
 }
 
@@ -58,7 +51,7 @@ inline std::string MetaKey(int32_t partition, std::string_view name) {
 inline std::string VehicleKey(int32_t partition, std::string_view vehicle) {
   std::string k;
   k.reserve(4 + vehicle.size());
-  AppendU32(&k, static_cast<uint32_t>(partition));
+  PutBigEndian32(&k, static_cast<uint32_t>(partition));
   k.append(vehicle);
   return k;
 }
@@ -71,15 +64,17 @@ constexpr uint64_t kReleaseSignBit = uint64_t{1} << 63;
 inline std::string ReleaseKey(int32_t partition, int64_t release) {
   std::string k;
   k.reserve(12);
-  AppendU32(&k, static_cast<uint32_t>(partition));
-  AppendU64(&k, static_cast<uint64_t>(release) ^ kReleaseSignBit);
+  PutBigEndian32(&k, static_cast<uint32_t>(partition));
+  PutBigEndian64(&k, static_cast<uint64_t>(release) ^ kReleaseSignBit);
   return k;
 }
 
 inline bool DecodeReleaseKey(std::string_view k, int64_t* release) {
   if (k.size() != 12) return false;
-  *release = static_cast<int64_t>(ReadBE(k, 4, 8) ^ kReleaseSignBit);
+  *release = static_cast<int64_t>(DecodeBigEndian(k, 4, 8) ^ kReleaseSignBit);
   return true;
 }
 
 }  // namespace vanon
+
+#endif  // VANON_SRC_STATE_KEY_CODEC_H_

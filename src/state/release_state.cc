@@ -1,13 +1,9 @@
 #include "vanon/state/release_state.h"
 
-#include "byte_codec.h"
+#include "base/coding.h"
 
 namespace vanon {
 
-using state_internal::ByteReader;
-using state_internal::PutLengthPrefixed;
-using state_internal::PutSignedVarint64;
-using state_internal::PutVarint64;
 
 namespace {
 // Format versions: bump when a layout changes, and keep decoding the old one.

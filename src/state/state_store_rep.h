@@ -1,6 +1,7 @@
 // What StateStore's pieces (ingest writes, release writes, reads) share: the
 // open database and one handle per column family.
-#pragma once
+#ifndef VANON_SRC_STATE_STATE_STORE_REP_H_
+#define VANON_SRC_STATE_STATE_STORE_REP_H_
 
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
@@ -43,3 +44,5 @@ using FamilyHandles = std::vector<std::pair<StateFamily, rocksdb::ColumnFamilyHa
 // The puts and deletes of a batch, range deletions left out (state_restore.cc).
 std::vector<StateChange> CollectChanges(const FamilyHandles& families, const rocksdb::WriteBatch& batch);
 }  // namespace vanon
+
+#endif  // VANON_SRC_STATE_STATE_STORE_REP_H_

@@ -8,16 +8,13 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
-#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "vanon/dp/budget_ledger.h"
 #include "vanon/dp/dp_release.h"
-#include "vanon/dp/rocksdb_ledger_store.h"
 #include "vanon/dp/tree_counter.h"
 
 #include "engine_dimension.h"
@@ -92,21 +89,6 @@ TEST(PublishedNoise, RunningTotalsDifferAcrossRandomness) {
   EXPECT_GT(totals.size(), 1u) << "running total published without noise";
 }
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            ("vanon-dp-window-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
 // A crash is the process dying after the synced Put: the ledger object and
 // its store are dropped without any further write, then reopened. Retrying
 // the same window, at its own time or later (a replay after a long outage,
@@ -114,13 +96,15 @@ class TempDir {
 TEST(PublishedNoise, WindowIsChargedOnceAcrossCrashes) {
   constexpr int64_t kHour = 3'600'000;
   const BudgetPolicy policy{*Epsilon::Parse("1"), *Epsilon::Parse("10"), 30 * 24 * kHour};
-  TempDir dir;
+  // Outlives each ledger object: a restart is a new ledger over the stored
+  // entries (the service's RocksDB store: DpPublisherTest in tests/dp_service).
+  MemoryLedgerStore persisted;
   std::string error;
   Epsilon spent_before;
   {
-    auto store = RocksDbLedgerStore::Open(dir.path(), &error);
+    LedgerStore* store = &persisted;
     ASSERT_TRUE(store) << error;
-    auto ledger = BudgetLedger::Open(policy, store.get(), &error);
+    auto ledger = BudgetLedger::Open(policy, store, &error);
     ASSERT_TRUE(ledger) << error;
     for (uint64_t w = 1; w <= 3; ++w) {
       ASSERT_EQ(ledger->TrySpend(w, w * kHour, *Epsilon::Parse("1")).outcome, SpendOutcome::kSpent);
@@ -128,17 +112,17 @@ TEST(PublishedNoise, WindowIsChargedOnceAcrossCrashes) {
     spent_before = ledger->Status(3 * kHour).spent;
   }  // crash after window 3 was charged, before it was published
   for (int restart = 0; restart < 3; ++restart) {
-    auto store = RocksDbLedgerStore::Open(dir.path(), &error);
+    LedgerStore* store = &persisted;
     ASSERT_TRUE(store) << error;
-    auto ledger = BudgetLedger::Open(policy, store.get(), &error);
+    auto ledger = BudgetLedger::Open(policy, store, &error);
     ASSERT_TRUE(ledger) << error;
     const SpendResult again = ledger->TrySpend(3, 3 * kHour + restart * 10 * kHour, *Epsilon::Parse("1"));
     EXPECT_EQ(again.outcome, SpendOutcome::kAlreadySpent) << "restart " << restart;
     EXPECT_EQ(ledger->Status(3 * kHour).spent, spent_before) << "window 3 charged twice after restart " << restart;
   }
   // The next window is charged normally.
-  auto store = RocksDbLedgerStore::Open(dir.path(), &error);
-  auto ledger = BudgetLedger::Open(policy, store.get(), &error);
+  LedgerStore* store = &persisted;
+  auto ledger = BudgetLedger::Open(policy, store, &error);
   ASSERT_TRUE(ledger) << error;
   EXPECT_EQ(ledger->TrySpend(4, 4 * kHour, *Epsilon::Parse("1")).outcome, SpendOutcome::kSpent);
   EXPECT_EQ(ledger->Status(4 * kHour).spent, spent_before + *Epsilon::Parse("1"));

@@ -1,7 +1,8 @@
 // An independent reading of the default input format, written from
 // privacy-model.md section 1 and the ingest rules (size, UTF-8, JSON,
 // depth, fields), to check what the generator claims about each message.
-#pragma once
+#ifndef VANON_TESTS_FLEET_EVENT_CHECKS_H_
+#define VANON_TESTS_FLEET_EVENT_CHECKS_H_
 
 #include <simdjson.h>
 
@@ -99,3 +100,5 @@ inline std::string FirstViolation(std::string_view key, const std::string& value
 }
 
 }  // namespace vanon::test
+
+#endif  // VANON_TESTS_FLEET_EVENT_CHECKS_H_

@@ -63,7 +63,7 @@ TEST(FleetDistributionTest, DefaultFollowsSeed000Table45PlusRareModels) {
   std::map<std::string, uint64_t> years;
   uint64_t known = 0, unknown = 0;
   for (const FleetVehicle& v : fleet.Vehicles()) {
-    ASSERT_TRUE(IsWellFormedVin(v.vin)) << v.vin;
+    ASSERT_TRUE(IsValidVin(v.vin)) << v.vin;
     ASSERT_TRUE(HasValidCheckDigit(v.vin)) << v.vin;
     // Ground truth must be what the table says, independently decoded.
     const DecodedVehicle d = Table().Decode(v.vin);

@@ -1,5 +1,6 @@
 // Helpers shared by the fleet tests.
-#pragma once
+#ifndef VANON_TESTS_FLEET_TEST_UTIL_H_
+#define VANON_TESTS_FLEET_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
 
@@ -35,3 +36,5 @@ std::string ErrorOf(Fn fn) {
 }
 
 }  // namespace vanon::test
+
+#endif  // VANON_TESTS_FLEET_TEST_UTIL_H_

@@ -11,7 +11,7 @@
 
 #include "event_fixtures.h"
 #include "vanon/ingest/event_parser.h"
-#include "vanon/ingest/vin.h"
+#include "base/vin.h"
 
 namespace vanon {
 namespace {

@@ -3,7 +3,8 @@
 // not fence producers by itself (a second InitProducerId for the same
 // transactional.id gets a fresh producer id instead of bumping the epoch), so
 // this is how the tests put a producer in the broker states it must handle.
-#pragma once
+#ifndef VANON_TESTS_KAFKA_FAULT_INJECTING_CLUSTER_H_
+#define VANON_TESTS_KAFKA_FAULT_INJECTING_CLUSTER_H_
 
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
@@ -62,3 +63,5 @@ class FaultInjectingCluster {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_TESTS_KAFKA_FAULT_INJECTING_CLUSTER_H_

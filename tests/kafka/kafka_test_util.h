@@ -1,6 +1,7 @@
 // Shared by the Kafka adapter tests: a fresh mock cluster per test and a
 // reader that copies what ReadCommitted visits.
-#pragma once
+#ifndef VANON_TESTS_KAFKA_KAFKA_TEST_UTIL_H_
+#define VANON_TESTS_KAFKA_KAFKA_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
 
@@ -43,3 +44,5 @@ inline std::string Key(int i) { return "vehicle-" + std::to_string(i); }
 inline std::string Value(int i) { return "{\"n\":" + std::to_string(i) + "}"; }
 
 }  // namespace vanon
+
+#endif  // VANON_TESTS_KAFKA_KAFKA_TEST_UTIL_H_

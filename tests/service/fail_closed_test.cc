@@ -151,6 +151,7 @@ TEST_F(FailClosedTest, CommittedReleaseKeepsNoSeed) {
   EXPECT_EQ(e->seed, (std::array<uint8_t, 32>{})) << "the committed entry still holds its seed";
 }
 
+#ifdef VANON_FAULT_POINTS  // CorruptNextSharesForTesting (tests/service/CMakeLists.txt)
 // ReleaseChecker runs on every share before its transaction: a corrupted
 // share (a group member published twice) is withheld with its batch, the
 // service keeps consuming, and the share, computed again, is published once.
@@ -177,6 +178,7 @@ TEST_F(FailClosedTest, ShareFailingTheCheckerIsNotPublished) {
   }
   EXPECT_EQ(summaries, 1u);
 }
+#endif  // VANON_FAULT_POINTS
 
 // A producer without keys spreads one vehicle over partitions: such events
 // go to the DLQ with a reason, they are not buffered.

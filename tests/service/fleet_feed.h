@@ -1,6 +1,7 @@
 // Produces a deterministic synthetic fleet to a topic and remembers what it
 // sent, so tests can state exactly what the service must have done with it.
-#pragma once
+#ifndef VANON_TESTS_SERVICE_FLEET_FEED_H_
+#define VANON_TESTS_SERVICE_FLEET_FEED_H_
 
 #include <cstdint>
 #include <map>
@@ -38,3 +39,5 @@ int64_t SumLowWatermarks(const std::string& bootstrap, const std::string& topic,
 FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic, const FeedOptions& o);
 
 }  // namespace vanon::testing
+
+#endif  // VANON_TESTS_SERVICE_FLEET_FEED_H_

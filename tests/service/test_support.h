@@ -1,6 +1,7 @@
 // Helpers for the service's tests: temporary directories, child processes
 // (the real vanon and vanon-kafka binaries) and free loopback ports.
-#pragma once
+#ifndef VANON_TESTS_SERVICE_TEST_SUPPORT_H_
+#define VANON_TESTS_SERVICE_TEST_SUPPORT_H_
 
 #include <sys/types.h>
 
@@ -57,3 +58,5 @@ double ScrapeMetric(int port, const std::string& series);
 void WriteFile(const std::string& path, const std::string& content);
 
 }  // namespace vanon::testing
+
+#endif  // VANON_TESTS_SERVICE_TEST_SUPPORT_H_

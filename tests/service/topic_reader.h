@@ -2,7 +2,8 @@
 // (note: librdkafka's mock cluster writes no transaction markers, so it
 // shows records of aborted transactions too; tests that care tell attempts
 // apart by the vanon.attempt header).
-#pragma once
+#ifndef VANON_TESTS_SERVICE_TOPIC_READER_H_
+#define VANON_TESTS_SERVICE_TOPIC_READER_H_
 
 #include <cstdint>
 #include <map>
@@ -27,3 +28,5 @@ std::vector<TopicRecord> ReadTopic(const std::string& bootstrap, const std::stri
 std::vector<std::string> ServiceTopicArgs(int input_partitions, int output_partitions);
 
 }  // namespace vanon::testing
+
+#endif  // VANON_TESTS_SERVICE_TOPIC_READER_H_

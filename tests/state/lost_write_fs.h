@@ -6,7 +6,8 @@
 // the store's own shutdown must not rescue anything); after the store is
 // closed, LoseUnsyncedWrites() cuts each WAL back to its last synced size.
 // Only WAL files (*.log) are modelled: RocksDB syncs its other files itself.
-#pragma once
+#ifndef VANON_TESTS_STATE_LOST_WRITE_FS_H_
+#define VANON_TESTS_STATE_LOST_WRITE_FS_H_
 
 #include <rocksdb/file_system.h>
 #include <unistd.h>
@@ -137,3 +138,5 @@ class LostWriteFs : public rocksdb::FileSystemWrapper {
 };
 
 }  // namespace vanon::testing
+
+#endif  // VANON_TESTS_STATE_LOST_WRITE_FS_H_

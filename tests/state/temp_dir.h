@@ -1,6 +1,7 @@
 // A fresh directory per test, removed afterwards: every test opens its own
 // RocksDB store.
-#pragma once
+#ifndef VANON_TESTS_STATE_TEMP_DIR_H_
+#define VANON_TESTS_STATE_TEMP_DIR_H_
 
 #include <cstdlib>
 #include <filesystem>
@@ -30,3 +31,5 @@ class TempDir {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_TESTS_STATE_TEMP_DIR_H_

@@ -1,6 +1,7 @@
 // Where the budget ledger keeps its entries. The pure library ships an
-// in-memory store; vanon_dp_store adds a RocksDB one (rocksdb_ledger_store.h)
-// so that a restart cannot hand out budget again.
+// in-memory store; the service keeps them in its RocksDB state
+// (StateLedgerStore, `dp_ledger` in docs/state.md) so that a restart cannot
+// hand out budget again.
 
 #ifndef VANON_DP_LEDGER_STORE_H_
 #define VANON_DP_LEDGER_STORE_H_

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/random.h"
+
 namespace vanon::dp {
 
 class RandomSource {
@@ -41,16 +43,17 @@ class OpenSslRandomSource final : public RandomSource {
   size_t next_ = kBlockWords;  // empty: refill on first use
 };
 
-// Deterministic xoshiro256** seeded through SplitMix64. For tests and
-// simulations only: it is predictable and must never produce published noise.
+// Deterministic (vanon::Random: xoshiro256** seeded through SplitMix64). For
+// tests, simulations and per-release seeded streams: it is predictable and
+// must never produce noise from a secret seed the OS did not provide.
 class SeededRandomSource final : public RandomSource {
  public:
-  explicit SeededRandomSource(uint64_t seed);
+  explicit SeededRandomSource(uint64_t seed) : random_(seed) {}
 
-  uint64_t NextU64() override;
+  uint64_t NextU64() override { return random_.Next(); }
 
  private:
-  uint64_t s_[4];
+  Random random_;
 };
 
 }  // namespace vanon::dp

@@ -6,7 +6,8 @@
 // combinations) to 96% of the fleet and adds rare models (Hydrogen, 7-seat
 // vans, ...) for the remaining 4%, so small groups exist to be suppressed
 // or generalized. YAML format: docs/fleet.md.
-#pragma once
+#ifndef VANON_FLEET_FLEET_DISTRIBUTION_H_
+#define VANON_FLEET_FLEET_DISTRIBUTION_H_
 
 #include <string>
 #include <string_view>
@@ -41,3 +42,5 @@ struct FleetDistribution {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_FLEET_FLEET_DISTRIBUTION_H_

@@ -10,7 +10,8 @@
 // Driving it at a real rate is the caller's job: Next() only advances
 // simulated event time by 1/events_per_second, e.g.
 //   for (;;) { const FleetMessage& m = gen.Next(); sleep_until(m.ts_ms); produce(m); }
-#pragma once
+#ifndef VANON_FLEET_FLEET_GENERATOR_H_
+#define VANON_FLEET_FLEET_GENERATOR_H_
 
 #include <array>
 #include <cstdint>
@@ -72,8 +73,10 @@ class FleetGenerator {
   const std::vector<std::string>& Artists() const;
 
  private:
-  class Impl;
-  std::unique_ptr<Impl> impl_;
+  class Rep;
+  std::unique_ptr<Rep> rep_;
 };
 
 }  // namespace vanon
+
+#endif  // VANON_FLEET_FLEET_GENERATOR_H_

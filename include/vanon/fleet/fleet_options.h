@@ -1,5 +1,6 @@
 // Knobs of the synthetic fleet generator.
-#pragma once
+#ifndef VANON_FLEET_FLEET_OPTIONS_H_
+#define VANON_FLEET_FLEET_OPTIONS_H_
 
 #include <cstdint>
 #include <map>
@@ -51,3 +52,5 @@ struct FleetOptions {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_FLEET_FLEET_OPTIONS_H_

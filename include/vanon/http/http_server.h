@@ -2,7 +2,8 @@
 // (the process is alive and its loop is turning), /readyz (state open and
 // input partitions assigned, and the input topic has the partition count
 // state was written with). Binds where the config says; 127.0.0.1 by default.
-#pragma once
+#ifndef VANON_HTTP_HTTP_SERVER_H_
+#define VANON_HTTP_HTTP_SERVER_H_
 
 #include <functional>
 #include <memory>
@@ -41,3 +42,5 @@ class HttpServer {
 bool SplitHostPort(const std::string& listen, std::string* host, int* port);
 
 }  // namespace vanon
+
+#endif  // VANON_HTTP_HTTP_SERVER_H_

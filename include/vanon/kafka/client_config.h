@@ -1,7 +1,8 @@
 // Turns vanon's view of a Kafka client (bootstrap plus pass-through
 // properties) into an RdKafka::Conf, so SASL/SSL and tuning keys work
 // unchanged without vanon knowing them.
-#pragma once
+#ifndef VANON_KAFKA_CLIENT_CONFIG_H_
+#define VANON_KAFKA_CLIENT_CONFIG_H_
 
 #include <map>
 #include <memory>
@@ -23,3 +24,5 @@ std::unique_ptr<RdKafka::Conf> MakeKafkaConf(const std::string& bootstrap,
                                              const KafkaProperties& user_specific);
 
 }  // namespace vanon
+
+#endif  // VANON_KAFKA_CLIENT_CONFIG_H_

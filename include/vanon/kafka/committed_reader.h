@@ -2,7 +2,8 @@
 // from an offset up to the end that exists when the call starts. The service
 // uses it after a crash to find out whether a release transaction it had
 // started was committed (its summary record is then visible).
-#pragma once
+#ifndef VANON_KAFKA_COMMITTED_READER_H_
+#define VANON_KAFKA_COMMITTED_READER_H_
 
 #include <cstdint>
 #include <functional>
@@ -33,3 +34,5 @@ void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
                    int timeout_ms = 30000);
 
 }  // namespace vanon
+
+#endif  // VANON_KAFKA_COMMITTED_READER_H_

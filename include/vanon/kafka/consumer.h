@@ -2,7 +2,8 @@
 // on assignment the caller says where each partition resumes (the offset it
 // stored in RocksDB together with the state that offset produced), so a
 // restart neither loses nor re-buffers events.
-#pragma once
+#ifndef VANON_KAFKA_CONSUMER_H_
+#define VANON_KAFKA_CONSUMER_H_
 
 #include <cstdint>
 #include <functional>
@@ -99,3 +100,5 @@ class Consumer {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_KAFKA_CONSUMER_H_

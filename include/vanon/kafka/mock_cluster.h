@@ -2,7 +2,8 @@
 // tests. It is librdkafka's mock cluster: listeners on 127.0.0.1, about 5 MB
 // retained per partition (older messages are dropped, so readers must watch the
 // low watermark rather than count truncation as loss).
-#pragma once
+#ifndef VANON_KAFKA_MOCK_CLUSTER_H_
+#define VANON_KAFKA_MOCK_CLUSTER_H_
 
 #include <memory>
 #include <string>
@@ -29,3 +30,5 @@ class MockCluster {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_KAFKA_MOCK_CLUSTER_H_

@@ -1,7 +1,8 @@
 // A thin producer used for the DLQ and by the load generator. Delivery
 // failures are counted, never dropped silently: callers flush and check
 // failures() before they record the input offsets as done.
-#pragma once
+#ifndef VANON_KAFKA_PRODUCER_H_
+#define VANON_KAFKA_PRODUCER_H_
 
 #include <atomic>
 #include <cstdint>
@@ -54,3 +55,5 @@ class Producer {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_KAFKA_PRODUCER_H_

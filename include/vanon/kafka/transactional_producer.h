@@ -5,7 +5,8 @@
 // transactional.id = "<prefix>-<instance>": stable across restarts of the
 // same instance, so InitTransactions() fences a previous incarnation and
 // aborts whatever transaction it left open.
-#pragma once
+#ifndef VANON_KAFKA_TRANSACTIONAL_PRODUCER_H_
+#define VANON_KAFKA_TRANSACTIONAL_PRODUCER_H_
 
 #include <atomic>
 #include <cstdint>
@@ -99,3 +100,5 @@ class TransactionalProducer {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_KAFKA_TRANSACTIONAL_PRODUCER_H_

@@ -64,12 +64,12 @@ class PayloadTransformer {
   const PayloadStats& stats() const { return stats_; }
 
  private:
-  struct Impl;
+  struct Rep;
   bool keep_unlisted_;
   int64_t bucket_ms_;
   std::map<std::string, PayloadField, std::less<>> rules_;
   std::set<std::string, std::less<>> parents_;  // proper prefixes of rule paths
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Rep> rep_;
   PayloadStats stats_;
 };
 

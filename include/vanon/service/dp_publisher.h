@@ -21,7 +21,8 @@
 // topic, and the share of the aggregation partition sums them, adds noise
 // once per window and publishes one global count per cell
 // (src/service/dp_aggregation.cc).
-#pragma once
+#ifndef VANON_SERVICE_DP_PUBLISHER_H_
+#define VANON_SERVICE_DP_PUBLISHER_H_
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
@@ -184,3 +185,5 @@ class DpPublisher {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_DP_PUBLISHER_H_

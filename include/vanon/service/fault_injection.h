@@ -2,9 +2,13 @@
 // kill -9 semantics (no destructor, no flush), to prove that a restart
 // recovers from every one of them. Set VANON_FAULT_POINT=<name> (first hit)
 // or <name>@<n> (n-th hit); a ":hang" suffix stops the thread that reaches
-// the point for good instead (for the stall checks of /healthz). Unset in
-// production: then a point is one relaxed atomic load.
-#pragma once
+// the point for good instead (for the stall checks of /healthz).
+//
+// Built only with the CMake option VANON_FAULT_POINTS (development and CI
+// builds); without it, as in the image, every point is an empty inline
+// function and the environment variable is never read.
+#ifndef VANON_SERVICE_FAULT_INJECTION_H_
+#define VANON_SERVICE_FAULT_INJECTION_H_
 
 #include <string_view>
 
@@ -20,6 +24,8 @@ inline constexpr std::string_view kFaultPoints[] = {
     "release.after_apply",       // state applied
     "dp.after_global_charge",    // a global DP window charged, its records not produced
 };
+
+#ifdef VANON_FAULT_POINTS
 
 // Raises SIGKILL (or hangs) when `name` is the configured point and its hit
 // count is reached. Logs one line to stderr first so test logs show where.
@@ -38,4 +44,15 @@ void CorruptNextSharesForTesting(int n);
 // True (and one fewer left) when a share is to be corrupted.
 bool TakeShareCorruption();
 
+#else  // !VANON_FAULT_POINTS: nothing to inject. CorruptNextSharesForTesting
+       // is not declared, so a test that needs it cannot be built by mistake.
+
+inline void FaultPoint(std::string_view) {}
+inline constexpr bool FaultInjectionEnabled() { return false; }
+inline constexpr bool TakeShareCorruption() { return false; }
+
+#endif  // VANON_FAULT_POINTS
+
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_FAULT_INJECTION_H_

@@ -2,7 +2,8 @@
 // low-cardinality by construction: reasons are a fixed enum, lag is
 // aggregated over partitions and also given per input partition number
 // (bounded by the topic's partition count; never an identifier).
-#pragma once
+#ifndef VANON_SERVICE_INGEST_METRICS_H_
+#define VANON_SERVICE_INGEST_METRICS_H_
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
@@ -54,3 +55,5 @@ struct IngestMetrics {
 void RegisterBuildInfo(prometheus::Registry& r);
 
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_INGEST_METRICS_H_

@@ -4,7 +4,8 @@
 // partition's watermark) to the late topic or nowhere, per config; both
 // producers are flushed and checked before the offsets that skip those
 // messages are stored. So a crash anywhere replays, never loses.
-#pragma once
+#ifndef VANON_SERVICE_INGEST_PIPELINE_H_
+#define VANON_SERVICE_INGEST_PIPELINE_H_
 
 #include <cstdint>
 #include <map>
@@ -110,3 +111,5 @@ class IngestPipeline {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_INGEST_PIPELINE_H_

@@ -1,7 +1,8 @@
 // Structured logs: one JSON object per line on stderr, for log shippers.
 // Messages are escaped by the formatter, so callers write plain text; they
 // must never put a VIN or any raw identifier into one (HMAC tokens neither).
-#pragma once
+#ifndef VANON_SERVICE_JSON_LOG_H_
+#define VANON_SERVICE_JSON_LOG_H_
 
 #include <string>
 
@@ -11,3 +12,5 @@ namespace vanon {
 void InitJsonLogging(const std::string& level);
 
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_JSON_LOG_H_

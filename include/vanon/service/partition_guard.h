@@ -7,7 +7,8 @@
 // contributions in two ledgers. Nothing in the events shows it, so vanon
 // stores the count it was started with and stops consuming when the topic's
 // count differs (deploy/RUNBOOK.md, "Input partition count changed").
-#pragma once
+#ifndef VANON_SERVICE_PARTITION_GUARD_H_
+#define VANON_SERVICE_PARTITION_GUARD_H_
 
 #include <cstdint>
 #include <string>
@@ -41,3 +42,5 @@ class PartitionGuard {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_PARTITION_GUARD_H_

@@ -2,7 +2,8 @@
 // the configured source: the VIN decoding table, a registry CSV, or event
 // fields. It runs at ingestion, before the raw VIN is dropped: after this
 // point vanon only knows the vehicle by its HMAC and its QIs.
-#pragma once
+#ifndef VANON_SERVICE_QI_RESOLVER_H_
+#define VANON_SERVICE_QI_RESOLVER_H_
 
 #include <memory>
 #include <optional>
@@ -38,3 +39,5 @@ class QiResolver {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_QI_RESOLVER_H_

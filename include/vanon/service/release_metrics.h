@@ -1,7 +1,8 @@
 // Prometheus series for releases (names and meaning in docs/metrics.md).
 // Gauges describe the last committed partition share of a release; counters
 // add up over all of them. No label ever carries a release, group or vehicle.
-#pragma once
+#ifndef VANON_SERVICE_RELEASE_METRICS_H_
+#define VANON_SERVICE_RELEASE_METRICS_H_
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
@@ -70,3 +71,5 @@ class ReleaseMetricsExporter {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_RELEASE_METRICS_H_

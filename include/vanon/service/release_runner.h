@@ -22,7 +22,8 @@
 // prepare and the publication remain. Shares queued while a batch is
 // still producing join it; those queued once it commits form the next one. A partition has at most one share in
 // flight: its next epoch needs the signatures this one leaves.
-#pragma once
+#ifndef VANON_SERVICE_RELEASE_RUNNER_H_
+#define VANON_SERVICE_RELEASE_RUNNER_H_
 
 #include <cstdint>
 #include <functional>
@@ -133,3 +134,5 @@ class ReleaseRunner {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_RELEASE_RUNNER_H_

@@ -2,7 +2,8 @@
 // state, publishes a release per partition whenever an epoch closes, serves
 // metrics and health. Run() returns when `stop` becomes true, after
 // finishing the current batch or release, flushing and closing state.
-#pragma once
+#ifndef VANON_SERVICE_SERVICE_H_
+#define VANON_SERVICE_SERVICE_H_
 
 #include <atomic>
 #include <cstdint>
@@ -61,3 +62,5 @@ class Service {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_SERVICE_H_

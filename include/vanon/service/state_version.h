@@ -5,7 +5,8 @@
 //      (KeyedHasher::HashTrip); vehicle tokens are unchanged.
 // A build reads the versions up to its own and refuses newer ones: an old
 // build would mix token schemes in state it does not understand.
-#pragma once
+#ifndef VANON_SERVICE_STATE_VERSION_H_
+#define VANON_SERVICE_STATE_VERSION_H_
 
 namespace vanon {
 
@@ -19,3 +20,5 @@ inline constexpr int kStateVersion = 2;
 int MigrateStateVersion(StateStore* store);
 
 }  // namespace vanon
+
+#endif  // VANON_SERVICE_STATE_VERSION_H_

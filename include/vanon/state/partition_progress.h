@@ -3,7 +3,8 @@
 //   consumed = accepted + rejected
 //   accepted = late + released + suppressed + (events still buffered)
 // Stored in the same RocksDB write batch as the state those counts describe.
-#pragma once
+#ifndef VANON_STATE_PARTITION_PROGRESS_H_
+#define VANON_STATE_PARTITION_PROGRESS_H_
 
 #include <cstdint>
 #include <map>
@@ -36,3 +37,5 @@ struct PartitionProgress {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_STATE_PARTITION_PROGRESS_H_

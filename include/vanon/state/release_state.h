@@ -3,7 +3,8 @@
 // of releases (prepared: seed stored, maybe being published; committed:
 // visible downstream, state applied). Encodings are versioned and decoding
 // never trusts its input (nullopt on anything malformed).
-#pragma once
+#ifndef VANON_STATE_RELEASE_STATE_H_
+#define VANON_STATE_RELEASE_STATE_H_
 
 #include <array>
 #include <cstdint>
@@ -49,3 +50,5 @@ struct ReleaseLogEntry {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_STATE_RELEASE_STATE_H_

@@ -3,7 +3,8 @@
 // or none for a deletion. The store's keys and values hold partitions,
 // times, offsets, release ids, HMACs and codes only, never a raw
 // identifier, so a change can leave the process as it is.
-#pragma once
+#ifndef VANON_STATE_STATE_CHANGE_H_
+#define VANON_STATE_STATE_CHANGE_H_
 
 #include <cstdint>
 #include <optional>
@@ -22,3 +23,5 @@ struct StateChange {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_STATE_STATE_CHANGE_H_

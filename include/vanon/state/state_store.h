@@ -11,7 +11,8 @@
 //   waiting    : [partition u32 BE][vehicle 32 B] -> WaitingTuple (EncodeWaitingTuple)
 //   releases   : [partition u32 BE][release u64 BE, sign bit flipped] -> ReleaseLogEntry
 // No raw identifier is ever a key or value here: events carry HMACs only.
-#pragma once
+#ifndef VANON_STATE_STATE_STORE_H_
+#define VANON_STATE_STATE_STORE_H_
 
 #include <cstdint>
 #include <functional>
@@ -158,3 +159,5 @@ class StateStore {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_STATE_STATE_STORE_H_

@@ -1,5 +1,6 @@
 // What an attribute source (VIN table or registry) says about one vehicle.
-#pragma once
+#ifndef VANON_VEHICLE_DECODED_VEHICLE_H_
+#define VANON_VEHICLE_DECODED_VEHICLE_H_
 
 #include <string>
 #include <utility>
@@ -20,3 +21,5 @@ struct DecodedVehicle {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_VEHICLE_DECODED_VEHICLE_H_

@@ -10,7 +10,8 @@
 //               cars and light trucks: a digit at position 7 means the
 //               1980-2009 cycle, a letter the 2010-2039 cycle. Only valid
 //               for VINs built to that rule.
-#pragma once
+#ifndef VANON_VEHICLE_MODEL_YEAR_H_
+#define VANON_VEHICLE_MODEL_YEAR_H_
 
 #include <optional>
 #include <string_view>
@@ -32,3 +33,5 @@ std::optional<char> ModelYearCode(int year);
 std::optional<int> DecodeModelYear(std::string_view vin, const ModelYearPolicy& policy);
 
 }  // namespace vanon
+
+#endif  // VANON_VEHICLE_MODEL_YEAR_H_

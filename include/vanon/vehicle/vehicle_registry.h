@@ -2,7 +2,8 @@
 // VIN: a header row naming the columns, one row per vehicle, one column
 // holding the key (e.g. the VIN). The other columns are the attributes, in
 // header order. Fields may be double-quoted (RFC 4180, "" for a quote).
-#pragma once
+#ifndef VANON_VEHICLE_VEHICLE_REGISTRY_H_
+#define VANON_VEHICLE_VEHICLE_REGISTRY_H_
 
 #include <string>
 #include <string_view>
@@ -33,3 +34,5 @@ class VehicleRegistry {
 };
 
 }  // namespace vanon
+
+#endif  // VANON_VEHICLE_VEHICLE_REGISTRY_H_

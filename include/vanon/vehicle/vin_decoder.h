@@ -5,7 +5,8 @@
 //   position 10           -> model_year (see model_year.h)
 // Replacing the VIN by what it encodes keeps utility without keeping the
 // identifier (seed 000 section 4.4.2).
-#pragma once
+#ifndef VANON_VEHICLE_VIN_DECODER_H_
+#define VANON_VEHICLE_VIN_DECODER_H_
 
 #include <array>
 #include <string>
@@ -64,3 +65,5 @@ class VinDecoder {
 bool VdsMatches(std::string_view pattern, std::string_view vds);
 
 }  // namespace vanon
+
+#endif  // VANON_VEHICLE_VIN_DECODER_H_

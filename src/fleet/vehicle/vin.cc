@@ -20,20 +20,6 @@ constexpr int kWeights[kVinLength] = {8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5,
 
 }  // namespace
 
-bool IsVinChar(char c) {
-  if (c >= '0' && c <= '9') return true;
-  if (c < 'A' || c > 'Z') return false;
-  return c != 'I' && c != 'O' && c != 'Q';
-}
-
-bool IsWellFormedVin(std::string_view vin) {
-  if (vin.size() != static_cast<size_t>(kVinLength)) return false;
-  for (char c : vin) {
-    if (!IsVinChar(c)) return false;
-  }
-  return true;
-}
-
 char VinCheckDigit(std::string_view vin) {
   int sum = 0;
   for (int i = 0; i < kVinLength; ++i) sum += Transliterate(vin[i]) * kWeights[i];
@@ -42,7 +28,7 @@ char VinCheckDigit(std::string_view vin) {
 }
 
 bool HasValidCheckDigit(std::string_view vin) {
-  return IsWellFormedVin(vin) && vin[8] == VinCheckDigit(vin);
+  return IsValidVin(vin) && vin[8] == VinCheckDigit(vin);
 }
 
 }  // namespace vanon

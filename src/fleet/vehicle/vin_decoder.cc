@@ -118,7 +118,7 @@ const Manufacturer* VinDecoder::FindManufacturer(std::string_view wmi) const {
 DecodedVehicle VinDecoder::Decode(std::string_view vin) const {
   DecodedVehicle out;
   out.attributes.reserve(kAttributeNames.size());
-  const Manufacturer* maker = IsWellFormedVin(vin) ? FindManufacturer(vin.substr(0, 3)) : nullptr;
+  const Manufacturer* maker = IsValidVin(vin) ? FindManufacturer(vin.substr(0, 3)) : nullptr;
   const VehicleModel* model = nullptr;
   if (maker != nullptr) {
     for (const VehicleModel& m : maker->models) {

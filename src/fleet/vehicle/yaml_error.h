@@ -1,6 +1,7 @@
 // Error helpers shared by the YAML readers of the fleet area: every message
 // starts with "<source>:<line>: " so an operator can jump to the entry.
-#pragma once
+#ifndef VANON_SRC_FLEET_VEHICLE_YAML_ERROR_H_
+#define VANON_SRC_FLEET_VEHICLE_YAML_ERROR_H_
 
 #include <yaml-cpp/yaml.h>
 
@@ -61,3 +62,5 @@ inline YAML::Node ParseText(const std::string& text, const std::string& source) 
 std::string ReadFile(const std::string& path);
 
 }  // namespace vanon::yaml_util
+
+#endif  // VANON_SRC_FLEET_VEHICLE_YAML_ERROR_H_

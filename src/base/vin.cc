@@ -1,4 +1,4 @@
-#include "vanon/ingest/vin.h"
+#include "base/vin.h"
 
 #include <array>
 
@@ -22,8 +22,10 @@ constexpr std::array<bool, 256> kVinAlphabet = MakeVinAlphabet();
 
 }  // namespace
 
+bool IsVinChar(char c) { return kVinAlphabet[static_cast<unsigned char>(c)]; }
+
 bool IsValidVin(std::string_view vin) {
-  if (vin.size() != 17) return false;
+  if (vin.size() != static_cast<size_t>(kVinLength)) return false;
   bool ok = true;
   for (char c : vin) ok &= kVinAlphabet[static_cast<unsigned char>(c)];
   return ok;

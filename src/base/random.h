@@ -1,15 +1,19 @@
-// The generator's own PRNG. <random> engines are specified, but its
-// distributions are not, so their output differs between standard
-// libraries; everything here is plain integer arithmetic and therefore
-// identical everywhere.
-#pragma once
+// The one pseudo-random generator: xoshiro256** (Blackman, Vigna 2018)
+// seeded through splitmix64 (Steele, Lea, Flood 2014). Plain integer
+// arithmetic, so a seed gives the same stream with every standard library
+// (<random>'s distributions do not). Predictable by design: for the fleet
+// simulator, tests and per-release seeded streams; DP noise published in
+// production draws from OpenSSL instead (dp::OpenSslRandomSource).
+
+#ifndef VANON_SRC_BASE_RANDOM_H_
+#define VANON_SRC_BASE_RANDOM_H_
 
 #include <cstdint>
 
-namespace vanon::fleet_internal {
+namespace vanon {
 
-// splitmix64 (Steele, Lea, Flood 2014): expands one seed into many
-// well-mixed words; used to seed xoshiro and to derive sub-streams.
+// Advances `state` and returns a well-mixed word: expands one seed into
+// many, and derives independent sub-stream seeds.
 inline uint64_t SplitMix64(uint64_t& state) {
   uint64_t z = (state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -17,10 +21,9 @@ inline uint64_t SplitMix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-// xoshiro256** (Blackman, Vigna 2018).
-class Rng {
+class Random {
  public:
-  explicit Rng(uint64_t seed) {
+  explicit Random(uint64_t seed) {
     for (uint64_t& word : s_) word = SplitMix64(seed);
   }
 
@@ -37,10 +40,9 @@ class Rng {
   }
 
   // Uniform-enough in [0, n) by multiply-shift (Lemire); the bias, at most
-  // n / 2^64, is irrelevant for a simulation. n > 0.
-  uint64_t Below(uint64_t n) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
-  }
+  // n / 2^64, is irrelevant for a simulation. n > 0. (Exact sampling for DP
+  // is dp::RandomSource::UniformBelow.)
+  uint64_t Below(uint64_t n) { return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64); }
 
   // True with probability `threshold` / 2^64 (see ChanceThreshold).
   bool Chance(uint64_t threshold) { return threshold != 0 && Next() <= threshold - 1; }
@@ -50,7 +52,7 @@ class Rng {
   uint64_t s_[4];
 };
 
-// Threshold for Rng::Chance with probability p in [0, 1]; p = 1 is
+// Threshold for Random::Chance with probability p in [0, 1]; p = 1 is
 // rounded to 1 - 2^-64, which no test can tell apart.
 inline uint64_t ChanceThreshold(double p) {
   if (!(p > 0)) return 0;
@@ -58,4 +60,6 @@ inline uint64_t ChanceThreshold(double p) {
   return static_cast<uint64_t>(p * 18446744073709551616.0);
 }
 
-}  // namespace vanon::fleet_internal
+}  // namespace vanon
+
+#endif  // VANON_SRC_BASE_RANDOM_H_

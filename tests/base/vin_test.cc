@@ -1,4 +1,4 @@
-#include "vanon/ingest/vin.h"
+#include "base/vin.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Style checks that need no build, run by scripts/test.sh (so by CI):
+#   - header guards: #ifndef VANON_<PATH>_H_ everywhere, no #pragma once;
+#   - one pimpl name: Rep;
+#   - function size: no function in src/ or include/ over 80 lines (as
+#     clang-tidy's readability-function-size counts, .clang-tidy), except the
+#     entries of scripts/function-size-allowlist.txt, which may only shrink.
+# Formatting (.clang-format) is for the lines you change, not checked here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+status=0
+echo "-- header guards"
+python3 scripts/check_header_guards.py || status=1
+echo "-- pimpl name (Rep and rep_, as LevelDB)"
+# release_runner.h keeps Impl until issue 14's rewrite of it is merged.
+if git grep -nE '^\s*(struct|class) Impl;' -- src include ':!include/vanon/service/release_runner.h'; then
+  echo "the private implementation is called Rep (member rep_), not Impl" >&2
+  status=1
+fi
+echo "-- function size (limit 80 lines)"
+python3 scripts/function_sizes.py --limit 80 --allowlist scripts/function-size-allowlist.txt src include || status=1
+if [ "$status" -ne 0 ]; then
+  echo "check-style: FAILED" >&2
+else
+  echo "check-style: ok"
+fi
+exit "$status"

@@ -1,0 +1,68 @@
+// Appending JSON tokens to a string: every record vanon writes is flat
+// enough that a writer object would add more than it saves.
+
+#ifndef VANON_SRC_BASE_JSON_H_
+#define VANON_SRC_BASE_JSON_H_
+
+#include <cmath>
+#include <iterator>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace vanon {
+
+// The inside of a JSON string: escapes quotes, backslashes and control
+// characters (\n, \r, \t by name, the others as \u00XX); other bytes pass
+// through (strings were validated as UTF-8 at ingestion). `Out` is anything
+// with push_back(char): a std::string, or the logger's fmt buffer.
+template <typename Out>
+void AppendJsonEscaped(Out* out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(c);
+    } else if (u >= 0x20) {
+      out->push_back(c);
+    } else {
+      out->push_back('\\');
+      if (c == '\n') {
+        out->push_back('n');
+      } else if (c == '\r') {
+        out->push_back('r');
+      } else if (c == '\t') {
+        out->push_back('t');
+      } else {
+        for (char e : {'u', '0', '0', kHex[u >> 4], kHex[u & 15]}) out->push_back(e);
+      }
+    }
+  }
+}
+
+// A quoted JSON string.
+inline void AppendJsonString(std::string* out, std::string_view s) {
+  out->push_back('"');
+  AppendJsonEscaped(out, s);
+  out->push_back('"');
+}
+
+// Shortest round-trip form; JSON has no NaN or infinity, so those are null.
+inline void AppendJsonDouble(std::string* out, double v) {
+  if (!std::isfinite(v)) {
+    out->append("null");
+    return;
+  }
+  fmt::format_to(std::back_inserter(*out), "{}", v);
+}
+
+template <typename Int>
+void AppendJsonInt(std::string* out, Int v) {
+  fmt::format_to(std::back_inserter(*out), "{}", v);
+}
+
+}  // namespace vanon
+
+#endif  // VANON_SRC_BASE_JSON_H_

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Layering: every #include of src/<area>/ and include/vanon/<area>/ must be
+allowed by the table below (areas of vanon, and the third-party libraries
+that make an area an adapter). The privacy engine and the DP core stay pure
+libraries: no Kafka, RocksDB, HTTP, metrics, config or service.
+
+  check_dependencies.py ROOT      exit 1 and one line per forbidden include
+"""
+import os
+import re
+import sys
+
+# area -> what it may include besides itself and the standard/system headers.
+# '*' marks the wiring areas that may include any vanon area.
+LIBS = {'rocksdb', 'librdkafka', 'prometheus', 'httplib', 'yaml-cpp', 'spdlog', 'simdjson', 'openssl', 'fmt'}
+ALLOWED = {
+    'base': {'fmt'},
+    'engine': set(),
+    'dp': {'base', 'openssl', 'fmt'},
+    'ingest': {'base', 'openssl', 'simdjson'},
+    'fleet': {'base', 'yaml-cpp'},
+    'config': {'ingest', 'yaml-cpp', 'fmt'},
+    'release': {'base', 'engine', 'dp', 'ingest', 'fleet', 'config', 'openssl', 'simdjson', 'fmt'},
+    'state': {'base', 'engine', 'rocksdb'},
+    'kafka': {'librdkafka'},
+    'http': {'httplib', 'prometheus'},
+    'dp_store': {'dp', 'rocksdb'},
+    'alloc': set(),
+    'version': set(),
+    'service': {'*', 'librdkafka', 'prometheus', 'simdjson', 'spdlog', 'openssl', 'fmt'},
+    'cli': {'*', 'openssl', 'spdlog', 'fmt'},
+}
+AREA_ALIASES = {'vehicle': 'fleet', 'config.h': 'config', 'version.h': 'version', 'version.h.in': 'version'}
+WIRING_MAY_NOT = {'service': {'cli'}, 'cli': set()}
+
+
+def area_of(rel):
+    p = rel.split('/')
+    if p[0] == 'src' and len(p) > 2:
+        return p[1]
+    if p[:2] == ['include', 'vanon'] and len(p) > 2:
+        return AREA_ALIASES.get(p[2], p[2])
+    return None
+
+
+def target_of(inc, quoted, here):
+    if inc.startswith('vanon/'):
+        p = inc.split('/')
+        return AREA_ALIASES.get(p[1], p[1])
+    first = inc.split('/')[0]
+    if quoted:
+        return first if '/' in inc and first in ALLOWED else here  # "base/x.h", or the area's own header
+    lib = {'librdkafka': 'librdkafka', 'httplib.h': 'httplib', 'simdjson.h': 'simdjson'}.get(first, first)
+    if lib.startswith('rdkafka'):
+        lib = 'librdkafka'
+    return lib if lib in LIBS else None
+
+
+def violations(root):
+    for top in ('src', 'include'):
+        for d, _, names in os.walk(os.path.join(root, top)):
+            for name in sorted(names):
+                if not re.search(r'\.(h|cc|h\.in)$', name):
+                    continue
+                path = os.path.join(d, name)
+                rel = os.path.relpath(path, root)
+                here = area_of(rel)
+                if here is None:
+                    continue
+                allowed = ALLOWED.get(here)
+                text = open(path, encoding='utf-8', errors='replace').read()
+                for n, line in enumerate(text.splitlines(), 1):
+                    m = re.match(r'\s*#\s*include\s*([<"])([^>"]+)[>"]', line)
+                    if not m:
+                        continue
+                    to = target_of(m.group(2), m.group(1) == '"', here)
+                    if to is None or to == here:
+                        continue
+                    if allowed is None:
+                        yield f'{rel}:{n}: area "{here}" is not in the table of tests/ops/check_dependencies.py'
+                        break
+                    ok = to in allowed or ('*' in allowed and to in ALLOWED and to not in WIRING_MAY_NOT[here])
+                    if not ok:
+                        yield f'{rel}:{n}: {here} may not include {m.group(2)} ({to})'
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else '.'
+    bad = list(violations(root))
+    for v in bad:
+        print(v, file=sys.stderr)
+    print(f'check_dependencies: {len(bad)} forbidden include(s)')
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,2 @@
+// Fixture: the DP core reaching for Kafka must be refused.
+#include <librdkafka/rdkafkacpp.h>
