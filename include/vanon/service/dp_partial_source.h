@@ -1,8 +1,8 @@
 // Where the aggregation partition's share reads the exact window counts of
 // all input partitions from (issue 17, docs/dp.md "Global counts"): partition
 // 0 of the internal topic dp.aggregation.topic, read_committed.
-#ifndef VANON_INCLUDE_VANON_SERVICE_DP_PARTIAL_SOURCE_H_
-#define VANON_INCLUDE_VANON_SERVICE_DP_PARTIAL_SOURCE_H_
+#ifndef VANON_SERVICE_DP_PARTIAL_SOURCE_H_
+#define VANON_SERVICE_DP_PARTIAL_SOURCE_H_
 
 #include <cstdint>
 #include <functional>
@@ -27,4 +27,4 @@ std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const Config& config);
 
 }  // namespace vanon
 
-#endif  // VANON_INCLUDE_VANON_SERVICE_DP_PARTIAL_SOURCE_H_
+#endif  // VANON_SERVICE_DP_PARTIAL_SOURCE_H_

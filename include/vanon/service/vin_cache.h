@@ -5,8 +5,8 @@
 // lookup reads one slot (hash and index, open addressing in a power-of-two
 // table at most half full) and the entry, whose VIN is stored inline.
 // When full it starts over (the caller recomputes what it dropped).
-#ifndef VANON_INCLUDE_VANON_SERVICE_VIN_CACHE_H_
-#define VANON_INCLUDE_VANON_SERVICE_VIN_CACHE_H_
+#ifndef VANON_SERVICE_VIN_CACHE_H_
+#define VANON_SERVICE_VIN_CACHE_H_
 
 #include <algorithm>
 #include <cstdint>
@@ -91,4 +91,4 @@ class VinCache {
 
 }  // namespace vanon
 
-#endif  // VANON_INCLUDE_VANON_SERVICE_VIN_CACHE_H_
+#endif  // VANON_SERVICE_VIN_CACHE_H_
