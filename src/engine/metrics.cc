@@ -89,66 +89,131 @@ std::vector<double> GroupEmds(const MetricTable& table, EmdForm form) {
   return out;
 }
 
-ReleaseMetrics ComputeMetrics(const MetricTable& table) {
-  ReleaseMetrics m;
-  m.tuples = table.records.size();
-  m.groups = table.groups;
-  m.counterfeits = table.counterfeits;
-  m.waiting = table.waiting;
+namespace {
+
+// Counts, suppression ratios, NCP, counterfeit ratio and the suppressed
+// part of the discernibility: what needs no grouping of the records.
+void CountTuples(const MetricTable& table, ReleaseMetrics* m) {
+  m->tuples = table.records.size();
+  m->groups = table.groups;
+  m->counterfeits = table.counterfeits;
+  m->waiting = table.waiting;
   double loss = 0;
   for (const MetricRecord& r : table.records) {
     if (r.group >= 0) {
-      ++m.published;
+      ++m->published;
       loss += r.loss;
     } else {
-      ++m.suppressed_by_reason[static_cast<size_t>(r.suppress_reason)];
+      ++m->suppressed_by_reason[static_cast<size_t>(r.suppress_reason)];
       loss += static_cast<double>(table.qi_count);
     }
   }
-  const double n = static_cast<double>(m.tuples);
-  const double suppressed = static_cast<double>(m.tuples - m.published);
-  if (m.tuples > 0) {
-    m.suppression_ratio = suppressed / n;
-    for (size_t i = 0; i < m.suppressed_by_reason.size(); ++i) {
-      m.suppression_ratio_by_reason[i] = static_cast<double>(m.suppressed_by_reason[i]) / n;
+  const double n = static_cast<double>(m->tuples);
+  const double suppressed = static_cast<double>(m->tuples - m->published);
+  if (m->tuples > 0) {
+    m->suppression_ratio = suppressed / n;
+    for (size_t i = 0; i < m->suppressed_by_reason.size(); ++i) {
+      m->suppression_ratio_by_reason[i] = static_cast<double>(m->suppressed_by_reason[i]) / n;
     }
-    if (table.qi_count > 0) m.ncp = loss / (n * static_cast<double>(table.qi_count));
+    if (table.qi_count > 0) m->ncp = loss / (n * static_cast<double>(table.qi_count));
   }
-  m.discernibility = suppressed * n;
-  if (m.groups > 0) m.avg_group_size = static_cast<double>(m.published) / static_cast<double>(m.groups);
-  if (m.published + m.counterfeits > 0) {
-    m.counterfeit_ratio =
-        static_cast<double>(m.counterfeits) / static_cast<double>(m.published + m.counterfeits);
+  m->discernibility = suppressed * n;
+  if (m->groups > 0) m->avg_group_size = static_cast<double>(m->published) / static_cast<double>(m->groups);
+  if (m->published + m->counterfeits > 0) {
+    m->counterfeit_ratio = static_cast<double>(m->counterfeits) / static_cast<double>(m->published + m->counterfeits);
   }
+}
 
-  // Records by group through a counting sort of indices (4 bytes a record)
-  // and scratch buffers reused across groups: no per-group containers.
-  std::vector<uint64_t> start(table.groups + 1, 0);
+// Published records by group through a counting sort of indices (4 bytes a
+// record): group g's records are order[start[g], start[g + 1]).
+void OrderByGroup(const MetricTable& table, uint64_t published, std::vector<uint64_t>* start,
+                  std::vector<uint32_t>* order) {
+  start->assign(table.groups + 1, 0);
   for (const MetricRecord& r : table.records) {
-    if (r.group >= 0) ++start[static_cast<size_t>(r.group) + 1];
+    if (r.group >= 0) ++(*start)[static_cast<size_t>(r.group) + 1];
   }
-  for (size_t g = 0; g < table.groups; ++g) start[g + 1] += start[g];
-  std::vector<uint32_t> order(m.published);
-  {
-    std::vector<uint64_t> fill(start.begin(), start.end() - 1);
-    for (size_t i = 0; i < table.records.size(); ++i) {
-      const MetricRecord& r = table.records[i];
-      if (r.group >= 0) order[fill[static_cast<size_t>(r.group)]++] = static_cast<uint32_t>(i);
+  for (size_t g = 0; g < table.groups; ++g) (*start)[g + 1] += (*start)[g];
+  order->assign(published, 0);
+  std::vector<uint64_t> fill(start->begin(), start->end() - 1);
+  for (size_t i = 0; i < table.records.size(); ++i) {
+    const MetricRecord& r = table.records[i];
+    if (r.group >= 0) (*order)[fill[static_cast<size_t>(r.group)]++] = static_cast<uint32_t>(i);
+  }
+}
+
+struct Entry {
+  uint32_t sensitive;
+  uint64_t individual;
+  uint64_t weight;
+};
+
+struct GroupStats {
+  double emd = 0;         // equal-distance EMD against the published distribution q
+  size_t distinct = 0;    // distinct sensitive values
+  size_t most = 0;        // individuals holding the most frequent value
+  uint64_t individuals = 0;
+  double balance = 1;     // 1 - sum of squared weight shares (g-balance)
+};
+
+// One group's statistics; sorts `entries`. `weights` is scratch.
+GroupStats StatsOfGroup(std::vector<Entry>& entries, const std::vector<double>& q,
+                        std::vector<std::pair<uint64_t, uint64_t>>& weights) {
+  GroupStats st;
+  const double size = static_cast<double>(entries.size());
+  // Equal-distance EMD, sparse: sum |p - q| = sum over present values of
+  // (|p - q| - q) + 1. Knowledge gain (additive) equals it.
+  std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
+    return x.sensitive != y.sensitive ? x.sensitive < y.sensitive : x.individual < y.individual;
+  });
+  double sum = 1;
+  for (size_t i = 0; i < entries.size();) {
+    size_t j = i, holders = 0;
+    for (; j < entries.size() && entries[j].sensitive == entries[i].sensitive; ++j) {
+      holders += j == i || entries[j].individual != entries[j - 1].individual;
     }
+    const double p = static_cast<double>(j - i) / size;
+    sum += std::abs(p - q[entries[i].sensitive]) - q[entries[i].sensitive];
+    ++st.distinct;
+    st.most = std::max(st.most, holders);
+    i = j;
   }
+  st.emd = entries.empty() ? 0.0 : sum / 2;
+
+  weights.clear();
+  uint64_t total_weight = 0;
+  for (const Entry& e : entries) {
+    weights.push_back({e.individual, e.weight});
+    total_weight += e.weight;
+  }
+  std::sort(weights.begin(), weights.end());
+  for (size_t i = 0; i < weights.size();) {
+    uint64_t w = 0;
+    size_t j = i;
+    for (; j < weights.size() && weights[j].first == weights[i].first; ++j) w += weights[j].second;
+    const double share = total_weight ? static_cast<double>(w) / static_cast<double>(total_weight) : 0;
+    st.balance -= share * share;
+    ++st.individuals;
+    i = j;
+  }
+  return st;
+}
+
+}  // namespace
+
+ReleaseMetrics ComputeMetrics(const MetricTable& table) {
+  ReleaseMetrics m;
+  CountTuples(table, &m);
+  std::vector<uint64_t> start;
+  std::vector<uint32_t> order;
+  OrderByGroup(table, m.published, &start, &order);
   // Published distribution for the equal-distance EMD.
   std::vector<double> q(DomainSize(table), 0.0);
   for (uint32_t i : order) q[table.records[i].sensitive] += 1;
   for (double& x : q) x /= m.published > 0 ? static_cast<double>(m.published) : 1.0;
 
-  struct Entry {
-    uint32_t sensitive;
-    uint64_t individual;
-    uint64_t weight;
-  };
+  // Scratch buffers reused across groups: no per-group containers.
   std::vector<Entry> entries;
   std::vector<std::pair<uint64_t, uint64_t>> weights;  // individual, events
-  bool first = true;
   double gain = 0;
   for (size_t g = 0; g < table.groups; ++g) {
     entries.clear();
@@ -158,61 +223,17 @@ ReleaseMetrics ComputeMetrics(const MetricTable& table) {
     }
     const double size = static_cast<double>(entries.size());
     m.discernibility += size * size;
-
-    // Equal-distance EMD, sparse: sum |p - q| = sum over present values of
-    // (|p - q| - q) + 1. Knowledge gain (additive) equals it.
-    std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
-      return x.sensitive != y.sensitive ? x.sensitive < y.sensitive : x.individual < y.individual;
-    });
-    double sum = 1;
-    size_t distinct = 0, most = 0;
-    for (size_t i = 0; i < entries.size();) {
-      size_t j = i, holders = 0;
-      for (; j < entries.size() && entries[j].sensitive == entries[i].sensitive; ++j) {
-        holders += j == i || entries[j].individual != entries[j - 1].individual;
-      }
-      const double p = static_cast<double>(j - i) / size;
-      sum += std::abs(p - q[entries[i].sensitive]) - q[entries[i].sensitive];
-      ++distinct;
-      most = std::max(most, holders);
-      i = j;
-    }
-    const double emd = entries.empty() ? 0.0 : sum / 2;
-    gain += size * emd;
-    m.emd_max_equal = std::max(m.emd_max_equal, emd);
-
-    weights.clear();
-    uint64_t total_weight = 0;
-    for (const Entry& e : entries) {
-      weights.push_back({e.individual, e.weight});
-      total_weight += e.weight;
-    }
-    std::sort(weights.begin(), weights.end());
-    uint64_t individuals = 0;
-    double balance = 1;
-    for (size_t i = 0; i < weights.size();) {
-      uint64_t w = 0;
-      size_t j = i;
-      for (; j < weights.size() && weights[j].first == weights[i].first; ++j) w += weights[j].second;
-      const double share = total_weight ? static_cast<double>(w) / static_cast<double>(total_weight) : 0;
-      balance -= share * share;
-      ++individuals;
-      i = j;
-    }
+    const GroupStats st = StatsOfGroup(entries, q, weights);
+    gain += size * st.emd;
+    m.emd_max_equal = std::max(m.emd_max_equal, st.emd);
     const double affiliation =
-        individuals ? static_cast<double>(most) / static_cast<double>(individuals) : 0;
-    if (first) {
-      m.min_group_size = individuals;
-      m.min_distinct = distinct;
-      m.g_balance = balance;
-      first = false;
-    } else {
-      m.min_group_size = std::min<uint64_t>(m.min_group_size, individuals);
-      m.min_distinct = std::min<uint64_t>(m.min_distinct, distinct);
-      m.g_balance = std::min(m.g_balance, balance);
-    }
+        st.individuals ? static_cast<double>(st.most) / static_cast<double>(st.individuals) : 0;
+    m.min_group_size = g == 0 ? st.individuals : std::min<uint64_t>(m.min_group_size, st.individuals);
+    m.min_distinct = g == 0 ? st.distinct : std::min<uint64_t>(m.min_distinct, st.distinct);
+    m.g_balance = g == 0 ? st.balance : std::min(m.g_balance, st.balance);
     m.h_affiliation = std::max(m.h_affiliation, affiliation);
   }
+  const double n = static_cast<double>(m.tuples);
   if (m.published > 0) m.knowledge_gain = gain / static_cast<double>(m.published);
   if (m.tuples > 0) m.discernibility_normalized = m.discernibility / (n * n);
 

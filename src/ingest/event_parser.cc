@@ -252,6 +252,33 @@ EventParser::~EventParser() = default;
 const FieldMapping& EventParser::mapping() const { return rep_->mapping; }
 const ValidationLimits& EventParser::limits() const { return rep_->limits; }
 
+// simdjson's error, as the reason a consumer of the DLQ can act on.
+// simdjson's messages describe the error class, never the input.
+static bool RejectParseError(simdjson::error_code error, const ValidationLimits& limits,
+                             Rejection* rejection) {
+  switch (error) {
+    case simdjson::DEPTH_ERROR:
+      return Reject(
+          rejection, RejectReason::kTooDeep,
+          "nesting is deeper than " + std::to_string(limits.max_depth));
+    case simdjson::UTF8_ERROR:
+      return Reject(rejection, RejectReason::kInvalidUtf8,
+                    "message is not valid UTF-8");
+    case simdjson::CAPACITY:
+    case simdjson::MEMALLOC:
+      return Reject(rejection, RejectReason::kTooLarge,
+                    "message exceeds the parser capacity");
+    case simdjson::NUMBER_ERROR:
+      return Reject(rejection, RejectReason::kBrokenJson,
+                    "a number is malformed or outside the int64, uint64 and "
+                    "double ranges");
+    default:
+      return Reject(
+          rejection, RejectReason::kBrokenJson,
+          std::string("not valid JSON: ") + simdjson::error_message(error));
+  }
+}
+
 bool EventParser::Parse(std::string_view key, std::string_view value,
                         std::int64_t now_ms, ParsedEvent* event,
                         Rejection* rejection) {
@@ -278,30 +305,7 @@ bool EventParser::Parse(std::string_view key, std::string_view value,
   simdjson::dom::element root;
   const simdjson::error_code error =
       rep.parser.parse(rep.input.get(), value.size(), false).get(root);
-  switch (error) {
-    case simdjson::SUCCESS:
-      break;
-    case simdjson::DEPTH_ERROR:
-      return Reject(
-          rejection, RejectReason::kTooDeep,
-          "nesting is deeper than " + std::to_string(rep.limits.max_depth));
-    case simdjson::UTF8_ERROR:
-      return Reject(rejection, RejectReason::kInvalidUtf8,
-                    "message is not valid UTF-8");
-    case simdjson::CAPACITY:
-    case simdjson::MEMALLOC:
-      return Reject(rejection, RejectReason::kTooLarge,
-                    "message exceeds the parser capacity");
-    case simdjson::NUMBER_ERROR:
-      return Reject(rejection, RejectReason::kBrokenJson,
-                    "a number is malformed or outside the int64, uint64 and "
-                    "double ranges");
-    default:
-      // simdjson's messages describe the error class, never the input.
-      return Reject(
-          rejection, RejectReason::kBrokenJson,
-          std::string("not valid JSON: ") + simdjson::error_message(error));
-  }
+  if (error != simdjson::SUCCESS) return RejectParseError(error, rep.limits, rejection);
   if (!root.is_object()) {
     return Reject(rejection, RejectReason::kWrongType,
                   "message is not a JSON object");

@@ -92,99 +92,76 @@ TupleEvents EventsOfBuiltTuples(const BuiltTuples& built, std::span<const Buffer
   return out;
 }
 
-ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext& context,
-                            const ReleaseInput& input, const ReleaseOutput& output,
-                            const TupleEvents& events, dp::RandomSource* random) {
-  if (deps.schema == nullptr || deps.payload == nullptr || random == nullptr) {
-    throw std::invalid_argument("WriteRelease: schema, payload transformer (for the time bucket) and random source are required");
-  }
-  if (events.size() != input.tuples.size() + input.waiting.size()) {
-    throw std::invalid_argument("WriteRelease: one TupleEvents entry per input tuple and waiting tuple");
-  }
-  const Schema& schema = *deps.schema;
-  ReleaseRecords records;
-  size_t expected_ids = output.groups.size();
-  for (const Group& g : output.groups) expected_ids += g.members.size() + g.counterfeits.size();
-  IdDrawer ids(random, expected_ids);
-  size_t expected_events = 0;
-  for (const Group& g : output.groups) {
-    for (TupleRef ref : g.members) expected_events += events[ref].size();
-  }
-  records.events.reserve(expected_events);
+namespace {
 
-  std::vector<size_t> group_order(output.groups.size());
-  for (size_t g = 0; g < group_order.size(); ++g) group_order[g] = g;
-  Shuffle(&group_order, random);
-
-  uint64_t real = 0;
-  uint64_t counterfeits = 0;
-  for (size_t g : group_order) {
-    const Group& group = output.groups[g];
-    const std::string group_id = ids.Next('g');
-    const std::string qi = QiObject(schema, group);
-
-    // Values and tokens are drawn and ordered independently: the record
-    // lists the group's values (counterfeits' among them, shuffled) and no
-    // token, so a reader who can tell real tuples (they have events) from
-    // counterfeits learns nothing about which value is whose
-    // (docs/privacy-model.md, "Why values are not linked to tokens").
-    std::vector<SensitiveId> values;
-    values.reserve(group.members.size() + group.counterfeits.size());
-    for (TupleRef ref : group.members) values.push_back(ResolveTuple(input, ref).sensitive);
-    for (SensitiveId v : group.counterfeits) values.push_back(v);
-    Shuffle(&values, random);
-    std::vector<TupleRef> members(group.members.begin(), group.members.end());
-    Shuffle(&members, random);
-    real += group.members.size();
-    counterfeits += group.counterfeits.size();
-
-    std::string rec = "{\"type\":\"group\",\"version\":2,\"release\":";
-    AppendJsonInt(&rec, input.release_id);
-    rec.append(",\"partition\":");
-    AppendJsonInt(&rec, context.partition);
-    rec.append(",\"group\":");
-    AppendJsonString(&rec, group_id);
-    rec.append(",\"qi\":").append(qi).append(",\"size\":");
-    AppendJsonInt(&rec, values.size());
-    if (deps.dictionary != nullptr) {
-      rec.append(",\"sensitive\":[");
-      for (size_t i = 0; i < values.size(); ++i) {
-        if (i > 0) rec.push_back(',');
-        AppendJsonString(&rec, deps.dictionary->Value(values[i]));
-      }
-      rec.push_back(']');
+// A group record (version 2): its values, counterfeits' among them, in an
+// order drawn independently of the tuples'. The record lists no token, so
+// a reader who can tell real tuples (they have events) from counterfeits
+// learns nothing about which value is whose (docs/privacy-model.md, "Why
+// values are not linked to tokens").
+std::string GroupRecord(const ReleaseWriterDeps& deps, const ReleaseContext& context, const ReleaseInput& input,
+                        const Group& group, const std::string& group_id, const std::string& qi,
+                        dp::RandomSource* random) {
+  std::vector<SensitiveId> values;
+  values.reserve(group.members.size() + group.counterfeits.size());
+  for (TupleRef ref : group.members) values.push_back(ResolveTuple(input, ref).sensitive);
+  for (SensitiveId v : group.counterfeits) values.push_back(v);
+  Shuffle(&values, random);
+  std::string rec = "{\"type\":\"group\",\"version\":2,\"release\":";
+  AppendJsonInt(&rec, input.release_id);
+  rec.append(",\"partition\":");
+  AppendJsonInt(&rec, context.partition);
+  rec.append(",\"group\":");
+  AppendJsonString(&rec, group_id);
+  rec.append(",\"qi\":").append(qi).append(",\"size\":");
+  AppendJsonInt(&rec, values.size());
+  if (deps.dictionary != nullptr) {
+    rec.append(",\"sensitive\":[");
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i > 0) rec.push_back(',');
+      AppendJsonString(&rec, deps.dictionary->Value(values[i]));
     }
-    rec.append(",\"counterfeits\":");
-    AppendJsonInt(&rec, group.counterfeits.size());
-    rec.push_back('}');
-    records.groups.push_back(std::move(rec));
+    rec.push_back(']');
+  }
+  rec.append(",\"counterfeits\":");
+  AppendJsonInt(&rec, group.counterfeits.size());
+  rec.push_back('}');
+  return rec;
+}
 
-    std::string head;  // what every event record of a tuple starts with
-    for (TupleRef ref : members) {
-      head = "{\"release\":";
-      AppendJsonInt(&head, input.release_id);
-      head.append(",\"group\":");
-      AppendJsonString(&head, group_id);
-      head.append(",\"tuple\":");
-      AppendJsonString(&head, ids.Next('t'));
-      head.append(",\"qi\":").append(qi).append(",\"ts\":");
-      for (const BufferedEvent* e : events[ref]) {
-        std::string ev;
-        ev.reserve(48 + head.size() + e->event.size() + e->payload_json.size());
-        ev.append(head);
-        AppendJsonInt(&ev, deps.payload->PublishedTime(e->ts_ms));
-        ev.append(",\"event\":");
-        AppendJsonString(&ev, e->event);
-        ev.append(",\"payload\":").append(e->payload_json);  // transformed at ingestion
-        ev.push_back('}');
-        records.events.push_back(std::move(ev));
-      }
+// The event records of one group's tuples, in shuffled tuple order, each
+// tuple under a fresh token.
+void AppendEventRecords(const ReleaseWriterDeps& deps, const ReleaseInput& input, const Group& group,
+                        const std::string& group_id, const std::string& qi, const TupleEvents& events,
+                        IdDrawer* ids, dp::RandomSource* random, std::vector<std::string>* out) {
+  std::vector<TupleRef> members(group.members.begin(), group.members.end());
+  Shuffle(&members, random);
+  std::string head;  // what every event record of a tuple starts with
+  for (TupleRef ref : members) {
+    head = "{\"release\":";
+    AppendJsonInt(&head, input.release_id);
+    head.append(",\"group\":");
+    AppendJsonString(&head, group_id);
+    head.append(",\"tuple\":");
+    AppendJsonString(&head, ids->Next('t'));
+    head.append(",\"qi\":").append(qi).append(",\"ts\":");
+    for (const BufferedEvent* e : events[ref]) {
+      std::string ev;
+      ev.reserve(48 + head.size() + e->event.size() + e->payload_json.size());
+      ev.append(head);
+      AppendJsonInt(&ev, deps.payload->PublishedTime(e->ts_ms));
+      ev.append(",\"event\":");
+      AppendJsonString(&ev, e->event);
+      ev.append(",\"payload\":").append(e->payload_json);  // transformed at ingestion
+      ev.push_back('}');
+      out->push_back(std::move(ev));
     }
   }
+}
 
-  const ReleaseMetrics& m = output.metrics;
-  std::string& s = records.summary;
-  s = "{\"type\":\"summary\",\"version\":2,\"release\":";
+std::string SummaryRecord(const ReleaseContext& context, const ReleaseInput& input, const ReleaseOutput& output,
+                          uint64_t real, uint64_t counterfeits, size_t events) {
+  std::string s = "{\"type\":\"summary\",\"version\":2,\"release\":";
   AppendJsonInt(&s, input.release_id);
   s.append(",\"partition\":");
   AppendJsonInt(&s, context.partition);
@@ -203,7 +180,7 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
   s.append(",\"counterfeits\":");
   AppendJsonInt(&s, counterfeits);
   s.append(",\"events\":");
-  AppendJsonInt(&s, records.events.size());
+  AppendJsonInt(&s, events);
   s.append(",\"waiting\":");
   AppendJsonInt(&s, output.waiting.size());
   s.append(",\"suppressed\":{");
@@ -216,8 +193,47 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
     AppendJsonInt(&s, by_reason[static_cast<size_t>(r)]);
   }
   s.append("},\"metrics\":");
-  AppendMetrics(&s, m);
+  AppendMetrics(&s, output.metrics);
   s.push_back('}');
+  return s;
+}
+
+}  // namespace
+
+ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext& context,
+                            const ReleaseInput& input, const ReleaseOutput& output,
+                            const TupleEvents& events, dp::RandomSource* random) {
+  if (deps.schema == nullptr || deps.payload == nullptr || random == nullptr) {
+    throw std::invalid_argument("WriteRelease: schema, payload transformer (for the time bucket) and random source are required");
+  }
+  if (events.size() != input.tuples.size() + input.waiting.size()) {
+    throw std::invalid_argument("WriteRelease: one TupleEvents entry per input tuple and waiting tuple");
+  }
+  ReleaseRecords records;
+  size_t expected_ids = output.groups.size();
+  for (const Group& g : output.groups) expected_ids += g.members.size() + g.counterfeits.size();
+  IdDrawer ids(random, expected_ids);
+  size_t expected_events = 0;
+  for (const Group& g : output.groups) {
+    for (TupleRef ref : g.members) expected_events += events[ref].size();
+  }
+  records.events.reserve(expected_events);
+
+  std::vector<size_t> group_order(output.groups.size());
+  for (size_t g = 0; g < group_order.size(); ++g) group_order[g] = g;
+  Shuffle(&group_order, random);
+  uint64_t real = 0;
+  uint64_t counterfeits = 0;
+  for (size_t g : group_order) {
+    const Group& group = output.groups[g];
+    const std::string group_id = ids.Next('g');
+    const std::string qi = QiObject(*deps.schema, group);
+    records.groups.push_back(GroupRecord(deps, context, input, group, group_id, qi, random));
+    AppendEventRecords(deps, input, group, group_id, qi, events, &ids, random, &records.events);
+    real += group.members.size();
+    counterfeits += group.counterfeits.size();
+  }
+  records.summary = SummaryRecord(context, input, output, real, counterfeits, records.events.size());
   return records;
 }
 

@@ -145,14 +145,16 @@ PartitionProgress IngestPipeline::Totals() const {
   return t;
 }
 
+// Per message: already accounted for (skipped), rejected (DLQ), late (late
+// topic or dropped) or buffered; counted in the partition's progress. The
+// batch commits to state atomically, then the in-memory copies move.
 void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now_ms) {
   if (batch.empty()) return;
   IngestWrite write(*store_);
   // Work on copies: if the DLQ fails, the in-memory progress must not move.
   std::map<int32_t, PartitionProgress> next;
   std::map<int32_t, EpochClock> clocks;
-  uint64_t rejected = 0, accepted = 0, unknown = 0, late = 0;
-  std::map<std::string, uint64_t> rejected_by;
+  BatchCounts counts;
   Rejection rejection;
   stored_.clear();
   stored_.reserve(batch.size());
@@ -174,27 +176,15 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
       if (replay) continue;
       std::string reason(RejectReasonName(rejection.reason));
       pr.rejected[reason]++;
-      rejected_by[reason]++;
-      rejected++;
-      if (dlq_) {
-        // The DLQ keeps the original bytes so nothing is lost; it is an
-        // input-classified topic. Its key is the HMAC, never the raw key.
-        std::string key = m.key.empty() ? std::string() : hasher_->HashHex(m.key);
-        KafkaHeaders headers = {{"vanon.reason", reason},
-                                {"vanon.detail", rejection.detail},
-                                {"vanon.source.topic", config_.kafka.topics.input},
-                                {"vanon.source.partition", std::to_string(m.partition)},
-                                {"vanon.source.offset", std::to_string(m.offset)}};
-        std::string_view value = DlqValue(m.value);
-        if (value.size() < m.value.size()) headers.emplace_back("vanon.truncated_from", std::to_string(m.value.size()));
-        dlq_->Produce(config_.kafka.topics.dlq, -1, key, value, headers);
-      }
+      counts.rejected_by[reason]++;
+      counts.rejected++;
+      RouteRejected(m, reason, rejection.detail);
       continue;
     }
     VehicleInfo& v = Lookup(parsed_);
     if (!replay && !v.known) {
       pr.unknown_vin++;
-      unknown++;
+      counts.unknown++;
     }
     if (v.last_trip != parsed_.trip_id) {
       v.last_trip = parsed_.trip_id;
@@ -202,47 +192,19 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
     }
     if (!replay) {
       pr.accepted++;
-      accepted++;
+      counts.accepted++;
     }
-    if (clocks.at(m.partition).Observe(parsed_.ts_ms, now_ms) == Arrival::kLate) {
+    EpochClock& clock = clocks.at(m.partition);
+    if (clock.Observe(parsed_.ts_ms, now_ms) == Arrival::kLate) {
       if (replay) continue;
-      // Its epoch is released already: it can join no release. Counted, and
-      // kept whole in the late topic (input-classified, like the DLQ) when
-      // the config routes it there.
       pr.late++;
-      late++;
-      if (config_.privacy.late_events == LateEvents::kTopic && dlq_) {
-        KafkaHeaders headers = {{"vanon.reason", "late"},
-                                {"vanon.watermark_ms", std::to_string(clocks.at(m.partition).watermark_ms())},
-                                {"vanon.source.topic", config_.kafka.topics.input},
-                                {"vanon.source.partition", std::to_string(m.partition)},
-                                {"vanon.source.offset", std::to_string(m.offset)}};
-        dlq_->Produce(config_.kafka.topics.late, -1, hasher_->HashHex(parsed_.vin),
-                      m.value, headers);
-      }
+      counts.late++;
+      RouteLate(m, clock.watermark_ms());
       continue;
     }
-    KeyedEvent& kept = stored_.emplace_back(m.partition, KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
-    BufferedEvent& b = kept.event;
-    b.vehicle_key = v.key;
-    b.trip_key = v.last_trip_key;
-    b.ts_ms = parsed_.ts_ms;
-    b.event = parsed_.event;
-    b.qi_values = v.qi;
-    b.extras = std::move(parsed_.extras);  // the parser fills them anew
-    if (registry_sensitive_) b.extras.push_back(v.sensitive);
-    payload_->TransformInto(parsed_.payload_json, &b.payload_json);
-    encoded_.clear();
-    EncodeBufferedEvent(b, &encoded_);
-    write.PutEvent(m.partition, parsed_.ts_ms, m.offset, encoded_);
+    Buffer(m, v, &write);
   }
-  bool routed = rejected > 0 || (late > 0 && config_.privacy.late_events == LateEvents::kTopic);
-  if (routed && dlq_) {
-    uint64_t failures_before = dlq_->failures();
-    if (!dlq_->Flush(30000) || dlq_->failures() != failures_before) {
-      throw std::runtime_error("DLQ or late-topic delivery failed: " + dlq_->last_error());
-    }
-  }
+  FlushRouted(counts);
   for (const auto& [p, pr] : next) write.SetProgress(p, pr);
   for (const auto& [p, clock] : clocks) write.PutMeta(p, kClockMeta, clock.EncodeState());
   FaultPoint("ingest.before_commit");
@@ -251,20 +213,80 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
   for (auto& [p, clock] : clocks) clocks_.insert_or_assign(p, clock);
   for (auto& [p, e] : stored_) buffers_.at(p).Add(std::move(e));
   stored_.clear();
-  if (metrics_) {
-    const PayloadStats& ps = payload_->stats();
-    metrics_->payload_malformed_fields.Increment(static_cast<double>(ps.malformed_fields - payload_reported_.malformed_fields));
-    metrics_->payload_malformed_payloads.Increment(
-        static_cast<double>(ps.malformed_payloads - payload_reported_.malformed_payloads));
-    payload_reported_ = ps;
-    metrics_->consumed.Increment(static_cast<double>(accepted + rejected));
-    metrics_->accepted.Increment(static_cast<double>(accepted));
-    metrics_->unknown_vin.Increment(static_cast<double>(unknown));
-    for (const auto& [r, n] : rejected_by) metrics_->Rejected(r).Increment(static_cast<double>(n));
-    metrics_->buffered.Increment(static_cast<double>(accepted - late));
-    (config_.privacy.late_events == LateEvents::kTopic ? metrics_->late_topic : metrics_->late_drop)
-        .Increment(static_cast<double>(late));
+  ReportBatch(counts);
+}
+
+// The DLQ keeps the original bytes so nothing is lost; it is an
+// input-classified topic. Its key is the HMAC, never the raw key.
+void IngestPipeline::RouteRejected(const InputMessage& m, const std::string& reason, const std::string& detail) {
+  if (!dlq_) return;
+  std::string key = m.key.empty() ? std::string() : hasher_->HashHex(m.key);
+  KafkaHeaders headers = {{"vanon.reason", reason},
+                          {"vanon.detail", detail},
+                          {"vanon.source.topic", config_.kafka.topics.input},
+                          {"vanon.source.partition", std::to_string(m.partition)},
+                          {"vanon.source.offset", std::to_string(m.offset)}};
+  std::string_view value = DlqValue(m.value);
+  if (value.size() < m.value.size()) headers.emplace_back("vanon.truncated_from", std::to_string(m.value.size()));
+  dlq_->Produce(config_.kafka.topics.dlq, -1, key, value, headers);
+}
+
+// Its epoch is released already: it can join no release. Counted, and kept
+// whole in the late topic (input-classified, like the DLQ) when the config
+// routes it there.
+void IngestPipeline::RouteLate(const InputMessage& m, int64_t watermark_ms) {
+  if (config_.privacy.late_events != LateEvents::kTopic || !dlq_) return;
+  KafkaHeaders headers = {{"vanon.reason", "late"},
+                          {"vanon.watermark_ms", std::to_string(watermark_ms)},
+                          {"vanon.source.topic", config_.kafka.topics.input},
+                          {"vanon.source.partition", std::to_string(m.partition)},
+                          {"vanon.source.offset", std::to_string(m.offset)}};
+  dlq_->Produce(config_.kafka.topics.late, -1, hasher_->HashHex(parsed_.vin), m.value, headers);
+}
+
+// The parsed event as state keeps it: tokens instead of identifiers, the
+// vehicle's QI values, the payload already coarsened.
+void IngestPipeline::Buffer(const InputMessage& m, const VehicleInfo& v, IngestWrite* write) {
+  KeyedEvent& kept = stored_.emplace_back(m.partition, KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
+  BufferedEvent& b = kept.event;
+  b.vehicle_key = v.key;
+  b.trip_key = v.last_trip_key;
+  b.ts_ms = parsed_.ts_ms;
+  b.event = parsed_.event;
+  b.qi_values = v.qi;
+  b.extras = std::move(parsed_.extras);  // the parser fills them anew
+  if (registry_sensitive_) b.extras.push_back(v.sensitive);
+  payload_->TransformInto(parsed_.payload_json, &b.payload_json);
+  encoded_.clear();
+  EncodeBufferedEvent(b, &encoded_);
+  write->PutEvent(m.partition, parsed_.ts_ms, m.offset, encoded_);
+}
+
+// Before the batch commits: what was routed must have arrived, or the batch
+// is not recorded (and is read again).
+void IngestPipeline::FlushRouted(const BatchCounts& counts) {
+  const bool routed = counts.rejected > 0 || (counts.late > 0 && config_.privacy.late_events == LateEvents::kTopic);
+  if (!routed || !dlq_) return;
+  uint64_t failures_before = dlq_->failures();
+  if (!dlq_->Flush(30000) || dlq_->failures() != failures_before) {
+    throw std::runtime_error("DLQ or late-topic delivery failed: " + dlq_->last_error());
   }
+}
+
+void IngestPipeline::ReportBatch(const BatchCounts& counts) {
+  if (!metrics_) return;
+  const PayloadStats& ps = payload_->stats();
+  metrics_->payload_malformed_fields.Increment(static_cast<double>(ps.malformed_fields - payload_reported_.malformed_fields));
+  metrics_->payload_malformed_payloads.Increment(
+      static_cast<double>(ps.malformed_payloads - payload_reported_.malformed_payloads));
+  payload_reported_ = ps;
+  metrics_->consumed.Increment(static_cast<double>(counts.accepted + counts.rejected));
+  metrics_->accepted.Increment(static_cast<double>(counts.accepted));
+  metrics_->unknown_vin.Increment(static_cast<double>(counts.unknown));
+  for (const auto& [r, n] : counts.rejected_by) metrics_->Rejected(r).Increment(static_cast<double>(n));
+  metrics_->buffered.Increment(static_cast<double>(counts.accepted - counts.late));
+  (config_.privacy.late_events == LateEvents::kTopic ? metrics_->late_topic : metrics_->late_drop)
+      .Increment(static_cast<double>(counts.late));
 }
 
 }  // namespace vanon

@@ -250,6 +250,69 @@ struct ReleaseRunner::Impl {
     for (const JobPtr& job : precomputed) Drop(job, state_of(job->partition).events);
   }
 
+  // The job of a share that is to be published: its precomputed job when no
+  // event joined the epoch since, else a new one (resumed from the release
+  // log when an earlier attempt prepared it). `fresh`: still to compute.
+  JobPtr JobForShare(const ShareRequest& s, const PartitionState& state, bool* fresh) {
+    JobPtr job = JobOf(s.partition);
+    if (job && job->prepared) {
+      throw std::logic_error("partition " + std::to_string(s.partition) + " already has a share in flight");
+    }
+    if (job) {
+      // Exact only if no event joined the epoch after the take.
+      const bool used = job->epoch == s.epoch && state.events->arrivals_behind_take() == job->taken_mark;
+      if (metrics) metrics->Precomputed(used);
+      if (!used) {
+        spdlog::info("release {} partition {}: an event of the epoch arrived after its share was computed; computing it again",
+                     s.epoch, s.partition);
+        Drop(job, state.events);
+        job = nullptr;
+      }
+    }
+    std::optional<ReleaseLogEntry> stored = store->GetRelease(s.partition, s.epoch);
+    if (stored && stored->status == ReleaseStatus::kCommitted) {
+      // Apply wrote the log entry and closed the clock in one batch, so
+      // this means the clock in memory is behind state: never expected.
+      throw std::runtime_error("release " + std::to_string(s.epoch) + " of partition " +
+                               std::to_string(s.partition) + " is committed but its epoch is still open");
+    }
+    *fresh = !job;
+    if (!*fresh) return job;
+    job = std::make_shared<Job>();
+    job->partition = s.partition;
+    job->epoch = s.epoch;
+    if (stored) {
+      job->entry = *stored;
+      job->resumed = true;
+    } else {
+      job->entry.seed = NewReleaseSeed();
+    }
+    job->events = state.events->Take(state.clock->EpochEnd(s.epoch));
+    return job;
+  }
+
+  // The prepare record of a share not prepared before: its seed, where its
+  // summary will be read back, and the watermark that closed the epoch.
+  void PutPrepared(const ShareRequest& s, const PartitionState& state, std::map<int32_t, int64_t>* high_watermarks,
+                   ReleaseLogEntry* entry, ReleaseWrite* w) {
+    entry->status = ReleaseStatus::kPrepared;
+    entry->readback_partition = ReleasesPartition(s.partition);
+    auto hw = high_watermarks->find(entry->readback_partition);
+    if (hw == high_watermarks->end()) {
+      hw = high_watermarks
+               ->emplace(entry->readback_partition,
+                         producer->HighWatermark(config.kafka.topics.releases, entry->readback_partition))
+               .first;
+    }
+    entry->readback_offset = hw->second;
+    entry->prepared_wall_ms = WallMs();
+    w->PutRelease(s.partition, s.epoch, *entry);
+    // The watermark that closed the epoch is stored with the seed: after a
+    // restart, events of this epoch stay late, so the recomputation sees
+    // exactly the events the first attempt saw.
+    w->PutMeta(s.partition, kClockMeta, state.clock->EncodeState());
+  }
+
   void Submit(const std::vector<ShareRequest>& shares, const std::function<PartitionState(int32_t)>& state_of) {
     if (shares.empty()) return;
     const auto now = SteadyClock::now();
@@ -263,60 +326,10 @@ struct ReleaseRunner::Impl {
     std::vector<Ready> ready;
     for (const ShareRequest& s : shares) {
       const PartitionState state = state_of(s.partition);
-      JobPtr job = JobOf(s.partition);
-      if (job && job->prepared) {
-        throw std::logic_error("partition " + std::to_string(s.partition) + " already has a share in flight");
-      }
-      if (job) {
-        // Exact only if no event joined the epoch after the take.
-        const bool used = job->epoch == s.epoch && state.events->arrivals_behind_take() == job->taken_mark;
-        if (metrics) metrics->Precomputed(used);
-        if (!used) {
-          spdlog::info("release {} partition {}: an event of the epoch arrived after its share was computed; computing it again",
-                       s.epoch, s.partition);
-          Drop(job, state.events);
-          job = nullptr;
-        }
-      }
-      std::optional<ReleaseLogEntry> stored = store->GetRelease(s.partition, s.epoch);
-      if (stored && stored->status == ReleaseStatus::kCommitted) {
-        // Apply wrote the log entry and closed the clock in one batch, so
-        // this means the clock in memory is behind state: never expected.
-        throw std::runtime_error("release " + std::to_string(s.epoch) + " of partition " +
-                                 std::to_string(s.partition) + " is committed but its epoch is still open");
-      }
-      const bool fresh = !job;
-      if (fresh) {
-        job = std::make_shared<Job>();
-        job->partition = s.partition;
-        job->epoch = s.epoch;
-        if (stored) {
-          job->entry = *stored;
-          job->resumed = true;
-        } else {
-          job->entry.seed = NewReleaseSeed();
-        }
-        job->events = state.events->Take(state.clock->EpochEnd(s.epoch));
-      }
+      bool fresh = false;
+      JobPtr job = JobForShare(s, state, &fresh);
       ReleaseLogEntry entry = job->entry;  // only this thread writes it
-      if (!job->resumed) {
-        entry.status = ReleaseStatus::kPrepared;
-        entry.readback_partition = ReleasesPartition(s.partition);
-        auto hw = high_watermarks.find(entry.readback_partition);
-        if (hw == high_watermarks.end()) {
-          hw = high_watermarks
-                   .emplace(entry.readback_partition,
-                            producer->HighWatermark(config.kafka.topics.releases, entry.readback_partition))
-                   .first;
-        }
-        entry.readback_offset = hw->second;
-        entry.prepared_wall_ms = WallMs();
-        w.PutRelease(s.partition, s.epoch, entry);
-        // The watermark that closed the epoch is stored with the seed: after
-        // a restart, events of this epoch stay late, so the recomputation
-        // sees exactly the events the first attempt saw.
-        w.PutMeta(s.partition, kClockMeta, state.clock->EncodeState());
-      }
+      if (!job->resumed) PutPrepared(s, state, &high_watermarks, &entry, &w);
       job->submitted = now;
       if (changelog) job->changelog_base = ChangelogWriter::Snapshot(*state.clock, *state.progress, *state.events);
       ready.push_back({std::move(job), std::move(entry), fresh});

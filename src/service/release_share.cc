@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "vanon/engine/checker.h"
 #include "vanon/ingest/buffered_event.h"
@@ -39,193 +41,252 @@ void PurgeSignatures(const ShareContext& ctx, int32_t partition, int64_t epoch, 
   });
 }
 
+// Wall time per phase for the debug log: where a slow release spends it.
+class PhaseTimer {
+ public:
+  double Lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+    return ms;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+double ThreadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+// What one share's steps read and produce. Not movable: tuple_events points
+// into ev, stored_by_vehicle into stored.
+struct ShareWork {
+  ShareWork(const ShareContext& c, int32_t p, int64_t e)
+      : ctx(c), partition(p), epoch(e), dict(c.schema->sensitive_hierarchy.get()) {
+    const EpochClock clock(c.config->privacy.epoch);
+    start = clock.EpochStart(e);
+    end = clock.EpochEnd(e);
+  }
+  ShareWork(const ShareWork&) = delete;
+  ShareWork& operator=(const ShareWork&) = delete;
+
+  const ShareContext& ctx;
+  const int32_t partition;
+  const int64_t epoch;
+  int64_t start = 0, end = 0;
+  EpochEvents ev;
+  SensitiveDictionary dict;
+  ReleaseInput in;
+  TupleEvents tuple_events;
+  std::unordered_map<std::string, std::vector<size_t>> old_by_vehicle;  // indexes into ev.old
+  std::vector<std::optional<StoredSignature>> stored;
+  std::unordered_map<std::string, const StoredSignature*> stored_by_vehicle;
+  ReleaseOutput out;
+  std::vector<bool> consumed, old_deleted;  // per event of ev.current, ev.old
+};
+
+// The epoch's tuples (built from its events with the partition's sensitive
+// dictionary), the waiting tuples with their older events, and the stored
+// signatures of every vehicle among them.
+void LoadInput(ShareWork& w, TakenEvents taken, ComputedShare* share) {
+  StateStore& store = *w.ctx.store;
+  w.ev = ArrangeEpochEvents(std::move(taken), w.start);
+  if (auto d = store.GetMeta(w.partition, kDictionaryMeta)) {
+    if (!w.dict.DecodeState(*d)) throw std::runtime_error("state: unreadable sensitive dictionary");
+  }
+  TupleBuilder builder(*w.ctx.config, *w.ctx.schema, w.ctx.sensitive_extra, &w.dict);
+  BuiltTuples built = builder.Build(w.ev.current);
+  share->qi_at_root = built.qi_at_root;
+  w.in.release_id = static_cast<uint64_t>(w.epoch);
+  w.in.waiting = store.LoadWaiting(w.partition);
+  w.tuple_events = EventsOfBuiltTuples(built, w.ev.current, w.in.waiting.size());
+  w.in.tuples = std::move(built.tuples);
+
+  // Older events belong to waiting tuples, by vehicle.
+  for (size_t i = 0; i < w.ev.old.size(); ++i) w.old_by_vehicle[VehicleKey(w.ev.old[i].vehicle_key)].push_back(i);
+  for (size_t k = 0; k < w.in.waiting.size(); ++k) {
+    auto it = w.old_by_vehicle.find(w.in.waiting[k].tuple.vehicle);
+    if (it == w.old_by_vehicle.end()) continue;
+    for (size_t i : it->second) w.tuple_events[w.in.tuples.size() + k].push_back(&w.ev.old[i]);
+  }
+
+  std::vector<std::string> lookup;
+  lookup.reserve(w.in.tuples.size() + w.in.waiting.size());
+  for (const Tuple& t : w.in.tuples) lookup.push_back(t.vehicle);
+  for (const WaitingTuple& wt : w.in.waiting) lookup.push_back(wt.tuple.vehicle);
+  w.stored = store.GetSignatures(w.partition, lookup);
+  for (size_t i = 0; i < lookup.size(); ++i) {
+    if (!w.stored[i]) continue;
+    w.in.known_signatures.emplace(lookup[i], w.stored[i]->values);
+    w.stored_by_vehicle.emplace(lookup[i], &*w.stored[i]);
+  }
+}
+
+// Marks the events of one tuple consumed (current ones are covered by the
+// epoch's range deletion; older ones are deleted one by one). Returns how
+// many.
+uint64_t ConsumeTupleEvents(ShareWork& w, TupleRef ref, bool published, ComputedShare* share) {
+  ReleaseWrite& batch = *share->apply;
+  uint64_t n = 0;
+  for (const BufferedEvent* e : w.tuple_events[ref]) {
+    if (ref < w.in.tuples.size()) {
+      w.consumed[static_cast<size_t>(e - w.ev.current.data())] = true;
+    } else {
+      size_t i = static_cast<size_t>(e - w.ev.old.data());
+      batch.DeleteEvent(w.partition, w.ev.old_keys[i].first, w.ev.old_keys[i].second);
+      w.old_deleted[i] = true;
+    }
+    if (published) share->published_ts.push_back(e->ts_ms);
+    ++n;
+  }
+  return n;
+}
+
+// Published and suppressed tuples take their events; published vehicles
+// refresh their signature's last release, new vehicles store theirs.
+void RecordPublication(ShareWork& w, ComputedShare* share) {
+  ReleaseWrite& batch = *share->apply;
+  for (const Group& g : w.out.groups) {
+    for (TupleRef ref : g.members) {
+      share->published_events += ConsumeTupleEvents(w, ref, true, share);
+      const std::string& vehicle = ResolveTuple(w.in, ref).vehicle;
+      auto known = w.stored_by_vehicle.find(vehicle);
+      if (known != w.stored_by_vehicle.end()) {
+        StoredSignature s = *known->second;
+        s.last_release = w.epoch;
+        batch.PutSignature(w.partition, vehicle, s);
+      }
+    }
+  }
+  for (const Suppressed& s : w.out.suppressed) share->suppressed_events += ConsumeTupleEvents(w, s.ref, false, share);
+  for (const auto& [vehicle, sig] : w.out.new_signatures) {
+    batch.PutSignature(w.partition, vehicle, StoredSignature{sig, w.epoch, w.epoch});
+  }
+}
+
+// Events older than the epoch that no waiting tuple owns cannot occur
+// (apply deletes them with their tuple); if state says otherwise they are
+// counted as suppressed rather than kept forever.
+void DropOrphanEvents(ShareWork& w, ComputedShare* share) {
+  std::unordered_set<std::string> owned;
+  for (const WaitingTuple& wt : w.in.waiting) owned.insert(wt.tuple.vehicle);
+  uint64_t orphans = 0;
+  for (const auto& [vehicle, idx] : w.old_by_vehicle) {
+    if (owned.count(vehicle)) continue;
+    for (size_t i : idx) {
+      share->apply->DeleteEvent(w.partition, w.ev.old_keys[i].first, w.ev.old_keys[i].second);
+      w.old_deleted[i] = true;
+    }
+    orphans += idx.size();
+  }
+  if (orphans > 0) {
+    spdlog::error("release {} partition {}: {} buffered events had no waiting tuple; counted as suppressed",
+                  w.epoch, w.partition, orphans);
+    share->suppressed_events += orphans;
+  }
+}
+
+// The state changes. The epoch's events go with one range deletion; the few
+// that still-waiting tuples own are put back after it (in a write batch the
+// later operation wins). One tombstone per share instead of one per event
+// keeps both the batch and later scans cheap.
+void WriteStateChanges(ShareWork& w, ComputedShare* share) {
+  share->apply = std::make_unique<ReleaseWrite>(*w.ctx.store);
+  ReleaseWrite& batch = *share->apply;
+  w.consumed.assign(w.ev.current.size(), false);
+  w.old_deleted.assign(w.ev.old.size(), false);
+  batch.DeleteEventRange(w.partition, w.start, w.end);
+  // Purge before the puts below: a vehicle published now must keep the
+  // signature they refresh.
+  PurgeSignatures(w.ctx, w.partition, w.epoch, &batch);
+  RecordPublication(w, share);
+  std::string encoded;
+  for (size_t i = 0; i < w.ev.current.size(); ++i) {
+    if (w.consumed[i]) continue;
+    encoded.clear();
+    EncodeBufferedEvent(w.ev.current[i], &encoded);
+    batch.PutEvent(w.partition, w.ev.current_keys[i].first, w.ev.current_keys[i].second, encoded);
+  }
+  DropOrphanEvents(w, share);
+  for (const WaitingTuple& wt : w.in.waiting) batch.DeleteWaiting(w.partition, wt.tuple.vehicle);
+  for (const StillWaiting& sw : w.out.waiting) {
+    batch.PutWaiting(w.partition, WaitingTuple{ResolveTuple(w.in, sw.ref), sw.first_release});
+  }
+  if (w.ctx.dp) w.ctx.dp->Apply(w.partition, share->dp, &batch);
+  batch.PutMeta(w.partition, kDictionaryMeta, w.dict.EncodeState());
+}
+
+// What the batch keeps goes back to the partition's EventBuffer at apply;
+// the consumed events travel with the share, to be freed where allocated.
+void HandOverEvents(ShareWork& w, ComputedShare* share) {
+  EpochEvents& ev = w.ev;
+  for (size_t i = 0; i < ev.current.size(); ++i) {
+    if (!w.consumed[i]) share->remaining.push_back({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});
+  }
+  for (size_t i = 0; i < ev.old.size(); ++i) {
+    if (!w.old_deleted[i]) share->remaining.push_back({ev.old_keys[i].first, ev.old_keys[i].second, std::move(ev.old[i])});
+  }
+  share->current_consumed = std::move(w.consumed);
+  share->old_consumed = std::move(w.old_deleted);
+  share->spent = std::make_unique<EpochEvents>(std::move(ev));
+}
+
 }  // namespace
 
 ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
                            const ReleaseSeed& seed, bool committed_before, TakenEvents taken) {
-  const Config& config = *ctx.config;
-  const Schema& schema = *ctx.schema;
-  StateStore& store = *ctx.store;
   ComputedShare share;
   share.partition = partition;
   share.epoch = epoch;
   share.committed_before = committed_before;
-
-  const EpochClock clock(config.privacy.epoch);
-  const int64_t start = clock.EpochStart(epoch), end = clock.EpochEnd(epoch);
-  // Phase times for the debug log: where a slow release spends its time.
-  auto lap = [last = std::chrono::steady_clock::now()]() mutable {
-    const auto now = std::chrono::steady_clock::now();
-    const double ms = std::chrono::duration<double, std::milli>(now - last).count();
-    last = now;
-    return ms;
-  };
-  timespec cpu0{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
-  EpochEvents ev = ArrangeEpochEvents(std::move(taken), start);
-  const double arrange_ms = lap();
-  SensitiveDictionary dict(schema.sensitive_hierarchy.get());
-  if (auto d = store.GetMeta(partition, kDictionaryMeta)) {
-    if (!dict.DecodeState(*d)) throw std::runtime_error("state: unreadable sensitive dictionary");
-  }
-  TupleBuilder builder(config, schema, ctx.sensitive_extra, &dict);
-  BuiltTuples built = builder.Build(ev.current);
-  share.qi_at_root = built.qi_at_root;
-
-  ReleaseInput in;
-  in.release_id = static_cast<uint64_t>(epoch);
-  in.waiting = store.LoadWaiting(partition);
-  TupleEvents tuple_events = EventsOfBuiltTuples(built, ev.current, in.waiting.size());
-  in.tuples = std::move(built.tuples);
-  const double build_ms = lap();
-
-  // Older events belong to waiting tuples, by vehicle.
-  std::unordered_map<std::string, std::vector<size_t>> old_by_vehicle;
-  for (size_t i = 0; i < ev.old.size(); ++i) old_by_vehicle[VehicleKey(ev.old[i].vehicle_key)].push_back(i);
-  for (size_t w = 0; w < in.waiting.size(); ++w) {
-    auto it = old_by_vehicle.find(in.waiting[w].tuple.vehicle);
-    if (it == old_by_vehicle.end()) continue;
-    for (size_t i : it->second) tuple_events[in.tuples.size() + w].push_back(&ev.old[i]);
-  }
-
-  std::vector<std::string> lookup;
-  lookup.reserve(in.tuples.size() + in.waiting.size());
-  for (const Tuple& t : in.tuples) lookup.push_back(t.vehicle);
-  for (const WaitingTuple& w : in.waiting) lookup.push_back(w.tuple.vehicle);
-  std::vector<std::optional<StoredSignature>> stored = store.GetSignatures(partition, lookup);
-  std::unordered_map<std::string, const StoredSignature*> stored_by_vehicle;
-  for (size_t i = 0; i < lookup.size(); ++i) {
-    if (!stored[i]) continue;
-    in.known_signatures.emplace(lookup[i], stored[i]->values);
-    stored_by_vehicle.emplace(lookup[i], &*stored[i]);
-  }
+  PhaseTimer timer;
+  const double cpu0 = ThreadCpuMs();
+  ShareWork w(ctx, partition, epoch);
+  LoadInput(w, std::move(taken), &share);
+  const double load_ms = timer.Lap();
 
   SeedStream random(seed);
-  in.params = ReleaseParamsFromConfig(config.privacy);
-  in.params.seed = random.NextU64();
-  const double lookup_ms = lap();
-  ReleaseOutput out = ComputeRelease(schema, in);
-  if (TakeShareCorruption() && !out.groups.empty() && !out.groups[0].members.empty()) {
-    out.groups[0].members.push_back(out.groups[0].members[0]);
+  w.in.params = ReleaseParamsFromConfig(ctx.config->privacy);
+  w.in.params.seed = random.NextU64();
+  w.out = ComputeRelease(*ctx.schema, w.in);
+  if (TakeShareCorruption() && !w.out.groups.empty() && !w.out.groups[0].members.empty()) {
+    w.out.groups[0].members.push_back(w.out.groups[0].members[0]);
   }
   // The independent oracle, on every share before anything of it can be
   // produced: the engine's output is re-derived from the input tuples
   // (groups m-unique, signatures stable, labels covering, every tuple
   // accounted once). A fresh checker per share sees the stored signatures
   // through the input; the sequence of releases is its own test.
-  share.violations = ReleaseChecker(schema).Check(in, out);
+  share.violations = ReleaseChecker(*ctx.schema).Check(w.in, w.out);
   if (!share.violations.empty()) {
     // Nothing computed from `out` may leave; the events go back whole.
-    share.current_consumed.assign(ev.current.size(), true);
-    share.old_consumed.assign(ev.old.size(), true);
-    share.spent = std::make_unique<EpochEvents>(std::move(ev));
+    share.current_consumed.assign(w.ev.current.size(), true);
+    share.old_consumed.assign(w.ev.old.size(), true);
+    share.spent = std::make_unique<EpochEvents>(std::move(w.ev));
     return share;
   }
-  const double engine_ms = lap();
-  share.records = WriteRelease({&schema, config.sensitive ? &dict : nullptr, ctx.payload},
-                               {partition, ctx.input_partitions, start, end}, in, out, tuple_events, &random);
-
+  const double engine_ms = timer.Lap();
+  share.records = WriteRelease({ctx.schema, ctx.config->sensitive ? &w.dict : nullptr, ctx.payload},
+                               {partition, ctx.input_partitions, w.start, w.end}, w.in, w.out, w.tuple_events,
+                               &random);
+  const double write_ms = timer.Lap();
   // DP counts on the raw events of the epoch, suppressed vehicles included.
   // The ledger charge is durable before any noisy value leaves; a
   // recomputation finds it spent and draws the same noise from `random`.
-  const double write_ms = lap();
-  if (ctx.dp) share.dp = ctx.dp->Compute(partition, epoch, start, end, ev.current, random);
-  const double dp_ms = lap();
+  if (ctx.dp) share.dp = ctx.dp->Compute(partition, epoch, w.start, w.end, w.ev.current, random);
+  const double dp_ms = timer.Lap();
 
-  // The state changes. The epoch's events go with one range deletion; the
-  // few that still-waiting tuples own are put back after it (in a write
-  // batch the later operation wins). One tombstone per share instead of
-  // one per event keeps both the batch and later scans cheap.
-  share.apply = std::make_unique<ReleaseWrite>(store);
-  ReleaseWrite& w = *share.apply;
-  const size_t n_current = in.tuples.size();
-  std::vector<bool> consumed(ev.current.size(), false), old_deleted(ev.old.size(), false);
-  auto consume = [&](TupleRef ref, bool published) -> uint64_t {
-    uint64_t n = 0;
-    for (const BufferedEvent* e : tuple_events[ref]) {
-      if (ref < n_current) {
-        consumed[static_cast<size_t>(e - ev.current.data())] = true;
-      } else {
-        size_t i = static_cast<size_t>(e - ev.old.data());
-        w.DeleteEvent(partition, ev.old_keys[i].first, ev.old_keys[i].second);
-        old_deleted[i] = true;
-      }
-      if (published) share.published_ts.push_back(e->ts_ms);
-      ++n;
-    }
-    return n;
-  };
-  w.DeleteEventRange(partition, start, end);
-  // Purge before the puts below: a vehicle published now must keep the
-  // signature they refresh.
-  PurgeSignatures(ctx, partition, epoch, &w);
-  for (const Group& g : out.groups) {
-    for (TupleRef ref : g.members) {
-      share.published_events += consume(ref, true);
-      const std::string& vehicle = ResolveTuple(in, ref).vehicle;
-      auto known = stored_by_vehicle.find(vehicle);
-      if (known != stored_by_vehicle.end()) {
-        StoredSignature s = *known->second;
-        s.last_release = epoch;
-        w.PutSignature(partition, vehicle, s);
-      }
-    }
-  }
-  for (const Suppressed& s : out.suppressed) share.suppressed_events += consume(s.ref, false);
-  for (const auto& [vehicle, sig] : out.new_signatures) {
-    w.PutSignature(partition, vehicle, StoredSignature{sig, epoch, epoch});
-  }
-  std::string encoded;
-  for (size_t i = 0; i < ev.current.size(); ++i) {
-    if (consumed[i]) continue;
-    encoded.clear();
-    EncodeBufferedEvent(ev.current[i], &encoded);
-    w.PutEvent(partition, ev.current_keys[i].first, ev.current_keys[i].second, encoded);
-  }
-  // Events older than the epoch that no waiting tuple owns cannot occur
-  // (apply deletes them with their tuple); if state says otherwise they
-  // are counted as suppressed rather than kept forever.
-  std::unordered_set<std::string> owned;
-  for (const WaitingTuple& wt : in.waiting) owned.insert(wt.tuple.vehicle);
-  uint64_t orphans = 0;
-  for (const auto& [vehicle, idx] : old_by_vehicle) {
-    if (owned.count(vehicle)) continue;
-    for (size_t i : idx) {
-      w.DeleteEvent(partition, ev.old_keys[i].first, ev.old_keys[i].second);
-      old_deleted[i] = true;
-    }
-    orphans += idx.size();
-  }
-  if (orphans > 0) {
-    spdlog::error("release {} partition {}: {} buffered events had no waiting tuple; counted as suppressed",
-                  epoch, partition, orphans);
-    share.suppressed_events += orphans;
-  }
-  for (const WaitingTuple& wt : in.waiting) w.DeleteWaiting(partition, wt.tuple.vehicle);
-  for (const StillWaiting& sw : out.waiting) w.PutWaiting(partition, WaitingTuple{ResolveTuple(in, sw.ref), sw.first_release});
-  if (ctx.dp) ctx.dp->Apply(partition, share.dp, &w);
-  w.PutMeta(partition, kDictionaryMeta, dict.EncodeState());
-
-  // What the batch keeps goes back to the partition's EventBuffer at apply.
-  for (size_t i = 0; i < ev.current.size(); ++i) {
-    if (!consumed[i]) share.remaining.push_back({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});
-  }
-  for (size_t i = 0; i < ev.old.size(); ++i) {
-    if (!old_deleted[i]) share.remaining.push_back({ev.old_keys[i].first, ev.old_keys[i].second, std::move(ev.old[i])});
-  }
-  share.current_consumed = std::move(consumed);
-  share.old_consumed = std::move(old_deleted);
-  const size_t n_events = ev.current.size();
-  share.spent = std::make_unique<EpochEvents>(std::move(ev));
-
-  share.metrics = out.metrics;
-  share.waiting = out.waiting.size();
-  timespec cpu1{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
-  const double cpu_ms = static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) * 1e3 + static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec) / 1e6;
-  spdlog::debug("release {} partition {}: {} events, {:.0f} ms of CPU; wall ms: arrange {:.0f}, tuples {:.0f}, signatures {:.0f}, engine {:.0f}, "
-                "records {:.0f}, dp {:.0f}, state batch {:.0f}",
-                epoch, partition, n_events, cpu_ms, arrange_ms, build_ms, lookup_ms, engine_ms, write_ms, dp_ms, lap());
+  WriteStateChanges(w, &share);
+  const size_t n_events = w.ev.current.size();
+  HandOverEvents(w, &share);
+  share.metrics = w.out.metrics;
+  share.waiting = w.out.waiting.size();
+  spdlog::debug("release {} partition {}: {} events, {:.0f} ms of CPU; wall ms: input and signatures {:.0f}, "
+                "engine {:.0f}, records {:.0f}, dp {:.0f}, state batch {:.0f}",
+                epoch, partition, n_events, ThreadCpuMs() - cpu0, load_ms, engine_ms, write_ms, dp_ms, timer.Lap());
   return share;
 }
 

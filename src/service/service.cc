@@ -6,14 +6,15 @@
 #include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "changelog_writer.h"
 #include "state_restorer.h"
@@ -60,6 +61,8 @@ std::string InstanceId() {
 }
 }  // namespace
 
+// Service::Run is the sequence of named steps below; each step is a member
+// of Rep, because the health checks and Status() read what the steps set.
 struct Service::Rep {
   explicit Rep(Config c) : config(std::move(c)) {}
   Config config;
@@ -68,6 +71,7 @@ struct Service::Rep {
   IngestMetrics metrics{*registry};
   ReleaseMetricsExporter release_metrics{*registry, config.privacy};
 
+  // Read by the HTTP thread (health) and by Status().
   std::atomic<bool> state_open{false};
   std::atomic<int> partitions{0};
   std::atomic<int64_t> heartbeat{SteadySeconds()};
@@ -78,11 +82,58 @@ struct Service::Rep {
   // The input topic's partition count differs from state's (PartitionGuard).
   std::atomic<bool> partitions_changed{false};
   std::atomic<uint64_t> consumed{0}, accepted{0}, rejected{0}, buffered{0};
-  std::atomic<StateRestorer*> restorer{nullptr};  // for /readyz; null without the changelog
+  std::atomic<StateRestorer*> restoring{nullptr};  // for /readyz; null without the changelog
   mutable std::mutex url_mu;
   std::string url;
   ServiceStatus last_release;  // guarded by url_mu; only the last_* fields
   std::string partitions_detail;  // guarded by url_mu
+
+  // One run's parts, built by the steps in this order, torn down in reverse
+  // by Close(). Only the consuming thread touches them.
+  std::unique_ptr<StateStore> store;
+  std::unique_ptr<Producer> dlq;
+  std::unique_ptr<IngestPipeline> pipeline;
+  std::unique_ptr<TransactionalProducer> out;
+  OutputTopology topology;
+  std::unique_ptr<PartitionGuard> guard;
+  std::unique_ptr<DpPublisher> dp;
+  std::unique_ptr<ReleaseRunner> runner;
+  std::unique_ptr<ChangelogWriter> changelog;
+  std::unique_ptr<StateRestorer> restorer;
+  std::unique_ptr<Consumer> consumer;
+  // Callbacks run inside librdkafka's poll: an exception must not unwind
+  // through its C frames, so it is kept and rethrown after Poll returns.
+  std::exception_ptr rebalance_error;
+
+  bool Healthy(std::string* detail) const;
+  bool Ready(std::string* detail) const;
+  void OpenState();
+  bool ConnectProducer(const std::atomic<bool>& stop);
+  void ReadTopology();
+  void BuildReleasePath();
+  void SubscribeToInput();
+  int ConsumeUntil(const std::atomic<bool>& stop);
+  void Close(int exit_code);
+
+  // Steps of one turn of the consuming loop.
+  void CountLostInput();
+  void HoldWhilePartitionsChanged();
+  void CloseEpochs(int64_t now_ms);
+  void PublishTotals();
+  void UpdateGauges(bool check_partition_count);
+
+  // Rebalance callbacks (inside Poll).
+  std::optional<int64_t> OnAssigned(int32_t p);
+  void OnRevoked(const std::vector<int32_t>& gone);
+
+  void NotePartitionGuard();
+  void NoteOutcomes(const std::vector<ReleaseOutcome>& outcomes);
+  void RestoreLastReleaseTime();
+  std::function<ReleaseRunner::PartitionState(int32_t)> StateOf() {
+    return [this](int32_t p) {
+      return ReleaseRunner::PartitionState{&pipeline->Clock(p), &pipeline->Progress(p), &pipeline->Events(p)};
+    };
+  }
 };
 
 Service::Service(Config config, std::string hmac_key) : rep_(std::make_unique<Rep>(std::move(config))) {
@@ -122,132 +173,156 @@ std::string Service::MetricsUrl() const {
   return rep_->url.empty() ? "" : rep_->url + "/metrics";
 }
 
+// The whole service, top-down: health endpoints, state, the release
+// producer (the one step that waits for the broker), the output topology,
+// the release path (DP, runner, state changelog), the input consumer, then
+// the consuming loop until `stop`, then an orderly close.
 int Service::Run(const std::atomic<bool>& stop) {
   // Named for top -H and perf; the main thread keeps the process's name.
   if (getpid() != gettid()) pthread_setname_np(pthread_self(), "vanon-consume");
   Rep& r = *rep_;
-  const Config& c = r.config;
   HealthChecks checks;
-  checks.healthy = [&r](std::string* detail) {
-    int64_t idle = SteadySeconds() - r.heartbeat.load();
-    if (idle > kStallSeconds) {
-      *detail = "main loop stalled for " + std::to_string(idle) + " s";
-      return false;
-    }
-    const int64_t since = r.release_batch_since.load();
-    if (since > 0 && SteadySeconds() - since > r.config.http.release_stall_seconds) {
-      *detail = "release batch open for " + std::to_string(SteadySeconds() - since) + " s";
-      return false;
-    }
-    // Healthy (a restart would not help), but said: DP counts are paused.
-    if (r.dp_paused.load()) *detail = "dp budget exhausted, DP counts paused";
-    return true;
-  };
-  checks.ready = [&r](std::string* detail) {
-    if (!r.state_open.load()) {
-      *detail = "state not open";
-      return false;
-    }
-    // Before the assignment check: a stopped instance may hold none.
-    if (r.partitions_changed.load()) {
-      std::lock_guard<std::mutex> l(r.url_mu);
-      *detail = r.partitions_detail;
-      return false;
-    }
-    if (StateRestorer* restorer = r.restorer.load()) {
-      std::vector<int32_t> restoring = restorer->Restoring();
-      if (!restoring.empty()) {
-        *detail = "restoring partitions from the state changelog:";
-        for (int32_t p : restoring) *detail += " " + std::to_string(p);
-        return false;
-      }
-    }
-    if (r.partitions.load() == 0) {
-      *detail = "no input partitions assigned";
-      return false;
-    }
-    return true;
-  };
-  HttpServer http(c.http.listen, r.registry, checks);
+  checks.healthy = [&r](std::string* detail) { return r.Healthy(detail); };
+  checks.ready = [&r](std::string* detail) { return r.Ready(detail); };
+  HttpServer http(r.config.http.listen, r.registry, checks);
   {
     std::lock_guard<std::mutex> l(r.url_mu);
     r.url = http.url();
   }
   spdlog::info("http listening on {}", http.url());
 
-  std::unique_ptr<StateStore> store = StateStore::Open(c.state.dir);
-  MigrateStateVersion(store.get());
-  uint64_t buffered = store->CountAllEvents();
-  r.buffered = buffered;
-  r.metrics.buffered.Set(static_cast<double>(buffered));
-  r.state_open = true;
-  spdlog::info("state open at {} with {} buffered events", c.state.dir, buffered);
-
-  Producer dlq(c.kafka.bootstrap, c.kafka.properties, c.kafka.producer_properties);
-  IngestPipeline pipeline(c, r.hmac_key, store.get(), &dlq, &r.metrics);
-  const std::string txn_id = c.kafka.transactional_id_prefix + "-" + InstanceId();
-  // The one start-up step that waits for the broker (up to 60 s when it is
-  // unreachable): it watches `stop`, so SIGTERM is honoured within a second.
-  std::unique_ptr<TransactionalProducer> producer;
-  try {
-    producer = std::make_unique<TransactionalProducer>(c.kafka.bootstrap, txn_id, c.kafka.properties,
-                                                       c.kafka.producer_properties, 60000, &stop);
-  } catch (const KafkaStartInterrupted& e) {
-    spdlog::info("stopped during start-up: {}", e.what());
+  r.OpenState();
+  if (!r.ConnectProducer(stop)) {
+    r.Close(0);
     return 0;
   }
-  TransactionalProducer& out = *producer;
-  spdlog::info("release producer ready (transactional.id {})", txn_id);
-  OutputTopology topology;
-  topology.input_partitions = out.PartitionCount(c.kafka.topics.input);
-  PartitionGuard partition_guard(store.get(), topology.input_partitions);
-  // Consumption stops for good (until a restart) once the count differs
-  // from state's: the loop below then only serves rebalances and finishes
-  // releases already in flight.
-  auto note_partition_guard = [&] {
-    if (!partition_guard.tripped() || r.partitions_changed.load()) return;
-    {
-      std::lock_guard<std::mutex> l(r.url_mu);
-      r.partitions_detail = partition_guard.detail();
+  r.ReadTopology();
+  r.BuildReleasePath();
+  r.SubscribeToInput();
+  const int exit_code = r.ConsumeUntil(stop);
+  r.Close(exit_code);
+  return exit_code;
+}
+
+bool Service::Rep::Healthy(std::string* detail) const {
+  int64_t idle = SteadySeconds() - heartbeat.load();
+  if (idle > kStallSeconds) {
+    *detail = "main loop stalled for " + std::to_string(idle) + " s";
+    return false;
+  }
+  const int64_t since = release_batch_since.load();
+  if (since > 0 && SteadySeconds() - since > config.http.release_stall_seconds) {
+    *detail = "release batch open for " + std::to_string(SteadySeconds() - since) + " s";
+    return false;
+  }
+  // Healthy (a restart would not help), but said: DP counts are paused.
+  if (dp_paused.load()) *detail = "dp budget exhausted, DP counts paused";
+  return true;
+}
+
+bool Service::Rep::Ready(std::string* detail) const {
+  if (!state_open.load()) {
+    *detail = "state not open";
+    return false;
+  }
+  // Before the assignment check: a stopped instance may hold none.
+  if (partitions_changed.load()) {
+    std::lock_guard<std::mutex> l(url_mu);
+    *detail = partitions_detail;
+    return false;
+  }
+  if (StateRestorer* rs = restoring.load()) {
+    std::vector<int32_t> list = rs->Restoring();
+    if (!list.empty()) {
+      *detail = "restoring partitions from the state changelog:";
+      for (int32_t p : list) *detail += " " + std::to_string(p);
+      return false;
     }
-    r.partitions_changed = true;
-    r.metrics.partitions_changed.Set(1);
-  };
-  note_partition_guard();
-  topology.anonymized_partitions = out.PartitionCount(c.kafka.topics.anonymized);
-  topology.releases_partitions = out.PartitionCount(c.kafka.topics.releases);
-  std::unique_ptr<DpPublisher> dp;
+  }
+  if (partitions.load() == 0) {
+    *detail = "no input partitions assigned";
+    return false;
+  }
+  return true;
+}
+
+void Service::Rep::OpenState() {
+  store = StateStore::Open(config.state.dir);
+  MigrateStateVersion(store.get());
+  uint64_t n = store->CountAllEvents();
+  buffered = n;
+  metrics.buffered.Set(static_cast<double>(n));
+  state_open = true;
+  spdlog::info("state open at {} with {} buffered events", config.state.dir, n);
+  dlq = std::make_unique<Producer>(config.kafka.bootstrap, config.kafka.properties,
+                                   config.kafka.producer_properties);
+  pipeline = std::make_unique<IngestPipeline>(config, hmac_key, store.get(), dlq.get(), &metrics);
+}
+
+// The one start-up step that waits for the broker (up to 60 s when it is
+// unreachable): it watches `stop`, so SIGTERM is honoured within a second.
+// False when stopped meanwhile.
+bool Service::Rep::ConnectProducer(const std::atomic<bool>& stop) {
+  const KafkaConfig& k = config.kafka;
+  const std::string txn_id = k.transactional_id_prefix + "-" + InstanceId();
+  try {
+    out = std::make_unique<TransactionalProducer>(k.bootstrap, txn_id, k.properties, k.producer_properties, 60000,
+                                                  &stop);
+  } catch (const KafkaStartInterrupted& e) {
+    spdlog::info("stopped during start-up: {}", e.what());
+    return false;
+  }
+  spdlog::info("release producer ready (transactional.id {})", txn_id);
+  return true;
+}
+
+// Partition counts of the input and output topics. Consumption stops for
+// good (until a restart) once the input's count differs from state's: the
+// loop then only serves rebalances and finishes releases already in flight.
+void Service::Rep::ReadTopology() {
+  const KafkaTopics& t = config.kafka.topics;
+  topology.input_partitions = out->PartitionCount(t.input);
+  guard = std::make_unique<PartitionGuard>(store.get(), topology.input_partitions);
+  NotePartitionGuard();
+  topology.anonymized_partitions = out->PartitionCount(t.anonymized);
+  topology.releases_partitions = out->PartitionCount(t.releases);
+  if (config.dp.enabled) topology.counts_partitions = out->PartitionCount(t.counts);
+}
+
+// DP counts, the release runner and, with the state changelog on
+// (docs/state.md), the writer that puts each release's state changes in its
+// transaction and the restorer that brings a partition's state on assignment.
+void Service::Rep::BuildReleasePath() {
+  const Config& c = config;
   if (c.dp.enabled) {
-    topology.counts_partitions = out.PartitionCount(c.kafka.topics.counts);
-    dp = std::make_unique<DpPublisher>(c, r.hmac_key, store.get(), *r.registry);
+    dp = std::make_unique<DpPublisher>(c, hmac_key, store.get(), *registry);
     if (dp->aggregating()) {
-      if (out.PartitionCount(c.dp.aggregation.topic) < 1) {
+      if (out->PartitionCount(c.dp.aggregation.topic) < 1) {
         throw std::runtime_error("dp.aggregation.topic " + c.dp.aggregation.topic + " does not exist");
       }
       dp->SetAggregation(topology.input_partitions, NewKafkaPartialSource(c));
     }
   }
-  // Destroyed before the state closes: its threads may still be computing.
-  auto runner = std::make_unique<ReleaseRunner>(c, pipeline.layout().sensitive, store.get(), &out,
-                                                &r.release_metrics, topology, dp.get());
-  ReleaseRunner& releases = *runner;
-  // Off by default: the state changelog (docs/state.md) restores a partition
-  // on assignment and writes each release's state changes in its transaction.
-  std::unique_ptr<ChangelogWriter> changelog;
-  std::unique_ptr<StateRestorer> restorer;
+  runner = std::make_unique<ReleaseRunner>(c, pipeline->layout().sensitive, store.get(), out.get(),
+                                           &release_metrics, topology, dp.get());
   if (c.state.changelog.enabled) {
-    const int32_t n = out.PartitionCount(c.state.changelog.topic);
+    const int32_t n = out->PartitionCount(c.state.changelog.topic);
     if (n != topology.input_partitions) {
       throw std::runtime_error("state changelog topic " + c.state.changelog.topic + " has " + std::to_string(n) +
                                " partitions; it needs as many as the input topic (" +
                                std::to_string(topology.input_partitions) + ")");
     }
-    changelog = std::make_unique<ChangelogWriter>(c, store.get(), &out);
-    releases.SetChangelog(changelog.get());
-    restorer = std::make_unique<StateRestorer>(c, store.get(), *r.registry);
-    r.restorer = restorer.get();
+    changelog = std::make_unique<ChangelogWriter>(c, store.get(), out.get());
+    runner->SetChangelog(changelog.get());
+    restorer = std::make_unique<StateRestorer>(c, store.get(), *registry);
+    restoring = restorer.get();
     spdlog::info("state changelog on: {}", c.state.changelog.topic);
   }
+  RestoreLastReleaseTime();
+}
+
+// The "seconds since the last release" metric survives a restart.
+void Service::Rep::RestoreLastReleaseTime() {
   int64_t last_commit = 0;
   for (int32_t p = 0; p < topology.input_partitions; ++p) {
     store->ScanReleasesNewestFirst(p, [&](int64_t, const ReleaseLogEntry& e) {
@@ -256,174 +331,226 @@ int Service::Run(const std::atomic<bool>& stop) {
       return false;
     });
   }
-  if (last_commit > 0) r.release_metrics.RestoreLastRelease(last_commit);
-  auto state_of = [&](int32_t p) {
-    return ReleaseRunner::PartitionState{&pipeline.Clock(p), &pipeline.Progress(p), &pipeline.Events(p)};
-  };
-  auto note_outcomes = [&](const std::vector<ReleaseOutcome>& outcomes) {
-    if (outcomes.empty()) return;
-    r.heartbeat = SteadySeconds();
-    if (dp) r.dp_paused = dp->budget_exhausted();
-    std::lock_guard<std::mutex> l(r.url_mu);
-    for (const ReleaseOutcome& o : outcomes) {
-      r.last_release.last_release = std::max(r.last_release.last_release, o.release);
-      if (o.metrics.tuples > 0) {
-        r.last_release.last_suppression_ratio = o.metrics.suppression_ratio;
-        r.last_release.last_emd_max = o.metrics.emd_max_equal;
-        r.last_release.last_counterfeit_ratio = o.metrics.counterfeit_ratio;
-        r.last_release.last_groups = o.metrics.groups;
-      }
+  if (last_commit > 0) release_metrics.RestoreLastRelease(last_commit);
+}
+
+void Service::Rep::SubscribeToInput() {
+  const Config& c = config;
+  consumer = std::make_unique<Consumer>(
+      c.kafka.bootstrap, c.kafka.group_id, c.kafka.topics.input, static_cast<size_t>(c.input.max_message_bytes),
+      c.kafka.properties, c.kafka.consumer_properties, [this](int32_t p) { return OnAssigned(p); },
+      [this](const std::vector<int32_t>& gone) { OnRevoked(gone); });
+  if (changelog) changelog->Attach(consumer.get());
+}
+
+// A partition arrives: restore its state from the changelog if it is ahead
+// of the local copy, then resume after what state already holds.
+std::optional<int64_t> Service::Rep::OnAssigned(int32_t p) {
+  try {
+    // A partition past the stored count: partitions were added. The batch
+    // this poll returns is dropped, and the partition paused.
+    if (p >= guard->stored()) {
+      guard->Check(out->PartitionCount(config.kafka.topics.input));
+      NotePartitionGuard();
     }
-  };
-  // Set once the consumer exists; the assignment callback runs inside its Poll.
-  std::function<int64_t(int32_t)> committed_offset;
-  // Callbacks run inside librdkafka's poll: an exception must not unwind
-  // through its C frames, so it is kept and rethrown after Poll returns.
-  std::exception_ptr rebalance_error;
-  Consumer consumer(
-      c.kafka.bootstrap, c.kafka.group_id, c.kafka.topics.input,
-      static_cast<size_t>(c.input.max_message_bytes), c.kafka.properties,
-      c.kafka.consumer_properties,
-      [&](int32_t p) -> std::optional<int64_t> {
-        try {
-          // A partition past the stored count: partitions were added. The
-          // batch this poll returns is dropped, and the partition paused.
-          if (p >= partition_guard.stored()) {
-            partition_guard.Check(out.PartitionCount(c.kafka.topics.input));
-            note_partition_guard();
-          }
-          if (restorer && restorer->Restore(p, committed_offset) && dp) dp->Forget(p);
-          auto at = pipeline.ResumeOffset(p);
-          pipeline.Clock(p).Resume(NowMs());
-          pipeline.Events(p);  // read from state now rather than at the first batch
-          spdlog::info("partition {} assigned, resuming at {}", p, at ? std::to_string(*at) : "earliest");
-          return at;
-        } catch (...) {
-          if (!rebalance_error) rebalance_error = std::current_exception();
-          return std::nullopt;
-        }
-      },
-      [&](const std::vector<int32_t>& gone) {
-        // Everything consumed so far is already committed to state: Process()
-        // writes each batch atomically before the next poll. Shares in
-        // flight are finished and applied while their clocks are still here.
-        try {
-          note_outcomes(releases.Apply(state_of, /*wait=*/true));
-          releases.DropPrecomputed(state_of);
-        } catch (...) {
-          if (!rebalance_error) rebalance_error = std::current_exception();
-        }
-        pipeline.ForgetPartitions(gone);
-        spdlog::info("{} partitions revoked", gone.size());
-      });
+    auto committed_offset = [this](int32_t q) { return consumer->CommittedOffset(q, 60000); };
+    if (restorer && restorer->Restore(p, committed_offset) && dp) dp->Forget(p);
+    auto at = pipeline->ResumeOffset(p);
+    pipeline->Clock(p).Resume(NowMs());
+    pipeline->Events(p);  // read from state now rather than at the first batch
+    spdlog::info("partition {} assigned, resuming at {}", p, at ? std::to_string(*at) : "earliest");
+    return at;
+  } catch (...) {
+    if (!rebalance_error) rebalance_error = std::current_exception();
+    return std::nullopt;
+  }
+}
 
-  if (changelog) changelog->Attach(&consumer);
-  committed_offset = [&consumer](int32_t p) { return consumer.CommittedOffset(p, 60000); };
+// Everything consumed so far is already committed to state: Process()
+// writes each batch atomically before the next poll. Shares in flight are
+// finished and applied while their clocks are still here.
+void Service::Rep::OnRevoked(const std::vector<int32_t>& gone) {
+  try {
+    NoteOutcomes(runner->Apply(StateOf(), /*wait=*/true));
+    runner->DropPrecomputed(StateOf());
+  } catch (...) {
+    if (!rebalance_error) rebalance_error = std::current_exception();
+  }
+  pipeline->ForgetPartitions(gone);
+  spdlog::info("{} partitions revoked", gone.size());
+}
 
-  auto last_metrics = std::chrono::steady_clock::now() - std::chrono::seconds(10);
-  int64_t partition_checks = 0;
-  int exit_code = 0;
+// One turn: poll, record, apply finished releases, close epochs, then the
+// counters and, once a second, the gauges. Returns the exit code.
+int Service::Rep::ConsumeUntil(const std::atomic<bool>& stop) {
+  auto last_gauges = std::chrono::steady_clock::now() - std::chrono::seconds(10);
+  int64_t gauge_updates = 0;
   try {
     while (!stop.load()) {
-      const auto& batch = consumer.Poll(static_cast<size_t>(c.kafka.poll_batch_max), c.kafka.poll_timeout_ms);
+      const auto& batch = consumer->Poll(static_cast<size_t>(config.kafka.poll_batch_max),
+                                         config.kafka.poll_timeout_ms);
       if (rebalance_error) std::rethrow_exception(rebalance_error);
-      for (const LostInput& l : consumer.lost()) {
-        r.metrics.input_lost_to_retention.Increment(static_cast<double>(l.to - l.from));
-        spdlog::error("partition {}: {} input events (offsets {}..{}) were deleted by the broker's retention before "
-                      "vanon read them; they are lost (vanon_input_lost_to_retention_total); consuming goes on at {}",
-                      l.partition, l.to - l.from, l.from, l.to - 1, l.to);
-      }
-      if (partition_guard.tripped()) {
-        // What was polled is dropped unrecorded: state's offsets still point
-        // before it, so a restart (after the runbook's fix) reads it again.
-        consumer.Pause(consumer.Assigned());
-        r.heartbeat = SteadySeconds();
-        r.release_batch_since = releases.BatchOpenSince();
-        note_outcomes(releases.Apply(state_of, /*wait=*/false));
-        r.partitions = static_cast<int>(consumer.Assigned().size());
-        r.metrics.ready.Set(0);
+      CountLostInput();
+      if (guard->tripped()) {
+        HoldWhilePartitionsChanged();
         continue;
       }
       const int64_t now_ms = NowMs();
-      pipeline.Process(batch, now_ms);
-      r.heartbeat = SteadySeconds();
-      r.release_batch_since = releases.BatchOpenSince();
-      note_outcomes(releases.Apply(state_of, /*wait=*/false));
-      std::vector<ShareRequest> closable;
-      std::vector<int32_t> precompute_candidates;  // nothing in flight, nothing closable
-      for (int32_t p : consumer.Assigned()) {
-        pipeline.Progress(p);  // loaded, so Totals() covers every assigned partition
-        EpochClock& clock = pipeline.Clock(p);
-        clock.AdvanceIdle(now_ms);
-        if (releases.InFlight(p)) continue;
-        if (std::optional<int64_t> epoch = clock.NextClosable()) {
-          closable.push_back({p, *epoch});
-        } else {
-          precompute_candidates.push_back(p);
-        }
-      }
-      releases.Submit(closable, state_of);
-      // Before the counters below move: a test that sees an event consumed
-      // knows the precomputation it allowed has taken its events.
-      releases.Precompute(precompute_candidates, state_of);
-      PartitionProgress t = pipeline.Totals();
-      {
-        std::lock_guard<std::mutex> l(r.url_mu);
-        r.last_release.late = t.late;
-        r.last_release.released = t.released;
-        r.last_release.suppressed = t.suppressed;
-        r.last_release.releases = t.releases;
-        r.last_release.waiting = releases.waiting();
-      }
-      r.consumed = t.consumed;
-      r.accepted = t.accepted;
-      r.rejected = t.rejected_total();
-      r.buffered = t.accepted - t.late - t.released - t.suppressed;
-      r.metrics.buffered.Set(static_cast<double>(r.buffered.load()));
+      pipeline->Process(batch, now_ms);
+      heartbeat = SteadySeconds();
+      release_batch_since = runner->BatchOpenSince();
+      NoteOutcomes(runner->Apply(StateOf(), /*wait=*/false));
+      CloseEpochs(now_ms);
+      PublishTotals();
       auto now = std::chrono::steady_clock::now();
-      if (now - last_metrics >= std::chrono::seconds(1)) {
-        last_metrics = now;
-        if (++partition_checks % kPartitionCheckEvery == 0) {
-          partition_guard.Check(out.PartitionCount(c.kafka.topics.input));
-          note_partition_guard();
-        }
-        std::vector<int32_t> assigned = consumer.Assigned();
-        r.partitions = static_cast<int>(assigned.size());
-        int64_t sum = 0, max = 0;
-        std::map<int32_t, int64_t> lag_by_partition;
-        for (int32_t p : assigned) {
-          int64_t hi = consumer.HighWatermark(p);
-          int64_t next = pipeline.NextOffset(p);
-          if (next < 0) next = std::max<int64_t>(consumer.LowWatermark(p), 0);
-          int64_t lag = hi >= 0 ? std::max<int64_t>(hi - next, 0) : 0;
-          sum += lag;
-          max = std::max(max, lag);
-          lag_by_partition[p] = lag;
-        }
-        r.metrics.SetPartitionLags(lag_by_partition);
-        r.metrics.lag_sum.Set(static_cast<double>(sum));
-        r.metrics.lag_max.Set(static_cast<double>(max));
-        r.metrics.partitions.Set(static_cast<double>(assigned.size()));
-        r.metrics.ready.Set(r.partitions.load() > 0 ? 1 : 0);
-        r.metrics.state_bytes.Set(static_cast<double>(store->ApproximateBytes()));
+      if (now - last_gauges >= std::chrono::seconds(1)) {
+        last_gauges = now;
+        UpdateGauges(++gauge_updates % kPartitionCheckEvery == 0);
       }
     }
-    note_outcomes(releases.Apply(state_of, /*wait=*/true));
+    NoteOutcomes(runner->Apply(StateOf(), /*wait=*/true));
     spdlog::info("stopping: batch and releases in flight finished, closing consumer");
+    return 0;
   } catch (const std::exception& e) {
     spdlog::error("fatal: {}", e.what());
-    exit_code = 1;
+    return 1;
   }
-  consumer.Close();
+}
+
+void Service::Rep::CountLostInput() {
+  for (const LostInput& l : consumer->lost()) {
+    metrics.input_lost_to_retention.Increment(static_cast<double>(l.to - l.from));
+    spdlog::error("partition {}: {} input events (offsets {}..{}) were deleted by the broker's retention before "
+                  "vanon read them; they are lost (vanon_input_lost_to_retention_total); consuming goes on at {}",
+                  l.partition, l.to - l.from, l.from, l.to - 1, l.to);
+  }
+}
+
+// What was polled is dropped unrecorded: state's offsets still point before
+// it, so a restart (after the runbook's fix) reads it again.
+void Service::Rep::HoldWhilePartitionsChanged() {
+  consumer->Pause(consumer->Assigned());
+  heartbeat = SteadySeconds();
+  release_batch_since = runner->BatchOpenSince();
+  NoteOutcomes(runner->Apply(StateOf(), /*wait=*/false));
+  partitions = static_cast<int>(consumer->Assigned().size());
+  metrics.ready.Set(0);
+}
+
+// Submits every partition whose next epoch can close; the others, with
+// nothing in flight, may precompute their open epoch.
+void Service::Rep::CloseEpochs(int64_t now_ms) {
+  std::vector<ShareRequest> closable;
+  std::vector<int32_t> precompute_candidates;
+  for (int32_t p : consumer->Assigned()) {
+    pipeline->Progress(p);  // loaded, so Totals() covers every assigned partition
+    EpochClock& clock = pipeline->Clock(p);
+    clock.AdvanceIdle(now_ms);
+    if (runner->InFlight(p)) continue;
+    if (std::optional<int64_t> epoch = clock.NextClosable()) {
+      closable.push_back({p, *epoch});
+    } else {
+      precompute_candidates.push_back(p);
+    }
+  }
+  runner->Submit(closable, StateOf());
+  // Before the counters move (PublishTotals): a test that sees an event
+  // consumed knows the precomputation it allowed has taken its events.
+  runner->Precompute(precompute_candidates, StateOf());
+}
+
+void Service::Rep::PublishTotals() {
+  PartitionProgress t = pipeline->Totals();
+  {
+    std::lock_guard<std::mutex> l(url_mu);
+    last_release.late = t.late;
+    last_release.released = t.released;
+    last_release.suppressed = t.suppressed;
+    last_release.releases = t.releases;
+    last_release.waiting = runner->waiting();
+  }
+  consumed = t.consumed;
+  accepted = t.accepted;
+  rejected = t.rejected_total();
+  buffered = t.accepted - t.late - t.released - t.suppressed;
+  metrics.buffered.Set(static_cast<double>(buffered.load()));
+}
+
+// Consumer lag per partition and in total, assignment and state size. The
+// input's partition count is looked up only every kPartitionCheckEvery-th
+// time: one metadata request, cheap, but not for every poll.
+void Service::Rep::UpdateGauges(bool check_partition_count) {
+  if (check_partition_count) {
+    guard->Check(out->PartitionCount(config.kafka.topics.input));
+    NotePartitionGuard();
+  }
+  std::vector<int32_t> assigned = consumer->Assigned();
+  partitions = static_cast<int>(assigned.size());
+  int64_t sum = 0, max = 0;
+  std::map<int32_t, int64_t> lag_by_partition;
+  for (int32_t p : assigned) {
+    int64_t hi = consumer->HighWatermark(p);
+    int64_t next = pipeline->NextOffset(p);
+    if (next < 0) next = std::max<int64_t>(consumer->LowWatermark(p), 0);
+    int64_t lag = hi >= 0 ? std::max<int64_t>(hi - next, 0) : 0;
+    sum += lag;
+    max = std::max(max, lag);
+    lag_by_partition[p] = lag;
+  }
+  metrics.SetPartitionLags(lag_by_partition);
+  metrics.lag_sum.Set(static_cast<double>(sum));
+  metrics.lag_max.Set(static_cast<double>(max));
+  metrics.partitions.Set(static_cast<double>(assigned.size()));
+  metrics.ready.Set(partitions.load() > 0 ? 1 : 0);
+  metrics.state_bytes.Set(static_cast<double>(store->ApproximateBytes()));
+}
+
+void Service::Rep::NotePartitionGuard() {
+  if (!guard->tripped() || partitions_changed.load()) return;
+  {
+    std::lock_guard<std::mutex> l(url_mu);
+    partitions_detail = guard->detail();
+  }
+  partitions_changed = true;
+  metrics.partitions_changed.Set(1);
+}
+
+void Service::Rep::NoteOutcomes(const std::vector<ReleaseOutcome>& outcomes) {
+  if (outcomes.empty()) return;
+  heartbeat = SteadySeconds();
+  if (dp) dp_paused = dp->budget_exhausted();
+  std::lock_guard<std::mutex> l(url_mu);
+  for (const ReleaseOutcome& o : outcomes) {
+    last_release.last_release = std::max(last_release.last_release, o.release);
+    if (o.metrics.tuples > 0) {
+      last_release.last_suppression_ratio = o.metrics.suppression_ratio;
+      last_release.last_emd_max = o.metrics.emd_max_equal;
+      last_release.last_counterfeit_ratio = o.metrics.counterfeit_ratio;
+      last_release.last_groups = o.metrics.groups;
+    }
+  }
+}
+
+// The consumer leaves the group first (its revocation applies what is in
+// flight); the runner's threads stop before the state they write closes.
+void Service::Rep::Close(int exit_code) {
+  if (consumer) consumer->Close();
   runner.reset();
-  r.restorer = nullptr;
-  r.partitions = 0;
-  dlq.Flush(30000);
-  store->Flush();
-  r.state_open = false;
+  restoring = nullptr;
+  partitions = 0;
+  if (dlq) dlq->Flush(30000);
+  if (store) store->Flush();
+  state_open = false;
+  consumer.reset();
+  restorer.reset();
+  changelog.reset();
+  dp.reset();
+  guard.reset();
+  out.reset();
+  pipeline.reset();
+  dlq.reset();
   store.reset();
   spdlog::info("state closed; exit {}", exit_code);
-  return exit_code;
 }
 
 }  // namespace vanon

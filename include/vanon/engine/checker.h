@@ -34,6 +34,8 @@ class ReleaseChecker {
   std::vector<std::string> Check(const ReleaseInput& input, const ReleaseOutput& output);
 
  private:
+  struct Pass;  // one Check() call, in steps (checker.cc)
+
   const Schema& schema_;
   std::map<std::string, Signature, std::less<>> signatures_;
   std::map<std::string, uint64_t, std::less<>> last_published_;  // release, by vehicle

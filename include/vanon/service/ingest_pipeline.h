@@ -28,6 +28,7 @@
 
 namespace vanon {
 
+class IngestWrite;
 class IngestMetrics;
 class Producer;
 class StateStore;
@@ -87,6 +88,18 @@ class IngestPipeline {
     HmacToken last_trip_key;
   };
   VehicleInfo& Lookup(const ParsedEvent& e);
+
+  // One batch's counts, for the metrics after its commit.
+  struct BatchCounts {
+    uint64_t rejected = 0, accepted = 0, unknown = 0, late = 0;
+    std::map<std::string, uint64_t> rejected_by;
+  };
+  // The steps of Process() for one message.
+  void RouteRejected(const InputMessage& m, const std::string& reason, const std::string& detail);
+  void RouteLate(const InputMessage& m, int64_t watermark_ms);
+  void Buffer(const InputMessage& m, const VehicleInfo& v, IngestWrite* write);
+  void FlushRouted(const BatchCounts& counts);
+  void ReportBatch(const BatchCounts& counts);
 
   const Config& config_;
   StateStore* store_;
