@@ -202,6 +202,7 @@ TEST(IngestIntegration, ConsumerLagPerPartition) {
                              {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state.path(),
                               "input.max_message_bytes=16384", "http.listen=127.0.0.1:" + std::to_string(port)});
   cluster.CreateTopic(config.kafka.topics.input, 3);
+  cluster.CreateTopic(config.state.changelog.topic, 3);
   for (const std::string* t : {&config.kafka.topics.dlq, &config.kafka.topics.late, &config.kafka.topics.anonymized,
                                &config.kafka.topics.releases, &config.kafka.topics.counts}) {
     cluster.CreateTopic(*t, 1);
