@@ -55,6 +55,21 @@ std::vector<DlqRecord> ReadAll(const std::string& bootstrap, const std::string& 
   return out;
 }
 
+// demo.yaml on the mock cluster, with the input and the changelog topic in
+// `partitions` partitions and every output topic in one.
+Config IngestConfig(MockCluster& cluster, const testing::TempDir& state, int port, int partitions) {
+  Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                             {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state.path(),
+                              "input.max_message_bytes=16384", "http.listen=127.0.0.1:" + std::to_string(port)});
+  cluster.CreateTopic(config.kafka.topics.input, partitions);
+  cluster.CreateTopic(config.state.changelog.topic, partitions);
+  for (const std::string* t : {&config.kafka.topics.dlq, &config.kafka.topics.late, &config.kafka.topics.anonymized,
+                               &config.kafka.topics.releases, &config.kafka.topics.counts}) {
+    cluster.CreateTopic(*t, 1);
+  }
+  return config;
+}
+
 bool FileContains(const std::string& hay, const std::string& needle) {
   return hay.find(needle) != std::string::npos;
 }
@@ -62,15 +77,7 @@ bool FileContains(const std::string& hay, const std::string& needle) {
 TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
   MockCluster cluster(1);
   testing::TempDir state;
-  Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                             {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state.path(), "input.max_message_bytes=16384",
-                              "http.listen=127.0.0.1:" + std::to_string(testing::FreePort())});
-  cluster.CreateTopic(config.kafka.topics.input, 3);
-  cluster.CreateTopic(config.state.changelog.topic, 3);
-  for (const std::string* t : {&config.kafka.topics.dlq, &config.kafka.topics.late, &config.kafka.topics.anonymized,
-                               &config.kafka.topics.releases, &config.kafka.topics.counts}) {
-    cluster.CreateTopic(*t, 1);
-  }
+  Config config = IngestConfig(cluster, state, testing::FreePort(), 3);
 
   testing::FeedOptions fo;
   fo.messages = 20000;
@@ -149,15 +156,7 @@ TEST(IngestIntegration, InputDeletedBeforeItIsReadIsCountedAsLost) {
   MockCluster cluster(1);
   testing::TempDir state;
   const int port = testing::FreePort();
-  Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                             {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state.path(),
-                              "input.max_message_bytes=16384", "http.listen=127.0.0.1:" + std::to_string(port)});
-  cluster.CreateTopic(config.kafka.topics.input, 1);
-  cluster.CreateTopic(config.state.changelog.topic, 1);
-  for (const std::string* t : {&config.kafka.topics.dlq, &config.kafka.topics.late, &config.kafka.topics.anonymized,
-                               &config.kafka.topics.releases, &config.kafka.topics.counts}) {
-    cluster.CreateTopic(*t, 1);
-  }
+  Config config = IngestConfig(cluster, state, port, 1);
   testing::FeedOptions fo;
   fo.messages = 2000;
   fo.invalid_fraction = 0;
@@ -198,15 +197,7 @@ TEST(IngestIntegration, ConsumerLagPerPartition) {
   MockCluster cluster(1);
   testing::TempDir state;
   const int port = testing::FreePort();
-  Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                             {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state.path(),
-                              "input.max_message_bytes=16384", "http.listen=127.0.0.1:" + std::to_string(port)});
-  cluster.CreateTopic(config.kafka.topics.input, 3);
-  cluster.CreateTopic(config.state.changelog.topic, 3);
-  for (const std::string* t : {&config.kafka.topics.dlq, &config.kafka.topics.late, &config.kafka.topics.anonymized,
-                               &config.kafka.topics.releases, &config.kafka.topics.counts}) {
-    cluster.CreateTopic(*t, 1);
-  }
+  Config config = IngestConfig(cluster, state, port, 3);
   testing::FeedOptions fo;
   fo.messages = 3000;
   fo.invalid_fraction = 0;
