@@ -45,6 +45,9 @@ struct KafkaConfig {
   std::map<std::string, std::string> producer_properties;
   int poll_batch_max = 5000;
   int poll_timeout_ms = 100;
+  // Create the internal topics (state changelog, DP partials) at start-up
+  // when missing, like Kafka Streams; false: the operator creates them.
+  bool create_internal_topics = true;
 };
 
 struct InputTimestamp {

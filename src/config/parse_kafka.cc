@@ -72,6 +72,7 @@ void ParseKafka(Section& root, KafkaConfig* out) {
   ReadProperties(s, "producer_properties", &out->producer_properties);
   s.Int("poll_batch_max", &out->poll_batch_max, 1, 100000);
   s.Int("poll_timeout_ms", &out->poll_timeout_ms, 1, 10000);
+  s.Bool("create_internal_topics", &out->create_internal_topics);
 }
 
 }  // namespace vanon::config_internal

@@ -20,6 +20,7 @@
 #include "state_restorer.h"
 #include "vanon/http/http_server.h"
 #include "vanon/kafka/consumer.h"
+#include "vanon/kafka/internal_topics.h"
 #include "vanon/kafka/producer.h"
 #include "vanon/kafka/transactional_producer.h"
 #include "vanon/service/dp_partial_source.h"
@@ -110,6 +111,7 @@ struct Service::Rep {
   void OpenState();
   bool ConnectProducer(const std::atomic<bool>& stop);
   void ReadTopology();
+  void PrepareInternalTopics();
   void BuildReleasePath();
   void SubscribeToInput();
   int ConsumeUntil(const std::atomic<bool>& stop);
@@ -197,6 +199,7 @@ int Service::Run(const std::atomic<bool>& stop) {
     return 0;
   }
   r.ReadTopology();
+  r.PrepareInternalTopics();
   r.BuildReleasePath();
   r.SubscribeToInput();
   const int exit_code = r.ConsumeUntil(stop);
@@ -289,6 +292,35 @@ void Service::Rep::ReadTopology() {
   if (config.dp.enabled) topology.counts_partitions = out->PartitionCount(t.counts);
 }
 
+// Kafka Streams creates its internal topics; so does vanon (docs/state.md
+// "Topic configuration"): before anything asks for their metadata, since a
+// metadata request naming a missing topic may auto-create it with the
+// broker's default partition count. Checked even when not created here.
+void Service::Rep::PrepareInternalTopics() {
+  const Config& c = config;
+  std::vector<InternalTopicSpec> topics;
+  if (c.state.changelog.enabled) {
+    InternalTopicSpec s;
+    s.name = c.state.changelog.topic;
+    s.purpose = "state.changelog.topic";
+    s.partitions = topology.input_partitions;
+    // Compaction only: a time- or size-retained changelog loses signatures.
+    s.configs = {{"cleanup.policy", "compact"}, {"retention.ms", "-1"}, {"retention.bytes", "-1"}};
+    topics.push_back(std::move(s));
+  }
+  if (c.dp.enabled && !c.dp.aggregation.topic.empty()) {
+    InternalTopicSpec s;
+    s.name = c.dp.aggregation.topic;
+    s.purpose = "dp.aggregation.topic";
+    s.exact_partitions = false;  // partials go to partition 0
+    topics.push_back(std::move(s));
+  }
+  for (const std::string& line : EnsureInternalTopics(c.kafka.bootstrap, c.kafka.properties, topics,
+                                                      c.kafka.create_internal_topics)) {
+    spdlog::info("internal {}", line);
+  }
+}
+
 // DP counts, the release runner and, with the state changelog on
 // (docs/state.md), the writer that puts each release's state changes in its
 // transaction and the restorer that brings a partition's state on assignment.
@@ -297,21 +329,12 @@ void Service::Rep::BuildReleasePath() {
   if (c.dp.enabled) {
     dp = std::make_unique<DpPublisher>(c, hmac_key, store.get(), *registry);
     if (dp->aggregating()) {
-      if (out->PartitionCount(c.dp.aggregation.topic) < 1) {
-        throw std::runtime_error("dp.aggregation.topic " + c.dp.aggregation.topic + " does not exist");
-      }
       dp->SetAggregation(topology.input_partitions, NewKafkaPartialSource(c));
     }
   }
   runner = std::make_unique<ReleaseRunner>(c, pipeline->layout().sensitive, store.get(), out.get(),
                                            &release_metrics, topology, dp.get());
   if (c.state.changelog.enabled) {
-    const int32_t n = out->PartitionCount(c.state.changelog.topic);
-    if (n != topology.input_partitions) {
-      throw std::runtime_error("state changelog topic " + c.state.changelog.topic + " has " + std::to_string(n) +
-                               " partitions; it needs as many as the input topic (" +
-                               std::to_string(topology.input_partitions) + ")");
-    }
     changelog = std::make_unique<ChangelogWriter>(c, store.get(), out.get());
     runner->SetChangelog(changelog.get());
     restorer = std::make_unique<StateRestorer>(c, store.get(), *registry);

@@ -98,6 +98,7 @@ TEST_F(LoadConfigTest, DefaultsApplyForOmittedKeys) {
   EXPECT_EQ(c.kafka.topics.input, "vehicle.events.raw");
   EXPECT_EQ(c.kafka.topics.late, "vehicle.events.late");
   EXPECT_EQ(c.kafka.poll_batch_max, 5000);
+  EXPECT_TRUE(c.kafka.create_internal_topics);
   EXPECT_EQ(c.input.max_message_bytes, 1048576);
   // 2000-01-01 is 10957 days after 1970-01-01.
   EXPECT_EQ(c.input.timestamp.min_ms, int64_t{10957} * 86400 * 1000);
