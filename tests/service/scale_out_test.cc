@@ -284,5 +284,49 @@ TEST_P(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed
 INSTANTIATE_TEST_SUITE_P(JoinOrKill, ScaleOut, ::testing::Values("join", "kill"),
                          [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
+// `run` with the internal topics missing or wrong (issue 14). The mock
+// cluster cannot create topics (no controller, no CreateTopics), so `run`
+// must refuse at once with the broker's reason and the manual fix, and must
+// not have created the topic by asking about it (a metadata request naming
+// a missing topic auto-creates it on the mock, with 4 partitions).
+TEST(InternalTopicsAtStart, RunRefusesAMissingOrWrongChangelogWithTheFix) {
+  std::vector<std::string> topics = {VANON_KAFKA_BIN, "--brokers", "1", "--topic", "vanon.small.changelog:2"};
+  for (const std::string& a : testing::ServiceTopicArgs(kInputPartitions, 2)) topics.push_back(a);
+  Subprocess kafka(topics);
+  const std::string bootstrap = kafka.FirstLine(20);
+  TempDir dir;
+  auto run = [&](const std::vector<std::string>& sets) {
+    std::vector<std::string> argv = {VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                                     "--set", "kafka.bootstrap=" + bootstrap, "--set", "state.dir=" + dir.path(),
+                                     "--set", "http.listen=127.0.0.1:" + std::to_string(testing::FreePort())};
+    for (const std::string& a : sets) {
+      argv.push_back("--set");
+      argv.push_back(a);
+    }
+    Subprocess p(argv, {std::string("VANON_HMAC_KEY=") + kHmacKey}, /*capture_stderr=*/true);
+    EXPECT_EQ(p.Wait(120), 1) << p.Output();
+    return p.Output();
+  };
+  const std::string created = run({"state.changelog.topic=vanon.other.changelog"});
+  EXPECT_NE(created.find("cannot create state.changelog.topic topic vanon.other.changelog: the cluster names no "
+                         "controller broker to ask; create it with 4 partition(s), cleanup.policy=compact, "
+                         "retention.bytes=-1, retention.ms=-1, or give vanon's principal the Create ACL"),
+            std::string::npos)
+      << created;
+  // Still missing: asking did not auto-create it.
+  const std::string missing =
+      run({"state.changelog.topic=vanon.other.changelog", "kafka.create_internal_topics=false"});
+  EXPECT_NE(missing.find("state.changelog.topic topic vanon.other.changelog does not exist: create it with 4 "
+                         "partition(s)"),
+            std::string::npos)
+      << missing;
+  // An existing topic with 2 partitions for 4 input partitions.
+  const std::string wrong = run({"state.changelog.topic=vanon.small.changelog"});
+  EXPECT_NE(wrong.find("state.changelog.topic topic vanon.small.changelog has 2 partition(s); it needs exactly 4 (one "
+                       "per input partition)"),
+            std::string::npos)
+      << wrong;
+}
+
 }  // namespace
 }  // namespace vanon
