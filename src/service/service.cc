@@ -315,7 +315,9 @@ void Service::Rep::PrepareInternalTopics() {
     s.exact_partitions = false;  // partials go to partition 0
     topics.push_back(std::move(s));
   }
-  for (const std::string& line : EnsureInternalTopics(c.kafka.bootstrap, c.kafka.properties, topics,
+  KafkaProperties admin = c.kafka.properties;  // the same client settings as the producers
+  for (const auto& [k, v] : c.kafka.producer_properties) admin[k] = v;
+  for (const std::string& line : EnsureInternalTopics(c.kafka.bootstrap, admin, topics,
                                                       c.kafka.create_internal_topics)) {
     spdlog::info("internal {}", line);
   }
