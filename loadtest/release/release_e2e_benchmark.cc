@@ -301,9 +301,12 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     std::filesystem::remove(log_path);
 
     const double window = Seconds(t0, t1);
-    for (const auto& [end, latency] : latency.CompleteSeries()) {  // for the plot, on the window's clock
-      std::fprintf(stderr, "release-latency t=%.1f s=%.3f\n",
-                   static_cast<double>(end + lateness_ms - wall0) / 1000.0, latency);
+    // For the plot (t on the window's clock) and for pooling latencies over
+    // runs (in_window: the releases release_p50_s is computed from).
+    for (const auto& [end, latency] : latency.CompleteSeries()) {
+      std::fprintf(stderr, "release-latency t=%.1f s=%.3f in_window=%d\n",
+                   static_cast<double>(end + lateness_ms - wall0) / 1000.0, latency,
+                   end >= first_epoch_end && end < last_epoch_end ? 1 : 0);
     }
     const LatencyStats complete = latency.Complete(first_epoch_end, last_epoch_end);
     const LatencyStats shares = latency.Shares(first_epoch_end, last_epoch_end);
