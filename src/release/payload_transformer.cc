@@ -55,13 +55,25 @@ GridPoint GridCellCentre(double lat, double lon, double cell_meters) {
 struct PayloadTransformer::Rep {
   simdjson::dom::parser parser;
 
-  // Appends `"key":value` pairs of `obj` (under `prefix`) to *out; returns
-  // how many were written.
-  size_t Object(PayloadTransformer& t, simdjson::dom::object obj, const std::string& prefix,
-                std::string* out) {
+  // Reused for every field of every event (millions per epoch): a path
+  // string and a minified copy per field were two allocations each.
+  std::string path;
+  simdjson::internal::string_builder<> minified;
+
+  void AppendMinified(simdjson::dom::element value, std::string* out) {
+    minified.clear();
+    minified.append(value);
+    out->append(minified.str());
+  }
+
+  // Appends `"key":value` pairs of `obj` (under the first prefix_size bytes
+  // of `path`) to *out; returns how many were written.
+  size_t Object(PayloadTransformer& t, simdjson::dom::object obj, size_t prefix_size, std::string* out) {
     size_t written = 0;
     for (auto field : obj) {
-      std::string path = prefix.empty() ? std::string(field.key) : prefix + "." + std::string(field.key);
+      path.resize(prefix_size);
+      if (prefix_size > 0) path.push_back('.');
+      path.append(field.key);
       const size_t mark = out->size();
       if (written > 0) out->push_back(',');
       AppendJsonString(out, field.key);
@@ -72,11 +84,11 @@ struct PayloadTransformer::Rep {
         ok = Apply(t, rule->second, field.value, out);
       } else if (field.value.is_object() && t.parents_.count(path) > 0) {
         out->push_back('{');
-        const size_t inner = Object(t, field.value.get_object().value_unsafe(), path, out);
+        const size_t inner = Object(t, field.value.get_object().value_unsafe(), path.size(), out);
         out->push_back('}');
         ok = inner > 0 || t.keep_unlisted_;
       } else if (t.keep_unlisted_) {
-        out->append(simdjson::minify(field.value));
+        AppendMinified(field.value, out);
         ok = true;
       }
       if (ok) {
@@ -94,7 +106,7 @@ struct PayloadTransformer::Rep {
       case PayloadTransform::kDrop:
         return false;
       case PayloadTransform::kKeep:
-        out->append(simdjson::minify(value));
+        AppendMinified(value, out);
         return true;
       case PayloadTransform::kBin: {
         const std::optional<double> v = Number(value);
@@ -149,7 +161,8 @@ void PayloadTransformer::TransformInto(std::string_view payload_json, std::strin
     return;
   }
   out->push_back('{');
-  rep_->Object(*this, root.get_object().value_unsafe(), "", out);
+  rep_->path.clear();
+  rep_->Object(*this, root.get_object().value_unsafe(), 0, out);
   out->push_back('}');
 }
 
