@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include <fmt/compile.h>
 #include <simdjson.h>
 
 #include "base/json.h"
@@ -113,7 +114,10 @@ struct PayloadTransformer::Rep {
         const double lo = v ? std::floor(*v / rule.width) * rule.width : 0;
         if (!v || !std::isfinite(lo)) break;
         // 15 digits hide the binary noise of floor(v/w)*w (0.30000000000000004).
-        fmt::format_to(std::back_inserter(*out), "{:.15g}", lo == 0 ? 0.0 : lo);
+        // Formatted into a stack buffer: through a back_inserter fmt pushed
+        // char by char into the string (issue 18 profile, 4% of ingestion).
+        char buf[64];
+        out->append(buf, fmt::format_to_n(buf, sizeof(buf), FMT_COMPILE("{:.15g}"), lo == 0 ? 0.0 : lo).out);
         return true;
       }
       case PayloadTransform::kGpsGrid: {
@@ -124,7 +128,9 @@ struct PayloadTransformer::Rep {
         const std::optional<double> lon = Number(lon_e);
         if (!lat || !lon || *lat < -90 || *lat > 90 || *lon < -180 || *lon > 180) break;
         const GridPoint p = GridCellCentre(*lat, *lon, rule.cell_meters);
-        fmt::format_to(std::back_inserter(*out), "{{\"lat\":{:.6f},\"lon\":{:.6f}}}", p.lat, p.lon);
+        char buf[96];
+        out->append(buf, fmt::format_to_n(buf, sizeof(buf), FMT_COMPILE("{{\"lat\":{:.6f},\"lon\":{:.6f}}}"), p.lat,
+                                          p.lon).out);
         return true;
       }
     }
