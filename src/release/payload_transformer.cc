@@ -172,6 +172,13 @@ void PayloadTransformer::TransformInto(std::string_view payload_json, std::strin
   out->push_back('}');
 }
 
+void PayloadTransformer::Write(const simdjson::dom::object& payload, std::string* out) {
+  out->push_back('{');
+  rep_->path.clear();
+  rep_->Object(*this, payload, 0, out);
+  out->push_back('}');
+}
+
 int64_t PayloadTransformer::PublishedTime(int64_t ts_ms) const {
   int64_t q = ts_ms / bucket_ms_;
   if (ts_ms % bucket_ms_ < 0) --q;
