@@ -175,6 +175,7 @@ struct EventParser::Rep {
   }
 
   bool Payload(simdjson::dom::element root, std::string* out, Rejection* r) {
+    has_payload_object = false;
     const std::string& name = mapping.payload;
     simdjson::dom::element value;
     const Lookup found = ingest_internal::Resolve(root, payload, &value);
@@ -191,6 +192,11 @@ struct EventParser::Rep {
     }
     if (!ingest_internal::HasUniqueKeys(object, &key_scratch)) {
       return Fail(r, RejectReason::kBrokenJson, "has a duplicated key", name);
+    }
+    if (sink != nullptr) {  // written once the whole event is accepted
+      payload_object = object;
+      has_payload_object = true;
+      return true;
     }
     builder.clear();
     builder.append(object);
@@ -242,6 +248,10 @@ struct EventParser::Rep {
   std::size_t input_capacity = 0;
   std::vector<std::string_view> key_scratch;
   simdjson::internal::string_builder<> builder;
+  PayloadSink* sink = nullptr;
+  // The accepted payload, for the sink (valid until the next parse).
+  simdjson::dom::object payload_object;
+  bool has_payload_object = false;
 };
 
 EventParser::EventParser(FieldMapping mapping, ValidationLimits limits)
@@ -341,7 +351,13 @@ bool EventParser::Parse(std::string_view key, std::string_view value,
     return Reject(rejection, RejectReason::kMissingKey,
                   "message has no key (the VIN must be the Kafka key)");
   }
+  if (rep.has_payload_object) {
+    event->payload_json.clear();
+    rep.sink->Write(rep.payload_object, &event->payload_json);
+  }
   return true;
 }
+
+void EventParser::SetPayloadSink(PayloadSink* sink) { rep_->sink = sink; }
 
 }  // namespace vanon

@@ -58,6 +58,7 @@ IngestPipeline::IngestPipeline(const Config& config, std::string_view hmac_key, 
   parser_ = std::make_unique<EventParser>(std::move(mapping), LimitsFrom(config));
   hasher_ = std::make_unique<KeyedHasher>(hmac_key);
   payload_ = std::make_unique<PayloadTransformer>(config.payload);
+  parser_->SetPayloadSink(payload_.get());  // parsed_.payload_json arrives transformed
 }
 
 IngestPipeline::~IngestPipeline() = default;
@@ -256,7 +257,7 @@ void IngestPipeline::Buffer(const InputMessage& m, const VehicleInfo& v, IngestW
   b.qi_values = v.qi;
   b.extras = std::move(parsed_.extras);  // the parser fills them anew
   if (registry_sensitive_) b.extras.push_back(v.sensitive);
-  payload_->TransformInto(parsed_.payload_json, &b.payload_json);
+  b.payload_json = parsed_.payload_json;  // transformed by the parser's sink
   encoded_.clear();
   EncodeBufferedEvent(b, &encoded_);
   write->PutEvent(m.partition, parsed_.ts_ms, m.offset, encoded_);

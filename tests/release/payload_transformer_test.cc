@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "vanon/ingest/event_parser.h"
+
 #include <cmath>
 #include <numbers>
 
@@ -105,6 +107,47 @@ TEST(PayloadTransformerTest, GpsSnapsToCellCentreWithCellSizedCells) {
       }
     }
   }
+}
+
+// Ingestion parses once: the parser hands its payload object to the
+// transformer. The result must equal transforming the minified payload, and
+// a rejected event must not reach the transformer (its malformed-field count
+// is a metric of accepted events).
+TEST(PayloadTransformerTest, ParserSinkGivesTheSameBytesAsTransformingTheMinifiedPayload) {
+  const PayloadConfig cfg = Cfg(PayloadDefault::kKeep, {Field("speed", PayloadTransform::kBin, 10),
+                                                        Field("pos", PayloadTransform::kGpsGrid, 0, 1000),
+                                                        Field("bad", PayloadTransform::kBin, 10),
+                                                        Field("artist", PayloadTransform::kDrop)});
+  PayloadTransformer sink(cfg);
+  PayloadTransformer reference(cfg);
+  EventParser plain(FieldMapping{}, ValidationLimits{});
+  EventParser parser(FieldMapping{}, ValidationLimits{});
+  parser.SetPayloadSink(&sink);
+  const std::string vin = "WVWZZZ1KZAW000001";
+  const std::string body = R"({"vin":"WVWZZZ1KZAW000001","trip_id":"t1","ts":1763805600123,"event":"e",)"
+                           R"("payload":{"speed":57.5,"pos":{"lat":48.137,"lon":11.575},"bad":"x",)"
+                           R"("artist":"Kid Cudi","n":{"a":[1,2.50,"s"]}}})";
+  ParsedEvent raw, transformed;
+  Rejection rejection;
+  ASSERT_TRUE(plain.Parse(vin, body, 1763805600123, &raw, &rejection)) << rejection.detail;
+  ASSERT_TRUE(parser.Parse(vin, body, 1763805600123, &transformed, &rejection)) << rejection.detail;
+  EXPECT_EQ(transformed.payload_json, reference.Transform(raw.payload_json));
+  EXPECT_EQ(sink.stats().malformed_fields, 1u);  // "bad"
+  EXPECT_EQ(transformed.payload_json.find("Kid Cudi"), std::string::npos);
+
+  // Rejected last (no key): the sink is not called.
+  ASSERT_FALSE(parser.Parse("", body, 1763805600123, &transformed, &rejection));
+  EXPECT_EQ(sink.stats().malformed_fields, 1u);
+
+  // An absent optional payload is "{}" either way.
+  FieldMapping optional;
+  optional.payload_required = false;
+  EventParser no_payload(optional, ValidationLimits{});
+  no_payload.SetPayloadSink(&sink);
+  ASSERT_TRUE(no_payload.Parse(vin, R"({"vin":"WVWZZZ1KZAW000001","trip_id":"t1","ts":1763805600123,"event":"e"})",
+                               1763805600123, &transformed, &rejection))
+      << rejection.detail;
+  EXPECT_EQ(transformed.payload_json, "{}");
 }
 
 TEST(PayloadTransformerTest, PublishedTimeFloorsToBucket) {

@@ -40,6 +40,7 @@
 
 #include "vanon/ingest/field_mapping.h"
 #include "vanon/ingest/parsed_event.h"
+#include "vanon/ingest/payload_sink.h"
 #include "vanon/ingest/validation_limits.h"
 
 namespace vanon {
@@ -59,6 +60,11 @@ class EventParser {
   // the Unix epoch. On rejection *event is left in an unspecified state.
   bool Parse(std::string_view key, std::string_view value, std::int64_t now_ms,
              ParsedEvent* event, Rejection* rejection);
+
+  // With a sink, an accepted event's payload_json is what the sink writes
+  // from the parsed payload object (an absent optional payload stays "{}"),
+  // instead of the minified payload. The sink must outlive the parser.
+  void SetPayloadSink(PayloadSink* sink);
 
   const FieldMapping& mapping() const;
   const ValidationLimits& limits() const;

@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "vanon/config.h"
+#include "vanon/ingest/payload_sink.h"
 
 namespace vanon {
 
@@ -46,10 +47,10 @@ struct GridPoint {
 };
 GridPoint GridCellCentre(double lat, double lon, double cell_meters);
 
-class PayloadTransformer {
+class PayloadTransformer : public PayloadSink {
  public:
   explicit PayloadTransformer(const PayloadConfig& config);
-  ~PayloadTransformer();
+  ~PayloadTransformer() override;
   PayloadTransformer(const PayloadTransformer&) = delete;
   PayloadTransformer& operator=(const PayloadTransformer&) = delete;
 
@@ -57,6 +58,10 @@ class PayloadTransformer {
   std::string Transform(std::string_view payload_json);
   // The same, appended to *out (a release writes millions of these).
   void TransformInto(std::string_view payload_json, std::string* out);
+
+  // The same from the payload object EventParser has already parsed, so
+  // that ingestion parses each message once (EventParser::SetPayloadSink).
+  void Write(const simdjson::dom::object& payload, std::string* out) override;
 
   // ts floored to time_bucket_seconds.
   int64_t PublishedTime(int64_t ts_ms) const;
