@@ -4,7 +4,9 @@
 #   - one pimpl name: Rep;
 #   - function size: no function in src/ or include/ over 80 lines (as
 #     clang-tidy's readability-function-size counts, .clang-tidy), except the
-#     entries of scripts/function-size-allowlist.txt, which may only shrink.
+#     entries of scripts/function-size-allowlist.txt, which may only shrink;
+#   - names of tests and benchmarks (files, executables, ctest names): one
+#     scheme, docs/style.md (scripts/check_names.py).
 # Formatting (.clang-format) is for the lines you change, not checked here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +22,8 @@ if git grep -nE '^\s*(struct|class) Impl;' -- src include ':!include/vanon/servi
 fi
 echo "-- function size (limit 80 lines)"
 python3 scripts/function_sizes.py --limit 80 --allowlist scripts/function-size-allowlist.txt src include || status=1
+echo "-- test and benchmark names (docs/style.md)"
+python3 scripts/check_names.py || status=1
 if [ "$status" -ne 0 ]; then
   echo "check-style: FAILED" >&2
 else

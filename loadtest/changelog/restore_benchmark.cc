@@ -11,7 +11,7 @@
 // look faster). A single ReplacePartition of all n records in one partition
 // is timed as well, so the RocksDB side is also measured at full size.
 //
-//   build/loadtest/changelog/vanon_changelog_restore_benchmark [n] [per_partition]
+//   build/loadtest/changelog/bench_changelog_restore [n] [per_partition]
 #include <prometheus/registry.h>
 #include <sys/resource.h>
 

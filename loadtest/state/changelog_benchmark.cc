@@ -7,7 +7,7 @@
 // Reading the changelog from Kafka is not measured here: the mock cluster
 // keeps only about 5 MB per partition, far below 1,000,000 signatures.
 //
-//   build/loadtest/state/vanon_state_changelog_benchmark
+//   build/loadtest/state/bench_state_changelog
 #include <benchmark/benchmark.h>
 
 #include <filesystem>

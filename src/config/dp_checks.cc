@@ -1,6 +1,6 @@
 // DP checks that need the whole config (issue 17): everything DpPublisher
 // would refuse at `run` is refused here first, with file, line and key, so
-// `validate-config` and `run` agree (tests/config/dp_refusals_test.cc).
+// `validate-config` and `run` agree (tests/service/config_refusals_test.cc).
 // Left to DpPublisher: cells of a categorical QI (its hierarchy file's
 // leaves, counted as 1 here, so the cell limit below is a lower bound) and
 // dp.aggregation.partition against the input topic's partition count (known

@@ -1,3 +1,5 @@
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <set>
 
@@ -9,20 +11,35 @@ namespace {
 
 constexpr double kMaxDouble = std::numeric_limits<double>::max();
 
+// Values are coded as value * 10^precision in an int32 (SchemaFromConfig),
+// clear of the two codes reserved below every domain.
+void CheckCodeRange(Section& q, const QuasiIdentifier& qi) {
+  constexpr double kLo = std::numeric_limits<int32_t>::min() + 2.0;
+  constexpr double kHi = std::numeric_limits<int32_t>::max();
+  double scale = 1;
+  for (int i = 0; i < qi.precision; ++i) scale *= 10;
+  const double lo = std::floor(qi.range_min * scale), hi = std::ceil(qi.range_max * scale);
+  if (!(lo >= kLo && hi <= kHi)) {
+    q.Error("range", "must lie within [-2147483646, 2147483647] once multiplied by 10^precision");
+  }
+}
+
 void ParseNumeric(Section& q, QuasiIdentifier* qi) {
   q.Unexpected("hierarchy", "only for categorical quasi-identifiers");
   if (!q.Has("range")) q.Error("range", "missing required key");
+  bool lo = false, hi = false;
   {
     Section r(q.diag(), q.Child("range"), q.PathOf("range"));
-    bool lo = r.Double("min", &qi->range_min, -kMaxDouble, kMaxDouble, false,
-                       /*required=*/q.Has("range"));
-    bool hi = r.Double("max", &qi->range_max, -kMaxDouble, kMaxDouble, false,
-                       /*required=*/q.Has("range"));
+    lo = r.Double("min", &qi->range_min, -kMaxDouble, kMaxDouble, false,
+                  /*required=*/q.Has("range"));
+    hi = r.Double("max", &qi->range_max, -kMaxDouble, kMaxDouble, false,
+                  /*required=*/q.Has("range"));
     if (lo && hi && qi->range_max <= qi->range_min) {
       r.Error("max", "must be greater than range.min");
     }
   }
   q.Int("precision", &qi->precision, 0, kMaxQiPrecision);
+  if (lo && hi) CheckCodeRange(q, *qi);
   q.Enum("split", &qi->split,
          {{"fixed_bins", NumericSplit::kFixedBins},
           {"on_demand", NumericSplit::kOnDemand}});

@@ -1,5 +1,7 @@
 #include "vanon/release/release_writer.h"
 
+#include <simdjson.h>
+
 #include <unordered_set>
 #include <stdexcept>
 #include <utility>
@@ -199,6 +201,18 @@ std::string SummaryRecord(const ReleaseContext& context, const ReleaseInput& inp
 }
 
 }  // namespace
+
+bool IsSummaryOf(std::string_view record, int64_t release, int32_t partition) {
+  thread_local simdjson::ondemand::parser parser;  // recovery reads many records
+  simdjson::padded_string json(record);
+  simdjson::ondemand::document doc;
+  if (parser.iterate(json).get(doc)) return false;
+  std::string_view type;
+  int64_t r = 0, p = 0;
+  if (doc["type"].get_string().get(type) || type != "summary") return false;
+  if (doc["release"].get_int64().get(r) || r != release) return false;
+  return !doc["partition"].get_int64().get(p) && p == partition;
+}
 
 ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext& context,
                             const ReleaseInput& input, const ReleaseOutput& output,

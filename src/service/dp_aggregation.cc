@@ -39,7 +39,7 @@
 #include "vanon/service/dp_partial_source.h"
 #include "vanon/service/fault_injection.h"
 #include "vanon/service/dp_publisher.h"
-#include "vanon/state/state_store.h"
+#include "share_state.h"
 
 namespace vanon {
 
@@ -176,9 +176,7 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result,
   if (bound >= 0) {
     end = std::max(end, bound);
   } else {
-    ReleaseWrite w(*store_);
-    w.PutMeta(partition, kReadMeta, std::to_string(epoch) + " " + std::to_string(end));
-    store_->Commit(w, Durability::kMachineCrash);
+    store_->CommitMetaNow(partition, kReadMeta, std::to_string(epoch) + " " + std::to_string(end));
   }
   agg->offset = end;
 }

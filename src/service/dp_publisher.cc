@@ -12,6 +12,7 @@
 
 #include "metric_builders.h"
 #include "state_ledger_store.h"
+#include "store_share_state.h"
 #include "vanon/dp/count_record.h"
 #include "vanon/dp/postprocess.h"
 #include "vanon/dp/tree_counter.h"
@@ -20,7 +21,6 @@
 #include "vanon/ingest/vehicle_order.h"
 #include "vanon/release/schema_from_config.h"
 #include "vanon/service/dp_partial_source.h"
-#include "vanon/state/state_store.h"
 
 namespace vanon {
 
@@ -156,7 +156,7 @@ dp::DpPlan PlanFromConfig(const Config& config, const Schema& schema, std::map<s
 struct DpPublisher::PartitionBudget {
   StateLedgerStore store;
   std::unique_ptr<dp::BudgetLedger> ledger;
-  PartitionBudget(StateStore* s, int32_t partition) : store(s, partition) {}
+  PartitionBudget(ShareState* s, int32_t partition) : store(s, partition) {}
 };
 
 // A count query that also publishes running totals (one TreeCounter per cell).
@@ -170,8 +170,17 @@ struct DpPublisher::TreeQuery {
 
 DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, StateStore* store,
                          prometheus::Registry& registry)
+    : DpPublisher(config, hmac_key, std::make_unique<StoreShareState>(store), nullptr, registry) {}
+
+DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, ShareState* state,
+                         prometheus::Registry& registry)
+    : DpPublisher(config, hmac_key, nullptr, state, registry) {}
+
+DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, std::unique_ptr<ShareState> owned,
+                         ShareState* state, prometheus::Registry& registry)
     : enabled_(config.dp.enabled),
-      store_(store),
+      owned_state_(std::move(owned)),
+      store_(state != nullptr ? state : owned_state_.get()),
       budget_gauge_(NewGauge(registry, "vanon_dp_epsilon_budget", "Total epsilon per rolling period.")),
       spent_gauge_(NewGauge(registry, "vanon_dp_epsilon_spent",
                             "Epsilon spent in the current period (the most spent by any partition).")),
@@ -439,7 +448,14 @@ void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_
 }
 
 void DpPublisher::Apply(int32_t partition, const Result& r, ReleaseWrite* w) const {
-  for (const auto& [name, value] : r.meta) w->PutMeta(partition, name, value);
+  ShareDelta d;
+  d.partition = partition;
+  Apply(r, &d);
+  AddShareDelta(d, w);
+}
+
+void DpPublisher::Apply(const Result& r, ShareDelta* d) const {
+  for (const auto& [name, value] : r.meta) d->Add(ShareDelta::PutMeta{name, value});
 }
 
 void DpPublisher::Committed(const Result& r) {

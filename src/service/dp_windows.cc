@@ -21,7 +21,7 @@
 #include "vanon/dp/count_record.h"
 #include "vanon/dp/window_counter.h"
 #include "vanon/service/dp_publisher.h"
-#include "vanon/state/state_store.h"
+#include "share_state.h"
 
 namespace vanon {
 

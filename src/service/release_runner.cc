@@ -1,6 +1,5 @@
 #include "vanon/service/release_runner.h"
 
-#include <simdjson.h>
 #include <spdlog/spdlog.h>
 #include <openssl/rand.h>
 #include <pthread.h>
@@ -23,6 +22,7 @@
 #include "base/machine.h"
 #include "changelog_writer.h"
 #include "release_share.h"
+#include "store_share_state.h"
 #include "vanon/kafka/committed_reader.h"
 #include "vanon/kafka/transactional_producer.h"
 #include "vanon/release/epoch_clock.h"
@@ -93,6 +93,9 @@ struct ReleaseRunner::Impl {
     bool computed = false;    // guarded by mu
     std::exception_ptr error; // guarded by mu
     ComputedShare share;      // written by the computing thread, read once computed
+    // share.delta as the share's apply batch (written with it); the apply
+    // adds the release-log entry, the closed clock and the progress.
+    std::unique_ptr<ReleaseWrite> apply;
     std::optional<ChangelogBase> changelog_base;  // at prepare, when the changelog is on
     int64_t commit_wall_ms = 0;
     double seconds = 0;
@@ -108,6 +111,7 @@ struct ReleaseRunner::Impl {
   ChangelogWriter* changelog = nullptr;  // set before the first Submit
   Schema schema;
   PayloadTransformer payload;  // for the published time bucket only (const use)
+  StoreShareState share_state;
   ShareContext ctx;
   std::map<int32_t, uint64_t> waiting;  // consuming thread only
 
@@ -134,12 +138,13 @@ struct ReleaseRunner::Impl {
         topology(t),
         dp(d),
         schema(SchemaFromConfig(c)),
-        payload(c.payload) {
+        payload(c.payload),
+        share_state(s) {
     ctx.config = &config;
     ctx.schema = &schema;
     ctx.sensitive_extra = extra;
     ctx.input_partitions = t.input_partitions;
-    ctx.store = store;
+    ctx.state = &share_state;
     ctx.dp = dp;
     ctx.payload = &payload;
     for (int k = 0; k < HardwareThreads(); ++k) {
@@ -368,6 +373,7 @@ struct ReleaseRunner::Impl {
       l.unlock();
       std::exception_ptr err;
       ComputedShare share;
+      std::unique_ptr<ReleaseWrite> apply;
       try {
         bool committed_before = false;
         if (job->resumed) {
@@ -377,11 +383,15 @@ struct ReleaseRunner::Impl {
                                         : "it was not committed, republishing");
         }
         share = ComputeShare(ctx, job->partition, job->epoch, entry.seed, committed_before, std::move(events));
+        apply = std::make_unique<ReleaseWrite>(*store);
+        AddShareDelta(share.delta, apply.get());
+        share.delta = {};
       } catch (...) {
         err = std::current_exception();
       }
       l.lock();
       job->share = std::move(share);
+      job->apply = std::move(apply);
       job->error = err;
       job->computed = true;
       work_cv.notify_all();  // the release thread waits for its batch's jobs here
@@ -484,20 +494,11 @@ struct ReleaseRunner::Impl {
   // offset recorded at prepare time: the earlier attempt committed.
   bool SummaryCommitted(int32_t partition, int64_t epoch, const ReleaseLogEntry& entry) {
     bool found = false;
-    simdjson::ondemand::parser parser;
     ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties,
                   config.kafka.topics.releases, entry.readback_partition, entry.readback_offset,
                   [&](const CommittedRecord& r) {
-                    simdjson::padded_string json(r.value);
-                    simdjson::ondemand::document doc;
-                    if (parser.iterate(json).get(doc)) return true;
-                    std::string_view type;
-                    int64_t release = 0, part = 0;
-                    if (doc["type"].get_string().get(type) || type != "summary") return true;
-                    if (doc["release"].get_int64().get(release) || release != epoch) return true;
-                    if (doc["partition"].get_int64().get(part) || part != partition) return true;
-                    found = true;
-                    return false;
+                    found = IsSummaryOf(r.value, epoch, partition);
+                    return !found;
                   });
     return found;
   }
@@ -535,6 +536,7 @@ struct ReleaseRunner::Impl {
     ReturnEvents(&job->share, &events);
     job->events = events.Take(EpochClock(config.privacy.epoch).EpochEnd(job->epoch));
     job->share = ComputedShare{};
+    job->apply.reset();
     job->computed = false;
     job->claimed = false;
     job->error = nullptr;
@@ -594,7 +596,7 @@ struct ReleaseRunner::Impl {
     committed.seed.fill(0);  // as at apply: a committed release is never computed again
     committed.committed_wall_ms = WallMs();
     committed.summary = s.records.summary;
-    changelog->ProduceShare(s.partition, s.epoch, *job.changelog_base, *s.apply, committed, s.published_events,
+    changelog->ProduceShare(s.partition, s.epoch, *job.changelog_base, *job.apply, committed, s.published_events,
                             s.suppressed_events, headers);
     if (job.changelog_base->resume_offset >= 0) (*resume_offsets)[s.partition] = job.changelog_base->resume_offset;
   }
@@ -640,7 +642,7 @@ struct ReleaseRunner::Impl {
 
   ReleaseOutcome ApplyShare(Job& job, PartitionState state) {
     ComputedShare& s = job.share;
-    ReleaseWrite& w = *s.apply;
+    ReleaseWrite& w = *job.apply;
     state.clock->Close(s.epoch);
     state.progress->released += s.published_events;
     state.progress->suppressed += s.suppressed_events;

@@ -31,12 +31,12 @@ std::string VehicleKey(const HmacToken& t) { return std::string(reinterpret_cast
 // horizon are forgotten: the guarantee covers releases inside it. A scan
 // per release is cheap next to the release itself, but every 64 releases
 // is often enough.
-void PurgeSignatures(const ShareContext& ctx, int32_t partition, int64_t epoch, ReleaseWrite* w) {
+void PurgeSignatures(const ShareContext& ctx, int32_t partition, int64_t epoch, ShareDelta* d) {
   if (epoch % 64 != 0) return;
   const int64_t horizon = static_cast<int64_t>(ctx.config->privacy.signature_retention_days) * 86400 /
                           std::max<int64_t>(ctx.config->privacy.epoch.length_seconds, 1);
-  ctx.store->ScanSignatures(partition, [&](std::string_view vehicle, const StoredSignature& s) {
-    if (s.last_release < epoch - horizon) w->DeleteSignature(partition, vehicle);
+  ctx.state->ScanSignatures(partition, [&](std::string_view vehicle, const StoredSignature& s) {
+    if (s.last_release < epoch - horizon) d->Add(ShareDelta::DeleteSignature{std::string(vehicle)});
     return true;
   });
 }
@@ -92,16 +92,16 @@ struct ShareWork {
 // dictionary), the waiting tuples with their older events, and the stored
 // signatures of every vehicle among them.
 void LoadInput(ShareWork& w, TakenEvents taken, ComputedShare* share) {
-  StateStore& store = *w.ctx.store;
+  const ShareState& state = *w.ctx.state;
   w.ev = ArrangeEpochEvents(std::move(taken), w.start);
-  if (auto d = store.GetMeta(w.partition, kDictionaryMeta)) {
+  if (auto d = state.GetMeta(w.partition, kDictionaryMeta)) {
     if (!w.dict.DecodeState(*d)) throw std::runtime_error("state: unreadable sensitive dictionary");
   }
   TupleBuilder builder(*w.ctx.config, *w.ctx.schema, w.ctx.sensitive_extra, &w.dict);
   BuiltTuples built = builder.Build(w.ev.current);
   share->qi_at_root = built.qi_at_root;
   w.in.release_id = static_cast<uint64_t>(w.epoch);
-  w.in.waiting = store.LoadWaiting(w.partition);
+  w.in.waiting = state.LoadWaiting(w.partition);
   w.tuple_events = EventsOfBuiltTuples(built, w.ev.current, w.in.waiting.size());
   w.in.tuples = std::move(built.tuples);
 
@@ -117,7 +117,7 @@ void LoadInput(ShareWork& w, TakenEvents taken, ComputedShare* share) {
   lookup.reserve(w.in.tuples.size() + w.in.waiting.size());
   for (const Tuple& t : w.in.tuples) lookup.push_back(t.vehicle);
   for (const WaitingTuple& wt : w.in.waiting) lookup.push_back(wt.tuple.vehicle);
-  w.stored = store.GetSignatures(w.partition, lookup);
+  w.stored = state.GetSignatures(w.partition, lookup);
   for (size_t i = 0; i < lookup.size(); ++i) {
     if (!w.stored[i]) continue;
     w.in.known_signatures.emplace(lookup[i], w.stored[i]->values);
@@ -129,14 +129,13 @@ void LoadInput(ShareWork& w, TakenEvents taken, ComputedShare* share) {
 // epoch's range deletion; older ones are deleted one by one). Returns how
 // many.
 uint64_t ConsumeTupleEvents(ShareWork& w, TupleRef ref, bool published, ComputedShare* share) {
-  ReleaseWrite& batch = *share->apply;
   uint64_t n = 0;
   for (const BufferedEvent* e : w.tuple_events[ref]) {
     if (ref < w.in.tuples.size()) {
       w.consumed[static_cast<size_t>(e - w.ev.current.data())] = true;
     } else {
       size_t i = static_cast<size_t>(e - w.ev.old.data());
-      batch.DeleteEvent(w.partition, w.ev.old_keys[i].first, w.ev.old_keys[i].second);
+      share->delta.Add(ShareDelta::DeleteEvent{w.ev.old_keys[i].first, w.ev.old_keys[i].second});
       w.old_deleted[i] = true;
     }
     if (published) share->published_ts.push_back(e->ts_ms);
@@ -148,7 +147,7 @@ uint64_t ConsumeTupleEvents(ShareWork& w, TupleRef ref, bool published, Computed
 // Published and suppressed tuples take their events; published vehicles
 // refresh their signature's last release, new vehicles store theirs.
 void RecordPublication(ShareWork& w, ComputedShare* share) {
-  ReleaseWrite& batch = *share->apply;
+  ShareDelta& delta = share->delta;
   for (const Group& g : w.out.groups) {
     for (TupleRef ref : g.members) {
       share->published_events += ConsumeTupleEvents(w, ref, true, share);
@@ -157,13 +156,13 @@ void RecordPublication(ShareWork& w, ComputedShare* share) {
       if (known != w.stored_by_vehicle.end()) {
         StoredSignature s = *known->second;
         s.last_release = w.epoch;
-        batch.PutSignature(w.partition, vehicle, s);
+        delta.Add(ShareDelta::PutSignature{vehicle, s});
       }
     }
   }
   for (const Suppressed& s : w.out.suppressed) share->suppressed_events += ConsumeTupleEvents(w, s.ref, false, share);
   for (const auto& [vehicle, sig] : w.out.new_signatures) {
-    batch.PutSignature(w.partition, vehicle, StoredSignature{sig, w.epoch, w.epoch});
+    delta.Add(ShareDelta::PutSignature{vehicle, StoredSignature{sig, w.epoch, w.epoch}});
   }
 }
 
@@ -177,7 +176,7 @@ void DropOrphanEvents(ShareWork& w, ComputedShare* share) {
   for (const auto& [vehicle, idx] : w.old_by_vehicle) {
     if (owned.count(vehicle)) continue;
     for (size_t i : idx) {
-      share->apply->DeleteEvent(w.partition, w.ev.old_keys[i].first, w.ev.old_keys[i].second);
+      share->delta.Add(ShareDelta::DeleteEvent{w.ev.old_keys[i].first, w.ev.old_keys[i].second});
       w.old_deleted[i] = true;
     }
     orphans += idx.size();
@@ -194,29 +193,29 @@ void DropOrphanEvents(ShareWork& w, ComputedShare* share) {
 // later operation wins). One tombstone per share instead of one per event
 // keeps both the batch and later scans cheap.
 void WriteStateChanges(ShareWork& w, ComputedShare* share) {
-  share->apply = std::make_unique<ReleaseWrite>(*w.ctx.store);
-  ReleaseWrite& batch = *share->apply;
+  ShareDelta& delta = share->delta;
+  delta.partition = w.partition;
   w.consumed.assign(w.ev.current.size(), false);
   w.old_deleted.assign(w.ev.old.size(), false);
-  batch.DeleteEventRange(w.partition, w.start, w.end);
+  delta.Add(ShareDelta::DeleteEventRange{w.start, w.end});
   // Purge before the puts below: a vehicle published now must keep the
   // signature they refresh.
-  PurgeSignatures(w.ctx, w.partition, w.epoch, &batch);
+  PurgeSignatures(w.ctx, w.partition, w.epoch, &delta);
   RecordPublication(w, share);
   std::string encoded;
   for (size_t i = 0; i < w.ev.current.size(); ++i) {
     if (w.consumed[i]) continue;
     encoded.clear();
     EncodeBufferedEvent(w.ev.current[i], &encoded);
-    batch.PutEvent(w.partition, w.ev.current_keys[i].first, w.ev.current_keys[i].second, encoded);
+    delta.Add(ShareDelta::PutEvent{w.ev.current_keys[i].first, w.ev.current_keys[i].second, encoded});
   }
   DropOrphanEvents(w, share);
-  for (const WaitingTuple& wt : w.in.waiting) batch.DeleteWaiting(w.partition, wt.tuple.vehicle);
+  for (const WaitingTuple& wt : w.in.waiting) delta.Add(ShareDelta::DeleteWaiting{wt.tuple.vehicle});
   for (const StillWaiting& sw : w.out.waiting) {
-    batch.PutWaiting(w.partition, WaitingTuple{ResolveTuple(w.in, sw.ref), sw.first_release});
+    delta.Add(ShareDelta::PutWaiting{WaitingTuple{ResolveTuple(w.in, sw.ref), sw.first_release}});
   }
-  if (w.ctx.dp) w.ctx.dp->Apply(w.partition, share->dp, &batch);
-  batch.PutMeta(w.partition, kDictionaryMeta, w.dict.EncodeState());
+  if (w.ctx.dp) w.ctx.dp->Apply(share->dp, &delta);
+  delta.Add(ShareDelta::PutMeta{kDictionaryMeta, w.dict.EncodeState()});
 }
 
 // What the batch keeps goes back to the partition's EventBuffer at apply;

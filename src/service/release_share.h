@@ -21,8 +21,8 @@
 #include "vanon/release/release_writer.h"
 #include "vanon/release/seed_stream.h"
 #include "vanon/service/dp_publisher.h"
+#include "share_state.h"
 #include "vanon/state/release_state.h"
-#include "vanon/state/state_store.h"
 
 namespace vanon {
 
@@ -32,7 +32,7 @@ struct ShareContext {
   const Schema* schema = nullptr;
   int sensitive_extra = -1;      // BufferLayout::sensitive of the ingest pipeline
   int32_t input_partitions = 1;  // for the summary's `partitions`
-  StateStore* store = nullptr;
+  ShareState* state = nullptr;   // the partition's state, read only (but the DP ledger)
   DpPublisher* dp = nullptr;     // may be null
   const PayloadTransformer* payload = nullptr;  // the published time bucket
 };
@@ -54,9 +54,10 @@ struct ComputedShare {
   std::vector<std::string> violations;
   std::vector<int64_t> published_ts;  // event times of the published events
   // The share's state changes: buffered events deleted, signatures, waiting
-  // tuples, dictionary, DP state. The runner adds the release-log entry, the
-  // closed clock and the progress counters, which the consuming thread owns.
-  std::unique_ptr<ReleaseWrite> apply;
+  // tuples, dictionary, DP state. The runner writes them into the share's
+  // apply batch, with the release-log entry, the closed clock and the
+  // progress counters, which the consuming thread owns.
+  ShareDelta delta;
   // The events `apply` keeps in state (those of tuples still waiting), for
   // the partition's EventBuffer once it is committed.
   std::vector<KeyedEvent> remaining;

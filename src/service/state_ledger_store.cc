@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "vanon/state/state_store.h"
+#include "share_state.h"
 
 namespace vanon {
 
@@ -68,12 +68,10 @@ bool StateLedgerStore::Write(std::string* error) {
   record.reserve(entries_.size() * kEntryBytes);
   for (const auto& [id, entry] : entries_) record += dp::EncodeLedgerEntry(entry);
   try {
-    ReleaseWrite w(*store_);
-    w.PutMeta(partition_, kMetaName, record);
     // The charge must outlive a machine crash: the noisy counts it pays for
     // leave in the transaction that follows, and a lost charge would let a
     // restart draw fresh noise for the same counts.
-    store_->Commit(w, Durability::kMachineCrash);
+    store_->CommitMetaNow(partition_, kMetaName, record);
   } catch (const std::exception& e) {
     *error = e.what();
     return false;

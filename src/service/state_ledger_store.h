@@ -1,4 +1,4 @@
-// A dp::LedgerStore over the service's StateStore: one partition's ledger is
+// A dp::LedgerStore over the service's state (ShareState): one partition's ledger is
 // one meta record ("dp_ledger", EncodeLedgerEntry() entries back to back).
 //
 // One record rather than a key per entry because StateStore meta records are
@@ -18,13 +18,13 @@
 
 namespace vanon {
 
-class StateStore;
+class ShareState;
 
 class StateLedgerStore final : public dp::LedgerStore {
  public:
   static constexpr const char* kMetaName = "dp_ledger";
 
-  StateLedgerStore(StateStore* store, int32_t partition) : store_(store), partition_(partition) {}
+  StateLedgerStore(ShareState* store, int32_t partition) : store_(store), partition_(partition) {}
 
   bool LoadAll(std::vector<dp::LedgerEntry>* entries, std::string* error) override;
   bool Put(const dp::LedgerEntry& entry, std::string* error) override;
@@ -33,7 +33,7 @@ class StateLedgerStore final : public dp::LedgerStore {
  private:
   bool Write(std::string* error);
 
-  StateStore* store_;
+  ShareState* store_;
   int32_t partition_;
   std::map<uint64_t, dp::LedgerEntry> entries_;  // mirror of the record
 };

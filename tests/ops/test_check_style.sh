@@ -26,4 +26,9 @@ if python3 "$check" --limit 10 --allowlist "$tmp/shrunk" "$fixture" 2>/dev/null;
 printf '%s Long 12\n%s Gone 90\n' "$fixture" "$fixture" > "$tmp/gone"
 if python3 "$check" --limit 10 --allowlist "$tmp/gone" "$fixture" 2>/dev/null; then echo "gone: passed"; exit 1; fi
 if python3 "$check" --limit 12 --allowlist "$tmp/ok" "$fixture" 2>/dev/null; then echo "now short: passed"; exit 1; fi
+# The naming check must reject a fixture with one bad name of each kind.
+names="$root/scripts/check_names.py"
+if python3 "$names" "$root/tests/ops/testdata/names" 2>"$tmp/names"; then echo "bad names: passed"; exit 1; fi
+[ "$(wc -l < "$tmp/names")" -eq 5 ] || { echo "bad names: want 5 reports, got:"; cat "$tmp/names"; exit 1; }
+python3 "$names" "$root" || { echo "the tree's names: failed"; exit 1; }
 echo "check-style self-test: ok"

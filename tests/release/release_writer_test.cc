@@ -36,6 +36,20 @@ TEST(ReleaseWriterTest, SameInputAndSeedGiveIdenticalRecords) {
   EXPECT_EQ(ra.size(), rc.size());
 }
 
+// Recovery's reading of the summary (IsSummaryOf) against the writer's
+// output: the summary of this release and partition only.
+TEST(ReleaseWriterTest, RecoveryRecognisesTheSummaryItWrote) {
+  Pipeline p(TestConfig());
+  const ReleaseRecords r = p.Run(7, Generate(0, 60, 7 * 60000, 1), SeedOf(3)).records;
+  EXPECT_TRUE(IsSummaryOf(r.summary, 7, 0));
+  EXPECT_FALSE(IsSummaryOf(r.summary, 8, 0));
+  EXPECT_FALSE(IsSummaryOf(r.summary, 7, 1));
+  ASSERT_FALSE(r.groups.empty());
+  EXPECT_FALSE(IsSummaryOf(r.groups[0], 7, 0));
+  EXPECT_FALSE(IsSummaryOf(r.summary.substr(0, r.summary.size() / 2), 7, 0));
+  EXPECT_FALSE(IsSummaryOf("not json", 7, 0));
+}
+
 TEST(ReleaseWriterTest, NoVehicleOrTripKeyInAnyRecord) {
   auto events = Generate(0, 80, 0, 2);
   Pipeline p(TestConfig());

@@ -3,12 +3,11 @@
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafkacpp.h>
 
-#include <atomic>
 #include <filesystem>
 #include <functional>
-#include <thread>
 
 #include "fleet_feed.h"
+#include "run_service.h"
 #include "test_support.h"
 #include "vanon/config.h"
 #include "vanon/ingest/buffered_event.h"
@@ -88,14 +87,10 @@ TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
   ASSERT_EQ(feed.invalid_by_reason.size(), 8u) << "every reason must be exercised";
 
   Service service(config, kKey);
-  std::atomic<bool> stop{false};
-  int rc = -1;
-  std::thread t([&] { rc = service.Run(stop); });
-  bool all = testing::WaitFor(120, [&] { return service.Status().consumed >= feed.total; });
-  stop = true;
-  t.join();
-  ASSERT_TRUE(all) << "consumed only " << service.Status().consumed;
-  EXPECT_EQ(rc, 0);
+  const testing::ServiceRun run =
+      testing::RunServiceUntil(service, 120, [&] { return service.Status().consumed >= feed.total; });
+  ASSERT_TRUE(run.done) << "consumed only " << service.Status().consumed;
+  EXPECT_EQ(run.rc, 0);
 
   ASSERT_EQ(testing::SumLowWatermarks(cluster.Bootstrap(), config.kafka.topics.input, 3), 0)
       << "the mock cluster truncated the input; the counts below would be meaningless";
@@ -163,15 +158,12 @@ TEST(IngestIntegration, InputDeletedBeforeItIsReadIsCountedAsLost) {
   const uint64_t first = testing::ProduceFleet(cluster.Bootstrap(), config.kafka.topics.input, fo).total;
   auto run_until = [&](const std::function<bool(Service&)>& done) {
     Service service(config, kKey);
-    std::atomic<bool> stop{false};
-    int rc = -1;
-    std::thread t([&] { rc = service.Run(stop); });
-    const bool ok = testing::WaitFor(120, [&] { return done(service); });
-    const double lost = testing::ScrapeMetric(port, "vanon_input_lost_to_retention_total");
-    stop = true;
-    t.join();
-    EXPECT_EQ(rc, 0);
-    EXPECT_TRUE(ok) << "consumed " << service.Status().consumed;
+    double lost = -1;
+    const testing::ServiceRun run = testing::RunServiceUntil(
+        service, 120, [&] { return done(service); },
+        [&] { lost = testing::ScrapeMetric(port, "vanon_input_lost_to_retention_total"); });
+    EXPECT_EQ(run.rc, 0);
+    EXPECT_TRUE(run.done) << "consumed " << service.Status().consumed;
     return lost;
   };
   EXPECT_EQ(run_until([&](Service& s) { return s.Status().consumed >= first; }), 0);
@@ -207,17 +199,12 @@ TEST(IngestIntegration, ConsumerLagPerPartition) {
                                            std::to_string(partition) + "\"}");
   };
   Service service(config, kKey);
-  std::atomic<bool> stop{false};
-  int rc = -1;
-  std::thread t([&] { rc = service.Run(stop); });
-  const bool caught_up = testing::WaitFor(120, [&] {
-    return service.Status().consumed >= total && lag(0) == 0 && lag(1) == 0 && lag(2) == 0;
-  });
-  const double absent = lag(3);
-  stop = true;
-  t.join();
-  EXPECT_EQ(rc, 0);
-  ASSERT_TRUE(caught_up) << "consumed " << service.Status().consumed << " of " << total << "; lag " << lag(0)
+  double absent = 0;
+  const testing::ServiceRun run = testing::RunServiceUntil(
+      service, 120, [&] { return service.Status().consumed >= total && lag(0) == 0 && lag(1) == 0 && lag(2) == 0; },
+      [&] { absent = lag(3); });
+  EXPECT_EQ(run.rc, 0);
+  ASSERT_TRUE(run.done) << "consumed " << service.Status().consumed << " of " << total << "; lag " << lag(0)
                          << " " << lag(1) << " " << lag(2);
   EXPECT_EQ(absent, -1) << "a series for a partition the topic does not have";
 }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vanon/dp/random_source.h"
@@ -51,6 +52,13 @@ struct ReleaseRecords {
   std::vector<std::string> groups;  // vehicle.releases, "type": "group"
   std::string summary;              // vehicle.releases, "type": "summary", last
 };
+
+// The reading of a summary record that recovery relies on, next to its
+// writer: true when `record` is the summary of release `release` of input
+// partition `partition`; false for any other record or unreadable JSON. A
+// restart looks for the summary of a prepared release after the offset
+// noted at prepare: found, the earlier transaction committed.
+bool IsSummaryOf(std::string_view record, int64_t release, int32_t partition);
 
 struct ReleaseWriterDeps {
   const Schema* schema = nullptr;

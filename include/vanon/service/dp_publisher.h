@@ -52,7 +52,9 @@ class DpPartialSource;
 struct DpAggregateState;
 class ReleaseWrite;
 class Schema;
+class ShareState;
 class StateStore;
+struct ShareDelta;
 
 class DpPublisher {
  public:
@@ -61,6 +63,9 @@ class DpPublisher {
   // an epsilon with more than nine decimals...). When config.dp.enabled is
   // false, Compute returns no records and touches no state.
   DpPublisher(const Config& config, std::string_view hmac_key, StateStore* store,
+              prometheus::Registry& registry);
+  // The same over the release share's view of state (a fake in tests).
+  DpPublisher(const Config& config, std::string_view hmac_key, ShareState* state,
               prometheus::Registry& registry);
   ~DpPublisher();
   DpPublisher(const DpPublisher&) = delete;
@@ -96,6 +101,8 @@ class DpPublisher {
 
   // Puts the running-total state into the release's apply batch.
   void Apply(int32_t partition, const Result& r, ReleaseWrite* w) const;
+  // The same into a share's delta.
+  void Apply(const Result& r, ShareDelta* d) const;
 
   // After the apply batch is committed: vanon_dp_* metrics, and one log line
   // when a partition's publication pauses or resumes.
@@ -123,6 +130,9 @@ class DpPublisher {
   static constexpr const char* kTreeChargeMeta = "dp_tree_charge";
 
  private:
+  // `state`, or the adapter `owned` when state is null.
+  DpPublisher(const Config& config, std::string_view hmac_key, std::unique_ptr<ShareState> owned, ShareState* state,
+              prometheus::Registry& registry);
   struct PartitionBudget;
   struct TreeQuery;
   struct QiLookup {
@@ -156,7 +166,8 @@ class DpPublisher {
                      Result* result);
 
   const bool enabled_;
-  StateStore* store_;
+  std::unique_ptr<ShareState> owned_state_;  // over the StateStore given, if one was
+  ShareState* store_;
   dp::DpPlan plan_;
   dp::BudgetPolicy policy_;
   int64_t epoch_ms_ = 0;

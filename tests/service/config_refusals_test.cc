@@ -1,7 +1,15 @@
-// Every DP config refusal is made by `validate-config` and by `run` alike
-// (issue 17): exit 2 with the same FILE:LINE: key line, before `run`
-// connects anywhere. Before, some checks lived only in DpPublisher, so
-// validate-config accepted configs that run then refused with exit 1.
+// Every config refusal is made by `validate-config` and by `run` alike
+// (issues 17, 20): exit 2 with the same FILE:LINE: key line, before `run`
+// connects anywhere. Before, some checks lived only in DpPublisher or in
+// SchemaFromConfig, so validate-config accepted configs that run then
+// refused with exit 1.
+//
+// The table holds every check that once only `run` made (now in
+// src/config: dp_checks.cc, parse_vehicle.cc's code range) and a sample of
+// the loader's own refusals (both commands load through LoadConfig).
+// tests/ops/check_refusals.py fails on any new config refusal raised
+// outside src/config, so a check `run` alone makes cannot come back
+// unnoticed.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -50,9 +58,9 @@ std::string ErrorLine(const std::string& output, const std::string& file, const 
   return "";
 }
 
-class DpRefusal : public ::testing::TestWithParam<Refusal> {};
+class ConfigRefusal : public ::testing::TestWithParam<Refusal> {};
 
-TEST_P(DpRefusal, ValidateConfigAndRunRefuseAlike) {
+TEST_P(ConfigRefusal, ValidateConfigAndRunRefuseAlike) {
   const Refusal& r = GetParam();
   TempDir dir;
   const std::string file = dir.path() + "/vanon.yaml";
@@ -72,8 +80,38 @@ TEST_P(DpRefusal, ValidateConfigAndRunRefuseAlike) {
 
 const std::string kQueries = "  queries:\n";
 
+const std::string kPrivacyM = "\n  m: 5\n";
+
 INSTANTIATE_TEST_SUITE_P(
-    Dp, DpRefusal,
+    Loader, ConfigRefusal,
+    ::testing::Values(
+        Refusal{"unknown_key", {{"  poll_batch_max: 1000\n", "  poll_batch_max: 1000\n  poll_batch_size: 5\n"}},
+                "kafka.poll_batch_size"},
+        Refusal{"wrong_type", {{kPrivacyM, "\n  m: five\n"}}, "privacy.m"},
+        Refusal{"out_of_range", {{kPrivacyM, "\n  m: 1\n"}}, "privacy.m"},
+        Refusal{"duplicate_key", {{kPrivacyM, "\n  m: 5\n  m: 6\n"}}, "privacy.m"},
+        Refusal{"missing_file", {{"hierarchies/body.csv", "hierarchies/no-such-file.csv"}},
+                "quasi_identifiers[2].hierarchy"},
+        Refusal{"epsilon_over_budget", {{"epsilon_per_release: 0.0001", "epsilon_per_release: 20"}},
+                "dp.epsilon_per_release"},
+        Refusal{"kpi_names_unknown_query", {{"numerator: touchscreen_vehicles_by_engine", "numerator: no_such_query"}},
+                "dp.kpis[0].numerator"},
+        Refusal{"window_not_a_multiple_of_the_epoch",
+                {{"time_bucket_seconds: 10\n  queries:", "time_bucket_seconds: 10\n  window_seconds: 15\n  queries:"}},
+                "dp.window_seconds"}),
+    [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
+
+// Once made by SchemaFromConfig at `run` only.
+INSTANTIATE_TEST_SUITE_P(
+    Schema, ConfigRefusal,
+    ::testing::Values(Refusal{"numeric_codes_outside_int32",
+                              {{"range: {min: 1990, max: 2030}", "range: {min: 1990, max: 3000000000}"}},
+                              "quasi_identifiers[4].range"}),
+    [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
+
+// Once made by DpPublisher at `run` only.
+INSTANTIATE_TEST_SUITE_P(
+    Dp, ConfigRefusal,
     ::testing::Values(
         Refusal{"epsilon_with_ten_decimals", {{"epsilon_per_release: 0.0001", "epsilon_per_release: 0.0000000001"}},
                 "dp.epsilon_per_release"},

@@ -1,0 +1,95 @@
+// An in-memory ShareState for unit tests of the release share: the state a
+// share reads, kept in maps, and Apply() to carry a share's delta into the
+// next one as the runner's apply batch would.
+#ifndef VANON_TESTS_SERVICE_MEMORY_SHARE_STATE_H_
+#define VANON_TESTS_SERVICE_MEMORY_SHARE_STATE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "share_state.h"
+
+namespace vanon::testing {
+
+class MemoryShareState final : public ShareState {
+ public:
+  std::optional<std::string> GetMeta(int32_t partition, std::string_view name) const override {
+    auto it = meta_.find({partition, std::string(name)});
+    if (it == meta_.end()) return std::nullopt;
+    return it->second;
+  }
+  std::vector<std::optional<StoredSignature>> GetSignatures(int32_t partition,
+                                                            const std::vector<std::string>& vehicles) const override {
+    std::vector<std::optional<StoredSignature>> out;
+    for (const std::string& v : vehicles) {
+      auto it = signatures_.find({partition, v});
+      out.push_back(it == signatures_.end() ? std::nullopt : std::optional<StoredSignature>(it->second));
+    }
+    return out;
+  }
+  void ScanSignatures(int32_t partition, const SignatureVisitor& fn) const override {
+    for (auto it = signatures_.lower_bound({partition, ""}); it != signatures_.end() && it->first.first == partition;
+         ++it) {
+      if (!fn(it->first.second, it->second)) return;
+    }
+  }
+  std::vector<WaitingTuple> LoadWaiting(int32_t partition) const override {
+    std::vector<WaitingTuple> out;
+    for (const auto& [key, w] : waiting_) {
+      if (key.first == partition) out.push_back(w);
+    }
+    return out;
+  }
+  void CommitMetaNow(int32_t partition, std::string_view name, std::string_view value) override {
+    meta_[{partition, std::string(name)}] = std::string(value);
+    ++durable_commits_;
+  }
+
+  // What the apply batch of the delta would change (buffered events are not
+  // kept: a share gets them handed in, not from state).
+  void Apply(const ShareDelta& d) {
+    for (const ShareDelta::Op& op : d.ops) {
+      std::visit(
+          [&](const auto& o) {
+            using T = std::decay_t<decltype(o)>;
+            if constexpr (std::is_same_v<T, ShareDelta::PutSignature>) {
+              signatures_[{d.partition, o.vehicle}] = o.signature;
+            } else if constexpr (std::is_same_v<T, ShareDelta::DeleteSignature>) {
+              signatures_.erase({d.partition, o.vehicle});
+            } else if constexpr (std::is_same_v<T, ShareDelta::PutWaiting>) {
+              waiting_[{d.partition, o.waiting.tuple.vehicle}] = o.waiting;
+            } else if constexpr (std::is_same_v<T, ShareDelta::DeleteWaiting>) {
+              waiting_.erase({d.partition, o.vehicle});
+            } else if constexpr (std::is_same_v<T, ShareDelta::PutMeta>) {
+              meta_[{d.partition, o.name}] = o.value;
+            }
+          },
+          op);
+    }
+  }
+
+  void PutSignature(int32_t partition, const std::string& vehicle, const StoredSignature& s) {
+    signatures_[{partition, vehicle}] = s;
+  }
+  size_t signatures() const { return signatures_.size(); }
+  size_t waiting() const { return waiting_.size(); }
+  int durable_commits() const { return durable_commits_; }
+
+ private:
+  using Key = std::pair<int32_t, std::string>;
+  std::map<Key, std::string> meta_;
+  std::map<Key, StoredSignature> signatures_;
+  std::map<Key, WaitingTuple> waiting_;
+  int durable_commits_ = 0;
+};
+
+}  // namespace vanon::testing
+
+#endif  // VANON_TESTS_SERVICE_MEMORY_SHARE_STATE_H_

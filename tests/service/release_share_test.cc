@@ -1,0 +1,288 @@
+// The release share as a function of its events and of the partition's
+// state, over an in-memory ShareState: no RocksDB, no Kafka. Each test
+// asserts on the state delta a share produces, and carries it into the
+// next share as the runner's apply would.
+
+#include <gtest/gtest.h>
+#include <prometheus/registry.h>
+
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "memory_share_state.h"
+#include "release_fixture.h"
+#include "release_share.h"
+#include "vanon/release/epoch_clock.h"
+#include "vanon/release/event_buffer.h"
+#include "vanon/release/payload_transformer.h"
+#include "vanon/release/schema_from_config.h"
+#include "vanon/service/dp_publisher.h"
+
+namespace vanon::testing {
+namespace {
+
+constexpr int32_t kPartition = 3;
+constexpr int64_t kEpochMs = 60'000;
+constexpr int64_t kEpoch = 100;  // first epoch of a DP window of two
+
+std::string VehicleOf(uint32_t v) {
+  const HmacToken k = release_test::Key(v);
+  return std::string(reinterpret_cast<const char*>(k.data()), k.size());
+}
+
+ReleaseSeed SeedOf(uint8_t b) {
+  ReleaseSeed s{};
+  s.fill(b);
+  return s;
+}
+
+template <typename T>
+std::vector<T> OpsOf(const ShareDelta& d) {
+  std::vector<T> out;
+  for (const ShareDelta::Op& op : d.ops) {
+    if (const T* o = std::get_if<T>(&op)) out.push_back(*o);
+  }
+  return out;
+}
+
+// A runner's view of one partition: its event buffer, its state, and the
+// share's context; Apply() does what the runner's apply does to both.
+class Partition {
+ public:
+  explicit Partition(Config c)
+      : config_(std::move(c)), schema_(SchemaFromConfig(config_)), payload_(config_.payload), buffer_(kEpochMs) {
+    if (config_.dp.enabled) dp_ = std::make_unique<DpPublisher>(config_, "share-test-key", &state_, registry_);
+    ctx_.config = &config_;
+    ctx_.schema = &schema_;
+    ctx_.sensitive_extra = 0;
+    ctx_.input_partitions = 4;
+    ctx_.state = &state_;
+    ctx_.dp = dp_.get();
+    ctx_.payload = &payload_;
+  }
+
+  void Add(const std::vector<BufferedEvent>& events) {
+    for (const BufferedEvent& e : events) buffer_.Add({e.ts_ms, next_offset_++, e});
+  }
+  ComputedShare Compute(int64_t epoch, uint8_t seed) {
+    const EpochClock clock(config_.privacy.epoch);
+    return ComputeShare(ctx_, kPartition, epoch, SeedOf(seed), false, buffer_.Take(clock.EpochEnd(epoch)));
+  }
+  void Apply(ComputedShare* share) {
+    state_.Apply(share->delta);
+    for (KeyedEvent& e : share->remaining) buffer_.Restore(std::move(e));
+    share->remaining.clear();
+  }
+  ComputedShare Release(int64_t epoch, const std::vector<BufferedEvent>& events, uint8_t seed = 1) {
+    Add(events);
+    ComputedShare s = Compute(epoch, seed);
+    EXPECT_TRUE(s.violations.empty()) << s.violations.front();
+    Apply(&s);
+    return s;
+  }
+
+  MemoryShareState& state() { return state_; }
+  size_t buffered() const { return buffer_.size(); }
+
+ private:
+  Config config_;
+  Schema schema_;
+  PayloadTransformer payload_;
+  EventBuffer buffer_;
+  int64_t next_offset_ = 0;
+  MemoryShareState state_;
+  prometheus::Registry registry_;
+  std::unique_ptr<DpPublisher> dp_;
+  ShareContext ctx_;
+};
+
+Config ShareConfig() {
+  static const std::string hierarchy = release_test::WriteEngineHierarchy();
+  Config c = release_test::TestConfig(hierarchy);
+  c.privacy.epoch.length_seconds = kEpochMs / 1000;
+  c.privacy.m = 3;
+  c.dp.enabled = false;  // on by default; DpWindowConfig turns it on
+  return c;
+}
+
+std::vector<BufferedEvent> Vehicles(uint32_t first, uint32_t n, int64_t epoch, uint64_t seed, int artists = 6) {
+  return release_test::Generate(first, n, epoch * kEpochMs, seed, artists);
+}
+
+TEST(ReleaseShareTest, FirstReleaseStoresTheSignatureOfEveryPublishedVehicle) {
+  Partition p(ShareConfig());
+  const std::vector<BufferedEvent> events = Vehicles(0, 40, kEpoch, 11);
+  const ComputedShare s = p.Release(kEpoch, events);
+
+  ASSERT_GT(s.published_events, 0u);
+  EXPECT_EQ(s.published_events + s.suppressed_events + p.buffered(), events.size());
+  const ShareDelta& d = s.delta;
+  EXPECT_EQ(d.partition, kPartition);
+  // The epoch's events go first, with one range deletion.
+  ASSERT_FALSE(d.ops.empty());
+  const auto* range = std::get_if<ShareDelta::DeleteEventRange>(&d.ops.front());
+  ASSERT_NE(range, nullptr);
+  EXPECT_EQ(range->from_ms, kEpoch * kEpochMs);
+  EXPECT_EQ(range->to_ms, (kEpoch + 1) * kEpochMs);
+  // Every published vehicle is new: its signature starts here.
+  std::set<std::string> all;
+  for (uint32_t v = 0; v < 40; ++v) all.insert(VehicleOf(v));
+  const auto signatures = OpsOf<ShareDelta::PutSignature>(d);
+  EXPECT_FALSE(signatures.empty());
+  for (const ShareDelta::PutSignature& put : signatures) {
+    EXPECT_TRUE(all.count(put.vehicle));
+    EXPECT_EQ(put.signature.first_release, kEpoch);
+    EXPECT_EQ(put.signature.last_release, kEpoch);
+    EXPECT_GE(put.signature.values.size(), 3u);  // m distinct values
+  }
+  EXPECT_TRUE(OpsOf<ShareDelta::DeleteSignature>(d).empty());
+  // Kept events are those of waiting tuples, put back after the range.
+  EXPECT_EQ(OpsOf<ShareDelta::PutEvent>(d).size(), p.buffered());
+  EXPECT_EQ(OpsOf<ShareDelta::PutWaiting>(d).size(), s.waiting);
+  const auto* dict = std::get_if<ShareDelta::PutMeta>(&d.ops.back());
+  ASSERT_NE(dict, nullptr);
+  EXPECT_EQ(dict->name, kDictionaryMeta);
+  EXPECT_EQ(p.state().signatures(), signatures.size());
+}
+
+TEST(ReleaseShareTest, LaterReleaseKeepsTheStoredSignatures) {
+  Partition p(ShareConfig());
+  const ComputedShare first = p.Release(kEpoch, Vehicles(0, 40, kEpoch, 11));
+  std::map<std::string, Signature> stored;
+  for (const auto& put : OpsOf<ShareDelta::PutSignature>(first.delta)) stored[put.vehicle] = put.signature.values;
+  ASSERT_FALSE(stored.empty());
+
+  const ComputedShare second = p.Release(kEpoch + 1, Vehicles(0, 40, kEpoch + 1, 12));
+  size_t refreshed = 0;
+  for (const auto& put : OpsOf<ShareDelta::PutSignature>(second.delta)) {
+    auto it = stored.find(put.vehicle);
+    if (it == stored.end()) {
+      EXPECT_EQ(put.signature.first_release, kEpoch + 1);
+      continue;
+    }
+    // Republished under the signature it had: same values, first release
+    // kept, last release moved on.
+    ++refreshed;
+    EXPECT_EQ(put.signature.values, it->second);
+    EXPECT_EQ(put.signature.first_release, kEpoch);
+    EXPECT_EQ(put.signature.last_release, kEpoch + 1);
+  }
+  EXPECT_GT(refreshed, stored.size() / 2);
+}
+
+// Three vehicles with one and the same value can never form a group of
+// three distinct values: they wait, with their events kept, until
+// max_delay_epochs have passed, then they are suppressed and their events
+// deleted; none of them gets a signature.
+TEST(ReleaseShareTest, VehicleThatCannotBeGroupedWaitsThenIsSuppressed) {
+  Config c = ShareConfig();
+  c.privacy.max_delay_epochs = 1;
+  Partition p(c);
+  const std::vector<BufferedEvent> events = Vehicles(0, 3, kEpoch, 5, /*artists=*/1);
+  ComputedShare s = p.Release(kEpoch, events);
+  EXPECT_EQ(s.published_events, 0u);
+  EXPECT_EQ(s.waiting, 3u);
+  EXPECT_EQ(OpsOf<ShareDelta::PutWaiting>(s.delta).size(), 3u);
+  EXPECT_EQ(OpsOf<ShareDelta::PutEvent>(s.delta).size(), events.size());
+  EXPECT_TRUE(OpsOf<ShareDelta::PutSignature>(s.delta).empty());
+  EXPECT_EQ(p.state().waiting(), 3u);
+
+  uint64_t suppressed = 0, waiting = 3;
+  size_t deleted = 0;
+  for (int64_t e = kEpoch + 1; waiting > 0 && e < kEpoch + 5; ++e) {
+    ComputedShare next = p.Release(e, {});
+    suppressed += next.suppressed_events;
+    waiting = next.waiting;
+    deleted += OpsOf<ShareDelta::DeleteEvent>(next.delta).size();
+    EXPECT_TRUE(OpsOf<ShareDelta::PutSignature>(next.delta).empty());
+    EXPECT_EQ(OpsOf<ShareDelta::DeleteWaiting>(next.delta).size(), 3u);  // rewritten or dropped
+  }
+  EXPECT_EQ(waiting, 0u);
+  EXPECT_EQ(suppressed, events.size());
+  EXPECT_EQ(deleted, events.size());  // older events go one by one
+  EXPECT_EQ(p.state().waiting(), 0u);
+  EXPECT_EQ(p.buffered(), 0u);
+}
+
+// Signatures of vehicles unpublished for longer than the retention horizon
+// are purged (every 64th release), before the release's own puts.
+TEST(ReleaseShareTest, SignaturesPastTheRetentionHorizonArePurged) {
+  Config c = ShareConfig();
+  c.privacy.signature_retention_days = 1;  // 1440 epochs of a minute
+  Partition p(c);
+  const int64_t epoch = 64 * 200;
+  const std::string old_vehicle(32, 'o'), recent_vehicle(32, 'r');
+  p.state().PutSignature(kPartition, old_vehicle, StoredSignature{{0, 1, 2}, 1, epoch - 1441});
+  p.state().PutSignature(kPartition, recent_vehicle, StoredSignature{{0, 1, 2}, 1, epoch - 1440});
+  const ComputedShare s = p.Release(epoch, Vehicles(0, 40, epoch, 3));
+  const auto deletes = OpsOf<ShareDelta::DeleteSignature>(s.delta);
+  ASSERT_EQ(deletes.size(), 1u);
+  EXPECT_EQ(deletes[0].vehicle, old_vehicle);
+  EXPECT_EQ(p.state().GetSignatures(kPartition, {old_vehicle, recent_vehicle})[0], std::nullopt);
+
+  // Not a purge release: nothing is deleted, however old.
+  p.state().PutSignature(kPartition, old_vehicle, StoredSignature{{0, 1, 2}, 1, 0});
+  const ComputedShare next = p.Release(epoch + 1, Vehicles(0, 40, epoch + 1, 4));
+  EXPECT_TRUE(OpsOf<ShareDelta::DeleteSignature>(next.delta).empty());
+}
+
+Config DpWindowConfig() {
+  Config c = ShareConfig();
+  DpConfig& dp = c.dp;
+  dp.enabled = true;
+  dp.epsilon_per_release = 100;  // noise scale 1/100: the counts read as exact
+  dp.budget_epsilon = 1000;
+  dp.budget_period_days = 1;
+  dp.max_per_cell = 1;
+  dp.max_cells = 4;
+  dp.event_names = {"media_track_changed"};
+  dp.queries = {{"vehicles_by_engine", DpCount::kVehicles, {"qi:engine"}, {}}};
+  dp.window_seconds = 2 * kEpochMs / 1000;
+  return c;
+}
+
+int64_t VehiclesCounted(const std::vector<std::string>& records) {
+  static const std::regex kValue(R"re("query":"vehicles_by_engine".*"kind":"count","value":(-?\d+))re");
+  int64_t total = 0;
+  for (const std::string& r : records) {
+    std::smatch m;
+    if (r.find("discrete_laplace") != std::string::npos && std::regex_search(r, m, kValue)) {
+      total += std::stoll(m[1].str());
+    }
+  }
+  return total;
+}
+
+// A DP window of two epochs: the first share publishes nothing and leaves
+// the open window in its delta; the second reads it back from state and
+// publishes the window's counts over both epochs, after its ledger charge
+// was committed durably.
+TEST(ReleaseShareTest, DpWindowStateIsCarriedFromOneShareToTheNext) {
+  Partition p(DpWindowConfig());
+  const ComputedShare first = p.Release(kEpoch, Vehicles(0, 20, kEpoch, 7));
+  EXPECT_TRUE(first.dp.records.empty());
+  bool window_kept = false;
+  for (const auto& put : OpsOf<ShareDelta::PutMeta>(first.delta)) {
+    if (put.name == "dp_window") window_kept = !put.value.empty();
+  }
+  EXPECT_TRUE(window_kept);
+  EXPECT_EQ(p.state().durable_commits(), 0);  // no charge before the window closes
+
+  const ComputedShare second = p.Release(kEpoch + 1, Vehicles(20, 20, kEpoch + 1, 8));
+  ASSERT_FALSE(second.dp.records.empty());
+  EXPECT_GE(p.state().durable_commits(), 1);  // the window's ledger charge
+  EXPECT_TRUE(p.state().GetMeta(kPartition, "dp_ledger").has_value());
+  // 40 distinct vehicles over the window; the second epoch alone has 20.
+  EXPECT_NEAR(static_cast<double>(VehiclesCounted(second.dp.records)), 40.0, 4.0);
+  EXPECT_EQ(p.state().GetMeta(kPartition, "dp_window"), std::optional<std::string>(""));
+}
+
+}  // namespace
+}  // namespace vanon::testing
