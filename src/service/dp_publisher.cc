@@ -423,6 +423,7 @@ void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_
       r.release = static_cast<uint64_t>(epoch);
       r.query = truth.query().name;
       r.cell = truth.CellAt(cell);
+      r.noisy = *total;
       const dp::PostCount v = dp::ClampCount(*total);
       r.count = v.value;
       r.postprocessed = dp::StepNames(v.steps);
@@ -440,6 +441,7 @@ void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_
 
 void DpPublisher::Apply(int32_t partition, const Result& r, ReleaseWrite* w) const {
   for (const auto& [name, value] : r.meta) w->PutMeta(partition, name, value);
+  for (const std::string& name : r.meta_deleted) w->DeleteMeta(partition, name);
 }
 
 void DpPublisher::Committed(const Result& r) {

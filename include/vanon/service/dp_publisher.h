@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -73,6 +74,9 @@ class DpPublisher {
     std::string exhausted_message;     // the ledger's explanation (no identifiers)
     // (meta name, value) pairs for ReleaseWrite::PutMeta: running-total state.
     std::vector<std::pair<std::string, std::string>> meta;
+    // Meta names for ReleaseWrite::DeleteMeta, applied after `meta` (a
+    // closed DP window's per-vehicle records; never a name also in `meta`).
+    std::vector<std::string> meta_deleted;
     // (key, value) records for the internal topic dp.aggregation.topic,
     // partition 0, in the release's transaction: exact window counts.
     std::vector<std::pair<std::string, std::string>> partials;
@@ -142,6 +146,15 @@ class DpPublisher {
   Result ComputeWindow(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
                        std::span<const BufferedEvent> events, dp::RandomSource& random);
   void PublishWindow(int32_t partition, Window& window, dp::RandomSource& random, Result* result);
+  std::optional<Window> LoadWindow(int32_t partition) const;
+  Window FreshWindow(int64_t index) const;
+  // Before the vehicle's events of this epoch are added: its records from
+  // earlier epochs of the window.
+  void LoadVehicle(int32_t partition, std::string_view vehicle, Window* window) const;
+  void SaveWindow(const Window& window, Result* result) const;
+  // Deletes the closed window's per-vehicle records.
+  void DropWindowKeys(int32_t partition, const Window& window, Result* result) const;
+  void CloseWindow(int32_t partition, Window& window, dp::RandomSource& random, Result* result);
   // Running totals of a window's published counts: meta `prefix`<query>.
   void CumulativeSums(int32_t partition, const std::string& prefix, const dp::DpRelease& release,
                       const dp::DpReleaseResult& out, const std::string& suffix, Result* result);
