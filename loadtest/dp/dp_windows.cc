@@ -182,33 +182,57 @@ Row Measure(uint64_t vehicles, const std::vector<DpRelease>& windows, const std:
   return row;
 }
 
-// What the service's open-window state costs (meta record dp_window, written
-// with every release): one WindowCounter of the trips query after one epoch
-// of `vehicles` vehicles with 32-byte keys, its size and the time to add the
-// epoch, serialize and restore it.
-void WindowStateCost(const DpPlan& plan, uint64_t vehicles, SeededRandomSource& rng) {
+// What one release costs in open-window state (service meta, docs/dp.md "DP
+// windows"), one trips query, a window already holding `vehicles` vehicles
+// (32-byte keys) and a release whose epoch has `epoch_vehicles` of them:
+// before, the whole state read, the epoch added, the whole state written
+// (meta dp_window); after, the totals and the epoch's vehicles' records read,
+// the epoch added, those written back. Bytes and CPU time of the library
+// part; the store's reads and writes come on top (per byte before, per key
+// after).
+void WindowStateCost(const DpPlan& plan, uint64_t vehicles, uint64_t epoch_vehicles, SeededRandomSource& rng) {
   using Clock = std::chrono::steady_clock;
   auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
-  WindowCounter w(plan.counts[0], 0, kWindowSeconds * 1000, plan.selection_key);
-  std::vector<DpEvent> events;
-  const Clock::time_point t0 = Clock::now();
+  std::vector<std::string> keys(vehicles);
+  std::vector<std::vector<DpEvent>> events(vehicles);
   for (uint64_t v = 0; v < vehicles; ++v) {
-    events.clear();
     const std::string& cell = kCells[(v * 0x9e3779b97f4a7c15ULL >> 32) % kCells.size()];
     const uint64_t trips = 1 + rng.UniformBelow(3);
-    for (uint64_t t = 0; t < trips; ++t) events.push_back({"", std::string(32, char('a' + t)), "trip_started", 0, {{"engine", cell}}});
-    std::string key(32, '\0');
-    for (int b = 0; b < 8; ++b) key[b] = static_cast<char>(v >> (8 * b));
-    w.AddVehicle(key, events);
+    for (uint64_t t = 0; t < trips; ++t) events[v].push_back({"", std::string(32, char('a' + t)), "trip_started", 0, {{"engine", cell}}});
+    keys[v].assign(32, '\0');
+    for (int b = 0; b < 8; ++b) keys[v][b] = static_cast<char>(v >> (8 * b));
   }
+  WindowCounter held(plan.counts[0], 0, kWindowSeconds * 1000, plan.selection_key);
+  for (uint64_t v = 0; v < vehicles; ++v) held.AddVehicle(keys[v], events[v]);
+  const std::string whole = held.Serialize(), totals = held.SerializeTotals();
+  std::vector<std::string> records(vehicles);
+  for (uint64_t v = 0; v < vehicles; ++v) records[v] = held.SerializeVehicle(keys[v]);
+  std::vector<DpEvent> next(1, {"", std::string(32, 'z'), "trip_started", 0, {}});  // one more trip each
+
+  const Clock::time_point t0 = Clock::now();
+  WindowCounter before(plan.counts[0], 0, kWindowSeconds * 1000, plan.selection_key);
+  bool ok = before.Restore(whole);
+  for (uint64_t v = 0; v < epoch_vehicles; ++v) {
+    next[0].qi = events[v][0].qi;
+    before.AddVehicle(keys[v], next);
+  }
+  const size_t before_bytes = before.Serialize().size();
   const Clock::time_point t1 = Clock::now();
-  const std::string state = w.Serialize();
+  WindowCounter after(plan.counts[0], 0, kWindowSeconds * 1000, plan.selection_key);
+  ok = ok && after.RestoreTotals(totals);
+  size_t after_bytes = 0;
+  for (uint64_t v = 0; v < epoch_vehicles; ++v) {
+    ok = ok && after.RestoreVehicle(keys[v], records[v]);
+    next[0].qi = events[v][0].qi;
+    after.AddVehicle(keys[v], next);
+    after_bytes += after.SerializeVehicle(keys[v]).size() + 32;
+  }
+  after_bytes += after.SerializeTotals().size();
   const Clock::time_point t2 = Clock::now();
-  WindowCounter back(plan.counts[0], 0, kWindowSeconds * 1000, plan.selection_key);
-  const bool ok = back.Restore(state);
-  const Clock::time_point t3 = Clock::now();
-  std::printf("| %lu | %.1f | %.0f | %.0f | %.0f |%s\n", static_cast<unsigned long>(vehicles), state.size() / 1e6,
-              ms(t1 - t0), ms(t2 - t1), ms(t3 - t2), ok ? "" : " restore FAILED");
+  ok = ok && after.counter().counts() == before.counter().counts();
+  std::printf("| %lu | %lu | %.3f / %.0f | %.3f / %.1f |%s\n", static_cast<unsigned long>(vehicles),
+              static_cast<unsigned long>(epoch_vehicles), before_bytes / 1e6, ms(t1 - t0), after_bytes / 1e6,
+              ms(t2 - t1), ok ? "" : " MISMATCH");
 }
 
 // Per-cell error of one window's count of all vehicles when each of P
@@ -365,9 +389,12 @@ int main(int argc, char** argv) {
                 r.tot_before.Rmse(), r.tot_after.Rmse(), r.tot_after_theory, r.tot_tree_windows.Rmse(),
                 r.tot_before.Rel(), r.tot_after.Rel(), r.tot_tree_windows.Rel());
   }
-  std::printf("\nopen-window state of one query (service meta dp_window, rewritten every release)\n"
-              "| vehicles in the partition | MB | add one epoch ms | serialize ms | restore ms |\n|---|---|---|---|---|\n");
-  for (uint64_t n : fleets) WindowStateCost(plan, n, rng);
+  std::printf("\nopen-window state of one query, one release (read, add the epoch, write)\n"
+              "| vehicles in the window | vehicles in the epoch | before: whole state MB / ms "
+              "| after: totals + epoch's vehicles MB / ms |\n|---|---|---|---|\n");
+  for (uint64_t n : fleets) {
+    for (uint64_t e : {n, n / 60}) WindowStateCost(plan, n, e, rng);
+  }
   std::printf("\nper-cell error of one window's count (P = 16 partitions, %d trials): MSE (bias) / variance\n"
               "| vehicles | eps | sum of 16 published (clamped) | sum of 16 unclamped | global, published "
               "| MSE ratio global / sum unclamped | MSE ratio global / sum clamped | variance ratio, unclamped |\n"

@@ -29,6 +29,7 @@ using dp_test::kHmacKey;
 using dp_test::SeedOf;
 using dp_test::TempDir;
 using dp_test::TestConfig;
+using dp_test::Values;
 
 constexpr int32_t kPartitions = 4;
 constexpr int64_t kWindowMs = 3 * kEpochMs;
@@ -72,14 +73,10 @@ std::vector<BufferedEvent> PartitionEvents(int32_t p, int64_t epoch, int vehicle
   return ev;
 }
 
-struct Service {
-  std::unique_ptr<StateStore> store;
-  prometheus::Registry registry;
-  std::unique_ptr<DpPublisher> dp;
+struct Service : dp_test::DpService {
   MemoryTopic* topic;
 
-  Service(const Config& c, const std::string& dir, MemoryTopic* t) : store(StateStore::Open(dir)), topic(t) {
-    dp = std::make_unique<DpPublisher>(c, kHmacKey, store.get(), registry);
+  Service(const Config& c, const std::string& dir, MemoryTopic* t) : DpService(c, dir), topic(t) {
     dp->SetAggregation(kPartitions, std::make_unique<MemorySource>(t));
   }
   DpPublisher::Result Compute(int32_t p, int64_t epoch, uint8_t seed, int vehicles = 12) {
@@ -92,10 +89,7 @@ struct Service {
   DpPublisher::Result Release(int32_t p, int64_t epoch, uint8_t seed = 7, int vehicles = 12) {
     DpPublisher::Result r = Compute(p, epoch, seed, vehicles);
     for (const auto& [k, v] : r.partials) topic->records.push_back(v);
-    ReleaseWrite w(*store);
-    dp->Apply(p, r, &w);
-    store->Commit(w);
-    dp->Committed(r);
+    Commit(p, r);
     return r;
   }
   // Every partition in `order` releases `epoch`.
@@ -106,18 +100,6 @@ struct Service {
     return out;
   }
 };
-
-// (query, cell JSON, mechanism) -> value of each count record.
-std::map<std::string, int64_t> Values(const std::vector<std::string>& records) {
-  static const std::regex kRecord(
-      R"re("query":"([^"]+)","cell":(\{[^}]*\}),"kind":"count","value":(-?\d+).*"mechanism":"([^"]+)")re");
-  std::map<std::string, int64_t> out;
-  for (const std::string& r : records) {
-    std::smatch m;
-    if (std::regex_search(r, m, kRecord)) out[m[1].str() + m[2].str() + m[4].str()] = std::stoll(m[3].str());
-  }
-  return out;
-}
 
 TEST(DpAggregationTest, OneGlobalCountPerWindowPublishedOnceByTheAggregationPartition) {
   TempDir dir("agg_once");

@@ -28,6 +28,7 @@ using dp_test::kHmacKey;
 using dp_test::SeedOf;
 using dp_test::TempDir;
 using dp_test::TestConfig;
+using dp_test::Values;
 
 constexpr int32_t kPartition = 1;
 constexpr int64_t kWindowMs = 3 * kEpochMs;
@@ -39,14 +40,8 @@ Config WindowConfig(const TempDir& dir) {
   return c;
 }
 
-struct Service {
-  std::unique_ptr<StateStore> store;
-  prometheus::Registry registry;
-  std::unique_ptr<DpPublisher> dp;
-
-  Service(const Config& c, const std::string& dir) : store(StateStore::Open(dir)) {
-    dp = std::make_unique<DpPublisher>(c, kHmacKey, store.get(), registry);
-  }
+struct Service : dp_test::DpService {
+  using DpService::DpService;
 
   DpPublisher::Result Compute(int64_t epoch, uint8_t seed, int vehicles = 12) {
     const int64_t start = epoch * kEpochMs;
@@ -56,28 +51,10 @@ struct Service {
   }
   DpPublisher::Result Release(int64_t epoch, uint8_t seed = 7, int vehicles = 12) {
     DpPublisher::Result r = Compute(epoch, seed, vehicles);
-    ReleaseWrite w(*store);
-    dp->Apply(kPartition, r, &w);
-    store->Commit(w);
-    dp->Committed(r);
+    Commit(kPartition, r);
     return r;
   }
 };
-
-// (query, cell JSON, mechanism) -> noisy value of each record before
-// clamping ("unclamped" when present, else "value"): what sums add.
-std::map<std::string, int64_t> Values(const std::vector<std::string>& records) {
-  static const std::regex kRecord(
-      R"re("query":"([^"]+)","cell":(\{[^}]*\}),"kind":"count","value":(-?\d+)(,"unclamped":(-?\d+))?.*"mechanism":"([^"]+)")re");
-  std::map<std::string, int64_t> out;
-  for (const std::string& r : records) {
-    std::smatch m;
-    if (!std::regex_search(r, m, kRecord)) continue;
-    const std::string value = m[5].matched ? m[5].str() : m[3].str();
-    out[m[1].str() + m[2].str() + m[6].str()] = std::stoll(value);
-  }
-  return out;
-}
 
 TEST(DpWindowsTest, PublishedOncePerWindowWithOneCharge) {
   TempDir dir("windows_once");
