@@ -217,6 +217,47 @@ TEST(DpAggregationTest, WindowMissingAPartitionIsPublishedLateAndMarkedIncomplet
 }
 
 // Acceptance: no published global count is noiseless.
+// Window 1 has no release on any partition (no input in its epochs): it is
+// published all the same, before window 2, with zero exact counts plus
+// noise, no contributing partition and complete false, so its index is not
+// missing from the output; its noise comes from the ledger like any window.
+TEST(DpAggregationTest, WindowNoPartitionReportedIsPublishedEmptyAndIncomplete) {
+  TempDir dir("agg_empty");
+  MemoryTopic topic;
+  Service s(GlobalConfig(dir), dir.Sub("state"), &topic);
+  for (int64_t epoch = 0; epoch < 3; ++epoch) s.Epoch(epoch);
+  std::vector<std::string> records;
+  for (int64_t epoch = 6; epoch < 9; ++epoch) {
+    const auto released = s.Epoch(epoch);
+    for (const std::string& r : released.at(0).records) records.push_back(r);
+  }
+  std::map<std::string, std::string> by_window;  // window_start_ms -> one discrete_laplace record
+  std::vector<std::string> window1;
+  static const std::regex kWindow(R"re("window_start_ms":(\d+),)re");
+  for (const std::string& r : records) {
+    std::smatch m;
+    if (r.find("discrete_laplace") == std::string::npos || !std::regex_search(r, m, kWindow)) continue;
+    by_window.emplace(m[1].str(), r);
+    if (m[1].str() == std::to_string(kWindowMs)) window1.push_back(r);
+  }
+  ASSERT_EQ(by_window.size(), 2u) << "windows 1 and 2";
+  const std::string empty = by_window.at(std::to_string(kWindowMs));
+  EXPECT_NE(empty.find("\"contributing_partitions\":[],\"complete\":false"), std::string::npos) << empty;
+  EXPECT_NE(by_window.at(std::to_string(2 * kWindowMs)).find("\"contributing_partitions\":[0,1,2,3],\"complete\":true"),
+            std::string::npos);
+  // Windows 0, 1 and 2 charged once each on the aggregation partition.
+  EXPECT_DOUBLE_EQ(s.Epoch(9)[0].status.spent.ToDouble(), 0.3);
+  // The empty window's cells are noise around zero, not zeros: over its
+  // count records some value (unclamped) differs from 0.
+  bool noisy = false;
+  ASSERT_GE(Values(window1).size(), 10u);
+  for (const auto& [key, v] : Values(window1)) {
+    (void)key;
+    noisy = noisy || v != 0;
+  }
+  EXPECT_TRUE(noisy);
+}
+
 TEST(DpAggregationTest, EveryGlobalCountVariesWithTheReleaseSeed) {
   std::map<std::string, std::set<int64_t>> seen;
   for (uint8_t seed = 1; seed <= 12; ++seed) {

@@ -51,6 +51,7 @@ namespace vanon {
 
 class DpPartialSource;
 struct DpAggregateState;
+struct DpPartial;
 class ReleaseWrite;
 class Schema;
 class StateStore;
@@ -164,6 +165,9 @@ class DpPublisher {
                         Result* result);
   // Reads the partials of this release into `agg` (the read end fixed per release).
   void ReadPartials(int32_t partition, int64_t epoch, Result* result, DpAggregateState* agg);
+  std::optional<int64_t> NextGlobalWindow(const DpAggregateState& agg, int64_t current_window,
+                                          bool stored_only) const;
+  DpPartial ZeroPartial(int64_t window) const;
   // Publishes window `window` of `agg` (its sum and sources) with noise from `random`.
   void PublishGlobal(int32_t partition, int64_t window, DpAggregateState* agg, dp::RandomSource& random,
                      Result* result);
