@@ -176,13 +176,17 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result,
     }
     return sum;
   };
-  auto take = [&](std::string_view value) {
+  auto take = [&](std::string_view value, bool from_topic) {
     std::optional<DpPartial> p = DecodePartial(value);
     if (!p || p->source < 0 || p->source >= input_partitions_) {
       spdlog::warn("dp: unreadable partial on {}, dropped", aggregation_.topic);
       ++result->partials_dropped;
       return;
     }
+    // This partition's own partials were taken from its release's result
+    // when they were made (below): read back from the topic they are the
+    // same counts again, not late ones.
+    if (from_topic && p->source == partition) return;
     if (agg->next != DpAggregateState::kUnset && p->window < agg->next) {
       spdlog::warn("dp: partial of partition {} for window {} arrived after the window was published, dropped",
                    p->source, p->window);
@@ -202,7 +206,7 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result,
     agg->changed.insert(p->window);
   };
   // This release's own partial is not in the topic yet (same transaction).
-  for (const auto& [key, value] : result->partials) take(value);
+  for (const auto& [key, value] : result->partials) take(value, false);
 
   // The read end is fixed once per release, before anything read is used.
   int64_t bound = -1;
@@ -213,7 +217,7 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result,
   }
   int64_t end = agg->offset;
   partial_source_->Read(agg->offset, bound, [&](int64_t offset, std::string_view value) {
-    take(value);
+    take(value, true);
     end = offset + 1;
   });
   if (bound >= 0) {

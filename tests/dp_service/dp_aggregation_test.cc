@@ -113,6 +113,8 @@ TEST(DpAggregationTest, OneGlobalCountPerWindowPublishedOnceByTheAggregationPart
         EXPECT_EQ(r.partials.size(), epoch % 3 == 2 ? 1u : 0u);
         continue;
       }
+      // Its own partials, read back from the topic, are not late ones.
+      EXPECT_EQ(r.partials_dropped, 0u) << "epoch " << epoch;
       if (epoch % 3 != 2) {
         EXPECT_TRUE(r.records.empty()) << "epoch " << epoch;
         continue;
