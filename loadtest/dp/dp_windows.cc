@@ -37,6 +37,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "vanon/dp/discrete_laplace.h"
 #include "vanon/dp/dp_release.h"
 #include "vanon/dp/epsilon.h"
@@ -127,7 +129,7 @@ Row Measure(uint64_t vehicles, const std::vector<DpRelease>& windows, const std:
       const DpReleaseResult r = *windows[w].Publish(eps, rng);
       for (size_t c = 0; c < cells; ++c) {
         row.win_after.Add(double(r.records[c].count - truth[w][c]), double(truth[w][c]));
-        cum[c] += r.records[c].count;
+        cum[c] += r.records[c].noisy;  // as the service sums them (unclamped)
       }
     }
     for (size_t c = 0; c < cells; ++c) row.tot_after.Add(double(cum[c] - total[c]), double(total[c]));
@@ -180,42 +182,102 @@ Row Measure(uint64_t vehicles, const std::vector<DpRelease>& windows, const std:
   return row;
 }
 
-// What the service's open-window state costs (meta record dp_window, written
-// with every release): one WindowCounter of the trips query after one epoch
-// of `vehicles` vehicles with 32-byte keys, its size and the time to add the
-// epoch, serialize and restore it.
-void WindowStateCost(const DpPlan& plan, uint64_t vehicles, SeededRandomSource& rng) {
+// What one release costs in open-window state (service meta, docs/dp.md "DP
+// windows"), one trips query, a window already holding `vehicles` vehicles
+// (32-byte keys) and a release whose epoch has `epoch_vehicles` of them:
+// before, the whole state read, the epoch added, the whole state written
+// (meta dp_window); after, the totals and the epoch's vehicles' records read,
+// the epoch added, those written back. Bytes and CPU time of the library
+// part; the store's reads and writes come on top (per byte before, per key
+// after).
+void WindowStateCost(const DpPlan& plan, uint64_t vehicles, uint64_t epoch_vehicles, SeededRandomSource& rng) {
   using Clock = std::chrono::steady_clock;
   auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
-  WindowCounter w(plan.counts[0], 0, kWindowSeconds * 1000, plan.selection_key);
-  std::vector<DpEvent> events;
-  const Clock::time_point t0 = Clock::now();
+  std::vector<std::string> keys(vehicles);
+  std::vector<std::vector<DpEvent>> events(vehicles);
   for (uint64_t v = 0; v < vehicles; ++v) {
-    events.clear();
     const std::string& cell = kCells[(v * 0x9e3779b97f4a7c15ULL >> 32) % kCells.size()];
     const uint64_t trips = 1 + rng.UniformBelow(3);
-    for (uint64_t t = 0; t < trips; ++t) events.push_back({"", std::string(32, char('a' + t)), "trip_started", 0, {{"engine", cell}}});
-    std::string key(32, '\0');
-    for (int b = 0; b < 8; ++b) key[b] = static_cast<char>(v >> (8 * b));
-    w.AddVehicle(key, events);
+    for (uint64_t t = 0; t < trips; ++t) events[v].push_back({"", std::string(32, char('a' + t)), "trip_started", 0, {{"engine", cell}}});
+    keys[v].assign(32, '\0');
+    for (int b = 0; b < 8; ++b) keys[v][b] = static_cast<char>(v >> (8 * b));
   }
+  WindowCounter held(plan.counts[0], 0, kWindowSeconds * 1000, plan.selection_key);
+  for (uint64_t v = 0; v < vehicles; ++v) held.AddVehicle(keys[v], events[v]);
+  const std::string whole = held.Serialize(), totals = held.SerializeTotals();
+  std::vector<std::string> records(vehicles);
+  for (uint64_t v = 0; v < vehicles; ++v) records[v] = held.SerializeVehicle(keys[v]);
+  std::vector<DpEvent> next(1, {"", std::string(32, 'z'), "trip_started", 0, {}});  // one more trip each
+
+  const Clock::time_point t0 = Clock::now();
+  WindowCounter before(plan.counts[0], 0, kWindowSeconds * 1000, plan.selection_key);
+  bool ok = before.Restore(whole);
+  for (uint64_t v = 0; v < epoch_vehicles; ++v) {
+    next[0].qi = events[v][0].qi;
+    before.AddVehicle(keys[v], next);
+  }
+  const size_t before_bytes = before.Serialize().size();
   const Clock::time_point t1 = Clock::now();
-  const std::string state = w.Serialize();
+  WindowCounter after(plan.counts[0], 0, kWindowSeconds * 1000, plan.selection_key);
+  ok = ok && after.RestoreTotals(totals);
+  size_t after_bytes = 0;
+  for (uint64_t v = 0; v < epoch_vehicles; ++v) {
+    ok = ok && after.RestoreVehicle(keys[v], records[v]);
+    next[0].qi = events[v][0].qi;
+    after.AddVehicle(keys[v], next);
+    after_bytes += after.SerializeVehicle(keys[v]).size() + 32;
+  }
+  after_bytes += after.SerializeTotals().size();
   const Clock::time_point t2 = Clock::now();
-  WindowCounter back(plan.counts[0], 0, kWindowSeconds * 1000, plan.selection_key);
-  const bool ok = back.Restore(state);
-  const Clock::time_point t3 = Clock::now();
-  std::printf("| %lu | %.1f | %.0f | %.0f | %.0f |%s\n", static_cast<unsigned long>(vehicles), state.size() / 1e6,
-              ms(t1 - t0), ms(t2 - t1), ms(t3 - t2), ok ? "" : " restore FAILED");
+  ok = ok && after.counter().counts() == before.counter().counts();
+  std::printf("| %lu | %lu | %.3f / %.0f | %.3f / %.1f |%s\n", static_cast<unsigned long>(vehicles),
+              static_cast<unsigned long>(epoch_vehicles), before_bytes / 1e6, ms(t1 - t0), after_bytes / 1e6,
+              ms(t2 - t1), ok ? "" : " MISMATCH");
 }
 
-// Per-cell variance of one window's count of all vehicles when each of P
+// Per-cell error of one window's count of all vehicles when each of P
 // partitions publishes its own noisy count and a consumer sums them, against
 // one noisy count of the exact total: what the aggregation partition
 // publishes with dp.aggregation.topic (src/service/dp_aggregation.cc sums the
 // partitions' exact bounded counts, a vehicle being in one partition, and
-// adds noise once). The ratio's standard error (delta method over the
-// per-sample squared errors) says how far 1/16 is within sampling error.
+// adds noise once).
+//
+// The error a consumer meets is published - true. Each estimator is
+// measured by its mean squared error (MSE) and its variance (MSE minus the
+// squared bias, per cell): the sum of the 16 published (clamped) partition
+// values, the sum of their unclamped values (the records' "unclamped", what
+// docs/dp.md tells a consumer to add), and the global count as published
+// (clamped) and unclamped. Clamping a count that is near 0 moves it towards
+// the truth but always upwards, so 16 clamped counts add up a bias of the
+// same sign. Ratios carry a standard error (delta method over the
+// per-sample squared errors).
+struct ErrorStats {
+  std::vector<double> err, sq, q4;  // per cell: sum of errors, squared, fourth powers
+  explicit ErrorStats(size_t cells) : err(cells), sq(cells), q4(cells) {}
+  void Add(size_t cell, double e) {
+    err[cell] += e;
+    sq[cell] += e * e;
+    q4[cell] += e * e * e * e;
+  }
+  double Mse(double n) const { return Sum(sq) / (n * double(sq.size())); }
+  double Bias(double n) const { return Sum(err) / (n * double(err.size())); }
+  double Variance(double n) const {
+    double v = 0;
+    for (size_t c = 0; c < sq.size(); ++c) v += sq[c] / n - (err[c] / n) * (err[c] / n);
+    return v / double(sq.size());
+  }
+  // Relative standard error of Mse().
+  double RelSe(double n) const {
+    const double m = n * double(sq.size()), mse = Sum(sq) / m;
+    return std::sqrt((Sum(q4) / m - mse * mse) / m) / mse;
+  }
+  static double Sum(const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x;
+    return s;
+  }
+};
+
 void PartitionVariance(const DpPlan& plan, uint64_t vehicles, const char* eps_text, int trials,
                        SeededRandomSource& rng) {
   constexpr uint64_t kPartitions = 16;
@@ -240,29 +302,35 @@ void PartitionVariance(const DpPlan& plan, uint64_t vehicles, const char* eps_te
     parts[(z ^ (z >> 31)) % kPartitions].AddVehicle(id, events);
   }
   const size_t cells = kCells.size();
-  double sq_sum = 0, sq_global = 0, q4_sum = 0, q4_global = 0;
+  ErrorStats sum_clamped(cells), sum_raw(cells), global_clamped(cells), global_raw(cells);
   for (int t = 0; t < trials; ++t) {
     const DpReleaseResult g = *global.Publish(eps, rng);
-    std::vector<int64_t> sum(cells, 0);
+    std::vector<int64_t> clamped(cells, 0), raw(cells, 0);
     for (const DpRelease& p : parts) {
       const DpReleaseResult r = *p.Publish(eps, rng);
-      for (size_t c = 0; c < cells; ++c) sum[c] += r.records[c].count;
+      for (size_t c = 0; c < cells; ++c) {
+        clamped[c] += r.records[c].count;
+        raw[c] += r.records[c].noisy;
+      }
     }
     for (size_t c = 0; c < cells; ++c) {
       const double truth = double(global.counters()[0].CountAt(c));
-      const double es = (sum[c] - truth) * (sum[c] - truth), eg = (g.records[c].count - truth) * (g.records[c].count - truth);
-      sq_sum += es;
-      sq_global += eg;
-      q4_sum += es * es;
-      q4_global += eg * eg;
+      sum_clamped.Add(c, double(clamped[c]) - truth);
+      sum_raw.Add(c, double(raw[c]) - truth);
+      global_clamped.Add(c, double(g.records[c].count) - truth);
+      global_raw.Add(c, double(g.records[c].noisy) - truth);
     }
   }
-  const double n = double(trials) * double(cells);
-  const double ms = sq_sum / n, mg = sq_global / n;
-  const double rel_s = std::sqrt((q4_sum / n - ms * ms) / n) / ms, rel_g = std::sqrt((q4_global / n - mg * mg) / n) / mg;
-  const double ratio = mg / ms;
-  std::printf("| %lu | %s | %.4g | %.4g | %.4g +- %.2g |\n", static_cast<unsigned long>(vehicles), eps_text, ms, mg,
-              ratio, ratio * std::sqrt(rel_s * rel_s + rel_g * rel_g));
+  const double n = double(trials);
+  auto ratio = [&](const ErrorStats& a, const ErrorStats& b) {
+    const double r = a.Mse(n) / b.Mse(n);
+    return fmt::format("{:.4g} +- {:.2g}", r, r * std::sqrt(a.RelSe(n) * a.RelSe(n) + b.RelSe(n) * b.RelSe(n)));
+  };
+  std::printf("| %lu | %s | %.4g (%.3g) / %.4g | %.4g (%.3g) / %.4g | %.4g (%.3g) / %.4g | %s | %s | %.4g |\n",
+              static_cast<unsigned long>(vehicles), eps_text, sum_clamped.Mse(n), sum_clamped.Bias(n),
+              sum_clamped.Variance(n), sum_raw.Mse(n), sum_raw.Bias(n), sum_raw.Variance(n), global_clamped.Mse(n),
+              global_clamped.Bias(n), global_clamped.Variance(n), ratio(global_clamped, sum_raw).c_str(),
+              ratio(global_clamped, sum_clamped).c_str(), global_raw.Variance(n) / sum_raw.Variance(n));
 }
 
 // kWindows windows of true counts for `vehicles` vehicles.
@@ -321,12 +389,16 @@ int main(int argc, char** argv) {
                 r.tot_before.Rmse(), r.tot_after.Rmse(), r.tot_after_theory, r.tot_tree_windows.Rmse(),
                 r.tot_before.Rel(), r.tot_after.Rel(), r.tot_tree_windows.Rel());
   }
-  std::printf("\nopen-window state of one query (service meta dp_window, rewritten every release)\n"
-              "| vehicles in the partition | MB | add one epoch ms | serialize ms | restore ms |\n|---|---|---|---|---|\n");
-  for (uint64_t n : fleets) WindowStateCost(plan, n, rng);
-  std::printf("\nper-cell error variance of one window's count (P = 16 partitions, published values, "
-              "%d trials)\n| vehicles | eps | sum of 16 partition counts | one global count | ratio +- standard error |\n"
-              "|---|---|---|---|---|\n", trials * 50);
+  std::printf("\nopen-window state of one query, one release (read, add the epoch, write)\n"
+              "| vehicles in the window | vehicles in the epoch | before: whole state MB / ms "
+              "| after: totals + epoch's vehicles MB / ms |\n|---|---|---|---|\n");
+  for (uint64_t n : fleets) {
+    for (uint64_t e : {n, n / 60}) WindowStateCost(plan, n, e, rng);
+  }
+  std::printf("\nper-cell error of one window's count (P = 16 partitions, %d trials): MSE (bias) / variance\n"
+              "| vehicles | eps | sum of 16 published (clamped) | sum of 16 unclamped | global, published "
+              "| MSE ratio global / sum unclamped | MSE ratio global / sum clamped | variance ratio, unclamped |\n"
+              "|---|---|---|---|---|---|---|---|\n", trials * 50);
   for (uint64_t n : fleets) {
     for (const char* eps : {"0.1", "1", "10"}) PartitionVariance(plan, n, eps, trials * 50, rng);
   }

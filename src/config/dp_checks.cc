@@ -1,12 +1,11 @@
 // DP checks that need the whole config (issue 17): everything DpPublisher
 // would refuse at `run` is refused here first, with file, line and key, so
 // `validate-config` and `run` agree (tests/service/config_refusals_test.cc).
-// Left to DpPublisher: cells of a categorical QI (its hierarchy file's
-// leaves, counted as 1 here, so the cell limit below is a lower bound) and
-// dp.aggregation.partition against the input topic's partition count (known
-// only from the broker).
+// Left to DpPublisher: dp.aggregation.partition against the input topic's
+// partition count (known only from the broker).
 
 #include <cmath>
+#include <fstream>
 #include <set>
 
 #include "parse.h"
@@ -35,6 +34,21 @@ uint64_t NumericBins(const QuasiIdentifier& qi) {
   return static_cast<uint64_t>(std::floor((hi - lo) / width)) + 1;
 }
 
+// Leaves of a categorical QI: the non-blank rows of its ARX CSV hierarchy,
+// one leaf each (the engine's loader refuses a leaf listed twice). 1 when
+// the file cannot be read: the QI check reports that.
+uint64_t HierarchyLeaves(const QuasiIdentifier& qi) {
+  std::ifstream in(qi.hierarchy);
+  if (!in) return 1;
+  uint64_t leaves = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) ++leaves;
+  }
+  return std::max<uint64_t>(leaves, 1);
+}
+
 void CheckEpsilon(double value, const char* key, Diagnostics* diag) {
   const std::optional<dp::Epsilon> e = dp::Epsilon::FromDouble(value);
   if (!e || e->IsZero()) diag->Error(key, "not a positive decimal with at most nine fractional digits");
@@ -59,6 +73,8 @@ void CheckQueryCells(const Config& c, const DpQuery& q, const std::string& path,
         return;
       }
       cells *= static_cast<double>(NumericBins(*qi));
+    } else if (qi && qi->type == QiType::kCategorical) {
+      cells *= static_cast<double>(HierarchyLeaves(*qi));
     }
   }
   if (cells > static_cast<double>(kMaxCellsPerQuery)) {

@@ -70,8 +70,8 @@ std::optional<DpReleaseResult> DpRelease::Publish(Epsilon release_epsilon, Rando
     const BoundedCounter& c = counters_[k];
     for (size_t cell = 0; cell < c.num_cells(); ++cell) {
       DpCountRecord r = base(c.query().name, c, cell);
-      const PostCount v =
-          ClampCount(static_cast<int64_t>(c.CountAt(cell)) + noise[k].Sample(rng));
+      r.noisy = static_cast<int64_t>(c.CountAt(cell)) + noise[k].Sample(rng);
+      const PostCount v = ClampCount(r.noisy);
       r.count = v.value;
       r.postprocessed = StepNames(v.steps);
       r.epsilon = share.ToDouble();
@@ -91,6 +91,8 @@ std::optional<DpReleaseResult> DpRelease::Publish(Epsilon release_epsilon, Rando
       r.ratio = v.value;
       r.numerator = ClampCount(n).value;
       r.denominator = ClampCount(d).value;
+      r.noisy_numerator = n;
+      r.noisy_denominator = d;
       r.postprocessed = StepNames(v.steps);
       r.epsilon = 2 * share.ToDouble();
       r.sensitivity = std::max(num.query().Sensitivity(), den.query().Sensitivity());

@@ -64,60 +64,118 @@ void WindowCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent
   }
 }
 
-std::string WindowCounter::Serialize() const {
+void WindowCounter::WriteKept(std::ostream& out, const std::vector<Kept>& kept) {
+  out << kept.size();
+  for (const Kept& k : kept) {
+    out << ' ' << k.cell << ' ' << k.units << ' ' << k.trips.size();
+    for (uint64_t t : k.trips) out << ' ' << t;
+  }
+}
+
+bool WindowCounter::ReadKept(std::istream& in, std::vector<Kept>* kept) const {
+  size_t n = 0;
+  if (!(in >> n)) return false;
+  for (size_t i = 0; i < n; ++i) {
+    Kept k;
+    size_t trips = 0;
+    if (!(in >> k.cell >> k.units >> trips) || k.cell >= counter_.num_cells()) return false;
+    k.trips.resize(trips);
+    for (uint64_t& t : k.trips) {
+      if (!(in >> t)) return false;
+    }
+    kept->push_back(std::move(k));
+  }
+  return true;
+}
+
+std::string WindowCounter::TotalsText(const char* magic) const {
   std::ostringstream out;
   const BoundingStats& s = counter_.stats();
-  out << "window1 " << s.vehicles << ' ' << s.cut_per_cell << ' ' << s.cut_cells << ' ' << s.out_of_domain << ' '
+  out << magic << ' ' << s.vehicles << ' ' << s.cut_per_cell << ' ' << s.cut_cells << ' ' << s.out_of_domain << ' '
       << counter_.num_cells();
   for (uint64_t c : counter_.counts()) out << ' ' << c;
-  out << ' ' << kept_.size();
-  for (const auto& [vehicle, kept] : kept_) {
-    out << ' ' << HexEncode(vehicle) << ' ' << kept.size();
-    for (const Kept& k : kept) {
-      out << ' ' << k.cell << ' ' << k.units << ' ' << k.trips.size();
-      for (uint64_t t : k.trips) out << ' ' << t;
-    }
-  }
   return out.str();
 }
 
-bool WindowCounter::Restore(std::string_view text) {
-  std::istringstream in{std::string(text)};
-  std::string magic;
+// Replaces counts and stats only when the whole header reads.
+bool WindowCounter::ReadTotals(std::istream& in, const char* magic) {
+  std::string m;
   BoundingStats s;
-  size_t cells = 0, vehicles = 0;
-  if (!(in >> magic >> s.vehicles >> s.cut_per_cell >> s.cut_cells >> s.out_of_domain >> cells) ||
-      magic != "window1" || cells != counter_.num_cells()) {
+  size_t cells = 0;
+  if (!(in >> m >> s.vehicles >> s.cut_per_cell >> s.cut_cells >> s.out_of_domain >> cells) || m != magic ||
+      cells != counter_.num_cells()) {
     return false;
   }
   std::vector<uint64_t> counts(cells);
   for (uint64_t& c : counts) {
     if (!(in >> c)) return false;
   }
+  for (size_t c = 0; c < cells; ++c) counter_.AddBounded(c, counts[c] - counter_.CountAt(c));
+  *counter_.mutable_stats() = s;
+  return true;
+}
+
+std::string WindowCounter::Serialize() const {
+  std::ostringstream out;
+  out << TotalsText("window1") << ' ' << kept_.size();
+  for (const auto& [vehicle, kept] : kept_) {
+    out << ' ' << HexEncode(vehicle) << ' ';
+    WriteKept(out, kept);
+  }
+  return out.str();
+}
+
+bool WindowCounter::Restore(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  WindowCounter copy = *this;  // the header is read into a copy: no half-restored state
+  if (!copy.ReadTotals(in, "window1")) return false;
   std::map<std::string, std::vector<Kept>> kept;
+  size_t vehicles = 0;
   if (!(in >> vehicles)) return false;
   for (size_t v = 0; v < vehicles; ++v) {
     std::string hex, key;
-    size_t n = 0;
-    if (!(in >> hex >> n) || !HexDecode(hex, &key)) return false;
-    std::vector<Kept>& list = kept[key];
-    for (size_t i = 0; i < n; ++i) {
-      Kept k;
-      size_t trips = 0;
-      if (!(in >> k.cell >> k.units >> trips) || k.cell >= cells) return false;
-      k.trips.resize(trips);
-      for (uint64_t& t : k.trips) {
-        if (!(in >> t)) return false;
-      }
-      list.push_back(std::move(k));
-    }
+    if (!(in >> hex) || !HexDecode(hex, &key) || !ReadKept(in, &kept[key])) return false;
   }
   std::string rest;
   if (in >> rest) return false;
-  for (size_t c = 0; c < cells; ++c) counter_.AddBounded(c, counts[c] - counter_.CountAt(c));
-  *counter_.mutable_stats() = s;
+  counter_ = copy.counter_;
   kept_ = std::move(kept);
   return true;
+}
+
+std::string WindowCounter::SerializeTotals() const { return TotalsText("wtotals1"); }
+
+bool WindowCounter::RestoreTotals(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  WindowCounter copy = *this;
+  std::string rest;
+  if (!copy.ReadTotals(in, "wtotals1") || (in >> rest)) return false;
+  counter_ = copy.counter_;
+  return true;
+}
+
+std::string WindowCounter::SerializeVehicle(std::string_view vehicle) const {
+  auto it = kept_.find(std::string(vehicle));
+  if (it == kept_.end() || it->second.empty()) return "";
+  std::ostringstream out;
+  WriteKept(out, it->second);
+  return out.str();
+}
+
+bool WindowCounter::RestoreVehicle(std::string_view vehicle, std::string_view text) {
+  if (text.empty()) return true;  // held nothing in this counter
+  std::istringstream in{std::string(text)};
+  std::vector<Kept> kept;
+  std::string rest;
+  if (!ReadKept(in, &kept) || (in >> rest)) return false;
+  kept_[std::string(vehicle)] = std::move(kept);
+  return true;
+}
+
+std::vector<std::string> WindowCounter::Vehicles() const {
+  std::vector<std::string> out;
+  for (const auto& [vehicle, kept] : kept_) out.push_back(vehicle);
+  return out;
 }
 
 }  // namespace vanon::dp

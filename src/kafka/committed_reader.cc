@@ -39,28 +39,21 @@ std::string Where(const std::string& topic, int32_t partition) {
   return topic + " [" + std::to_string(partition) + "]";
 }
 
-class ConsumerCloser {
- public:
-  explicit ConsumerCloser(RdKafka::KafkaConsumer* c) : c_(c) {}
-  ~ConsumerCloser() { c_->close(); }
-
- private:
-  RdKafka::KafkaConsumer* c_;
-};
-
 }  // namespace
 
-void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
-                   const KafkaProperties& user_specific, const std::string& topic,
-                   int32_t partition, int64_t from_offset,
-                   const std::function<bool(const CommittedRecord&)>& fn, int timeout_ms) {
-  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  auto remaining = [&] {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    return left > 0 ? static_cast<int>(left) : 0;
-  };
+struct CommittedReader::Rep {
+  std::unique_ptr<RdKafka::KafkaConsumer> consumer;
+  std::string topic;
+  int32_t partition = 0;
+  ~Rep() {
+    if (consumer) consumer->close();
+  }
+};
 
-  // The settings this function's promise rests on override the user's maps.
+CommittedReader::CommittedReader(const std::string& bootstrap, const KafkaProperties& user,
+                                 const KafkaProperties& user_specific, const std::string& topic, int32_t partition)
+    : rep_(std::make_unique<Rep>()) {
+  // The settings this reader's promise rests on override the user's maps.
   KafkaProperties forced = user_specific;
   forced["group.id"] = ThrowawayGroupId();
   forced["enable.auto.commit"] = "false";
@@ -69,21 +62,37 @@ void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
   KafkaProperties defaults = {{"auto.offset.reset", "earliest"}};
   auto conf = MakeKafkaConf(bootstrap, defaults, user, forced);
   std::string err;
-  std::unique_ptr<RdKafka::KafkaConsumer> consumer(RdKafka::KafkaConsumer::create(conf.get(), err));
-  if (!consumer) throw std::runtime_error("read_committed consumer: " + err);
-  ConsumerCloser closer(consumer.get());
+  rep_->consumer.reset(RdKafka::KafkaConsumer::create(conf.get(), err));
+  if (!rep_->consumer) throw std::runtime_error("read_committed consumer: " + err);
+  rep_->topic = topic;
+  rep_->partition = partition;
+}
+
+CommittedReader::~CommittedReader() = default;
+
+void CommittedReader::Read(int64_t from_offset, const std::function<bool(const CommittedRecord&)>& fn,
+                           int timeout_ms) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto remaining = [&] {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    return left > 0 ? static_cast<int>(left) : 0;
+  };
+  RdKafka::KafkaConsumer* consumer = rep_->consumer.get();
+  const std::string& topic = rep_->topic;
+  const int32_t partition = rep_->partition;
 
   // With isolation.level = read_committed the broker answers "latest" with
   // the last stable offset: nothing at or past it is committed yet.
   int64_t low = -1, end = -1;
-  RdKafka::ErrorCode e =
-      consumer->query_watermark_offsets(topic, partition, &low, &end, remaining());
+  RdKafka::ErrorCode e = consumer->query_watermark_offsets(topic, partition, &low, &end, remaining());
   if (e != RdKafka::ERR_NO_ERROR) {
     throw std::runtime_error("watermarks of " + Where(topic, partition) + ": " + RdKafka::err2str(e));
   }
   int64_t start = from_offset > low ? from_offset : low;
   if (start >= end) return;
 
+  // Assigning again is this reader's seek: a local operation that drops
+  // what was fetched past the previous read, over the same connections.
   std::unique_ptr<RdKafka::TopicPartition> tp(RdKafka::TopicPartition::create(topic, partition, start));
   std::vector<RdKafka::TopicPartition*> assignment = {tp.get()};
   e = consumer->assign(assignment);
@@ -102,6 +111,7 @@ void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
     std::unique_ptr<RdKafka::Message> m(consumer->consume(wait));
     e = m->err();
     if (e == RdKafka::ERR_NO_ERROR) {
+      if (m->offset() < start) continue;  // fetched for an earlier read
       if (m->offset() >= end) return;
       CommittedRecord r;
       r.offset = m->offset();
@@ -116,6 +126,14 @@ void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
       throw std::runtime_error("read_committed " + Where(topic, partition) + ": " + m->errstr());
     }
   }
+}
+
+void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
+                   const KafkaProperties& user_specific, const std::string& topic,
+                   int32_t partition, int64_t from_offset,
+                   const std::function<bool(const CommittedRecord&)>& fn, int timeout_ms) {
+  CommittedReader reader(bootstrap, user, user_specific, topic, partition);
+  reader.Read(from_offset, fn, timeout_ms);
 }
 
 }  // namespace vanon

@@ -10,8 +10,10 @@
 // adds noise once and publishes the global records in its own release
 // transaction. A window some partition never reported is published after
 // max_wait_windows more windows with the partitions that did, marked
-// incomplete. Windows are published in index order; partials of a window
-// already published are dropped (and logged).
+// incomplete; a window no partition reported goes out with zero counts
+// plus noise, marked incomplete, so no window index is missing. Windows are
+// published in index order; partials of a window already published are
+// dropped (and logged).
 //
 // Crash rules as for the partition's own counts:
 //  * the aggregation state (meta dp_agg, dp_agg/<window>, dp_gcumsum/<query>)
@@ -99,13 +101,13 @@ void DpPublisher::AggregateWindows(int32_t partition, int64_t epoch, int64_t cur
   }
   // Windows in index order; a time-out is decided on the stored state only.
   auto publish_ready = [&](bool stored_only) {
-    while (!agg.sources.empty()) {
-      const auto& [window, from] = *agg.sources.begin();
-      const bool complete = static_cast<int32_t>(from.size()) >= input_partitions_;
-      const bool timed_out = stored_only && window + 1 + aggregation_.max_wait_windows <= current_window;
-      if (!complete && !timed_out) break;
-      SeedStream noise = WindowStream(base, window);
-      PublishGlobal(partition, window, &agg, noise, result);
+    while (std::optional<int64_t> window = NextGlobalWindow(agg, current_window, stored_only)) {
+      if (!agg.sources.count(*window)) {  // no partition reported it
+        agg.sources[*window];
+        agg.sums[*window] = ZeroPartial(*window);
+      }
+      SeedStream noise = WindowStream(base, *window);
+      PublishGlobal(partition, *window, &agg, noise, result);
     }
   };
   publish_ready(true);
@@ -116,7 +118,48 @@ void DpPublisher::AggregateWindows(int32_t partition, int64_t epoch, int64_t cur
   for (int64_t w : agg.changed) {
     if (!agg.removed.count(w)) result->meta.emplace_back(PendingMeta(w), EncodePartial(agg.sums.at(w)));
   }
-  for (int64_t w : agg.removed) result->meta.emplace_back(PendingMeta(w), "");
+  for (int64_t w : agg.removed) result->meta_deleted.push_back(PendingMeta(w));
+}
+
+// The next window to publish, if one is due. Windows go out in index order:
+// the first pending one when every partition reported it, or when it timed
+// out (max_wait_windows, on the stored state only). A window no partition
+// reported (every partition idle, or its partials lost) is not skipped: it
+// goes out, all cells zero plus noise, with "contributing_partitions": []
+// and "complete": false, before a later window is published or when it
+// timed out itself, so every window index appears in the output and a
+// consumer can tell a missing window from the data alone.
+std::optional<int64_t> DpPublisher::NextGlobalWindow(const DpAggregateState& agg, int64_t current_window,
+                                                     bool stored_only) const {
+  auto timed_out = [&](int64_t w) { return stored_only && w + 1 + aggregation_.max_wait_windows <= current_window; };
+  const bool started = agg.next != DpAggregateState::kUnset;
+  if (agg.sources.empty()) {
+    if (started && timed_out(agg.next)) return agg.next;  // an idle stretch
+    return std::nullopt;
+  }
+  const auto& [window, from] = *agg.sources.begin();
+  const bool complete = static_cast<int32_t>(from.size()) >= input_partitions_;
+  if (!complete && !timed_out(window)) return std::nullopt;
+  if (started && agg.next < window) return agg.next;  // the gap first
+  return window;
+}
+
+// Zero exact counts for every cell of window `window`.
+DpPartial DpPublisher::ZeroPartial(int64_t window) const {
+  DpPartial zero;
+  zero.window = window;
+  zero.source = -1;
+  zero.partitions = input_partitions_;
+  const int64_t start = window * window_ms_, end = start + window_ms_;
+  auto add = [&](const dp::CountQuery& q) {
+    zero.counts.emplace_back(dp::BoundedCounter(q, start, end, plan_.selection_key).num_cells(), 0);
+  };
+  for (const dp::CountQuery& q : plan_.counts) add(q);
+  for (const dp::RatioQuery& r : plan_.ratios) {
+    add(r.numerator);
+    add(r.denominator);
+  }
+  return zero;
 }
 
 void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result, DpAggregateState* agg) {
@@ -133,13 +176,17 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result,
     }
     return sum;
   };
-  auto take = [&](std::string_view value) {
+  auto take = [&](std::string_view value, bool from_topic) {
     std::optional<DpPartial> p = DecodePartial(value);
     if (!p || p->source < 0 || p->source >= input_partitions_) {
       spdlog::warn("dp: unreadable partial on {}, dropped", aggregation_.topic);
       ++result->partials_dropped;
       return;
     }
+    // This partition's own partials were taken from its release's result
+    // when they were made (below): read back from the topic they are the
+    // same counts again, not late ones.
+    if (from_topic && p->source == partition) return;
     if (agg->next != DpAggregateState::kUnset && p->window < agg->next) {
       spdlog::warn("dp: partial of partition {} for window {} arrived after the window was published, dropped",
                    p->source, p->window);
@@ -159,7 +206,7 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result,
     agg->changed.insert(p->window);
   };
   // This release's own partial is not in the topic yet (same transaction).
-  for (const auto& [key, value] : result->partials) take(value);
+  for (const auto& [key, value] : result->partials) take(value, false);
 
   // The read end is fixed once per release, before anything read is used.
   int64_t bound = -1;
@@ -170,7 +217,7 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result,
   }
   int64_t end = agg->offset;
   partial_source_->Read(agg->offset, bound, [&](int64_t offset, std::string_view value) {
-    take(value);
+    take(value, true);
     end = offset + 1;
   });
   if (bound >= 0) {

@@ -10,18 +10,24 @@ class KafkaPartialSource final : public DpPartialSource {
  public:
   explicit KafkaPartialSource(const Config& c) : config_(c) {}
 
+  // One consumer for the process's life, made at the first read (issue 17:
+  // a consumer per release connected to the cluster every time).
   void Read(int64_t from, int64_t bound, const Visit& fn) override {
-    const KafkaConfig& k = config_.kafka;
-    ReadCommitted(k.bootstrap, k.properties, k.consumer_properties, config_.dp.aggregation.topic, 0, from,
-                  [&](const CommittedRecord& r) {
-                    if (bound >= 0 && r.offset >= bound) return false;
-                    fn(r.offset, r.value);
-                    return true;
-                  });
+    if (!reader_) {
+      const KafkaConfig& k = config_.kafka;
+      reader_ = std::make_unique<CommittedReader>(k.bootstrap, k.properties, k.consumer_properties,
+                                                  config_.dp.aggregation.topic, 0);
+    }
+    reader_->Read(from, [&](const CommittedRecord& r) {
+      if (bound >= 0 && r.offset >= bound) return false;
+      fn(r.offset, r.value);
+      return true;
+    });
   }
 
  private:
   const Config& config_;
+  std::unique_ptr<CommittedReader> reader_;
 };
 
 }  // namespace

@@ -432,6 +432,7 @@ void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_
       r.release = static_cast<uint64_t>(epoch);
       r.query = truth.query().name;
       r.cell = truth.CellAt(cell);
+      r.noisy = *total;
       const dp::PostCount v = dp::ClampCount(*total);
       r.count = v.value;
       r.postprocessed = dp::StepNames(v.steps);
@@ -456,6 +457,7 @@ void DpPublisher::Apply(int32_t partition, const Result& r, ReleaseWrite* w) con
 
 void DpPublisher::Apply(const Result& r, ShareDelta* d) const {
   for (const auto& [name, value] : r.meta) d->Add(ShareDelta::PutMeta{name, value});
+  for (const std::string& name : r.meta_deleted) d->Add(ShareDelta::DeleteMeta{name});
 }
 
 void DpPublisher::Committed(const Result& r) {

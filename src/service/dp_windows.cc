@@ -14,11 +14,14 @@
 // sensitivity would be the horizon times the window's; docs/dp.md measures
 // both).
 
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "base/hex.h"
 #include "dp_partial.h"
 #include "vanon/dp/count_record.h"
+#include "vanon/dp/postprocess.h"
 #include "vanon/dp/window_counter.h"
 #include "vanon/service/dp_publisher.h"
 #include "share_state.h"
@@ -54,10 +57,138 @@ std::string DpWindowJson(const dp::DpCountRecord& r, int64_t start_ms, int64_t e
   return json;
 }
 
+// The open window's state (docs/dp.md "DP windows"), written per release
+// only for what the release changed:
+//   dp_window             "w2 <index> <key records>" then one totals line per
+//                         counter (plan order);
+//   dp_wv/<index>/<hex>   one vehicle's kept cells, one line per counter,
+//                         written only in releases whose epoch has it;
+//   dp_wk/<index>/<n>     the vehicles first written by the n-th release
+//                         that wrote any (hex, space separated): what to
+//                         delete at close, since the store and the changelog
+//                         have no range delete of meta keys.
+// A `dp_window` of the earlier format ("<index>" then whole counters) is read
+// and written out in this one, every vehicle as new.
 struct DpPublisher::Window {
   int64_t index = 0;
   std::vector<dp::WindowCounter> counters;  // plan order: counts, then numerator, denominator per ratio
+  int64_t key_records = 0;                  // dp_wk/<index>/0 .. key_records - 1 exist
+  std::vector<std::string> touched;         // vehicles of this release (records to write)
+  std::set<std::string> fresh;              // ... of which without a record so far
 };
+
+std::string WindowVehicleMeta(int64_t index, std::string_view vehicle) {
+  return "dp_wv/" + std::to_string(index) + "/" + HexEncode(vehicle);
+}
+
+std::string WindowKeysMeta(int64_t index, int64_t n) {
+  return "dp_wk/" + std::to_string(index) + "/" + std::to_string(n);
+}
+
+DpPublisher::Window DpPublisher::FreshWindow(int64_t index) const {
+  Window w;
+  w.index = index;
+  const int64_t start = index * window_ms_, end = start + window_ms_;
+  for (const dp::CountQuery& q : plan_.counts) w.counters.emplace_back(q, start, end, plan_.selection_key);
+  for (const dp::RatioQuery& r : plan_.ratios) {
+    w.counters.emplace_back(r.numerator, start, end, plan_.selection_key);
+    w.counters.emplace_back(r.denominator, start, end, plan_.selection_key);
+  }
+  return w;
+}
+
+std::optional<DpPublisher::Window> DpPublisher::LoadWindow(int32_t partition) const {
+  std::optional<std::string> stored = store_->GetMeta(partition, kWindowMeta);
+  if (!stored || stored->empty()) return std::nullopt;
+  auto unreadable = [&] { return std::runtime_error("dp: unreadable window state on partition " + std::to_string(partition)); };
+  std::istringstream in(*stored);
+  std::string line;
+  std::getline(in, line);
+  std::istringstream head(line);
+  std::string magic;
+  int64_t index = 0, key_records = 0;
+  const bool incremental = line.starts_with("w2 ");
+  if (incremental ? !(head >> magic >> index >> key_records) : !(head >> index)) throw unreadable();
+  Window w = FreshWindow(index);
+  w.key_records = key_records;
+  for (dp::WindowCounter& c : w.counters) {
+    if (!std::getline(in, line) || !(incremental ? c.RestoreTotals(line) : c.Restore(line))) throw unreadable();
+  }
+  if (!incremental) {  // earlier format: every vehicle is written out as new
+    std::set<std::string> all;
+    for (const dp::WindowCounter& c : w.counters) {
+      for (std::string& v : c.Vehicles()) all.insert(std::move(v));
+    }
+    w.touched.assign(all.begin(), all.end());
+    w.fresh = std::move(all);
+  }
+  return w;
+}
+
+void DpPublisher::LoadVehicle(int32_t partition, std::string_view vehicle, Window* window) const {
+  const std::string key(vehicle);
+  if (window->fresh.count(key)) return;  // a migrated vehicle, already in memory
+  window->touched.push_back(key);
+  std::optional<std::string> stored = store_->GetMeta(partition, WindowVehicleMeta(window->index, vehicle));
+  if (!stored) {
+    window->fresh.insert(key);
+    return;
+  }
+  std::istringstream in(*stored);
+  std::string line;
+  for (dp::WindowCounter& c : window->counters) {
+    std::getline(in, line);  // leaves it empty past the end: a counter the vehicle is not in
+    if (!c.RestoreVehicle(vehicle, line)) {
+      throw std::runtime_error("dp: unreadable window state of a vehicle on partition " + std::to_string(partition));
+    }
+  }
+}
+
+void DpPublisher::SaveWindow(const Window& window, Result* result) const {
+  std::string added;
+  for (const std::string& v : window.touched) {
+    std::string lines;
+    bool any = false;
+    for (size_t k = 0; k < window.counters.size(); ++k) {
+      const std::string kept = window.counters[k].SerializeVehicle(v);
+      any = any || !kept.empty();
+      lines += (k ? "\n" : "") + kept;
+    }
+    if (!any) continue;  // none of its events counted: no record, nothing to delete
+    result->meta.emplace_back(WindowVehicleMeta(window.index, v), std::move(lines));
+    if (window.fresh.count(v)) added += (added.empty() ? "" : " ") + HexEncode(v);
+  }
+  int64_t key_records = window.key_records;
+  if (!added.empty()) result->meta.emplace_back(WindowKeysMeta(window.index, key_records++), std::move(added));
+  std::string state = "w2 " + std::to_string(window.index) + " " + std::to_string(key_records);
+  for (const dp::WindowCounter& c : window.counters) state += "\n" + c.SerializeTotals();
+  result->meta.emplace_back(kWindowMeta, std::move(state));
+}
+
+void DpPublisher::DropWindowKeys(int32_t partition, const Window& window, Result* result) const {
+  for (int64_t n = 0; n < window.key_records; ++n) {
+    const std::string name = WindowKeysMeta(window.index, n);
+    std::optional<std::string> list = store_->GetMeta(partition, name);
+    if (!list) continue;  // the store lost it: nothing to find its vehicles by
+    std::istringstream in(*list);
+    std::string hex, vehicle;
+    while (in >> hex) {
+      if (HexDecode(hex, &vehicle)) result->meta_deleted.push_back(WindowVehicleMeta(window.index, vehicle));
+    }
+    result->meta_deleted.push_back(name);
+  }
+}
+
+// Closes `window`: its counts go out (or to the aggregation partition) and
+// its per-vehicle records are deleted.
+void DpPublisher::CloseWindow(int32_t partition, Window& window, dp::RandomSource& random, Result* result) {
+  if (aggregating()) {
+    EmitPartial(partition, window, result);
+  } else {
+    PublishWindow(partition, window, random, result);
+  }
+  DropWindowKeys(partition, window, result);
+}
 
 DpPublisher::Result DpPublisher::ComputeWindow(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
                                                int64_t epoch_end_ms, std::span<const BufferedEvent> events,
@@ -67,60 +198,28 @@ DpPublisher::Result DpPublisher::ComputeWindow(int32_t partition, int64_t epoch,
   const int64_t index = FloorDiv(epoch_start_ms, window_ms_);
   std::lock_guard<std::mutex> lock(compute_mu_);
 
-  auto fresh = [&](int64_t i) {
-    Window w;
-    w.index = i;
-    const int64_t start = i * window_ms_, end = start + window_ms_;
-    for (const dp::CountQuery& q : plan_.counts) w.counters.emplace_back(q, start, end, plan_.selection_key);
-    for (const dp::RatioQuery& r : plan_.ratios) {
-      w.counters.emplace_back(r.numerator, start, end, plan_.selection_key);
-      w.counters.emplace_back(r.denominator, start, end, plan_.selection_key);
-    }
-    return w;
-  };
-  // The open window: "<index>" then one line per counter.
-  std::optional<Window> open;
-  if (std::optional<std::string> stored = store_->GetMeta(partition, kWindowMeta); stored && !stored->empty()) {
-    std::istringstream in(*stored);
-    std::string line;
-    std::getline(in, line);
-    open = fresh(std::stoll(line));
-    for (dp::WindowCounter& c : open->counters) {
-      if (!std::getline(in, line) || !c.Restore(line)) {
-        throw std::runtime_error("dp: unreadable window state on partition " + std::to_string(partition));
-      }
-    }
-  }
+  std::optional<Window> open = LoadWindow(partition);
   if (open && open->index > index) {
     throw std::runtime_error("dp: release of epoch starting " + std::to_string(epoch_start_ms) +
                              " after its window was closed");
   }
   if (open && open->index < index) {  // its last epoch never came
-    if (aggregating()) {
-      EmitPartial(partition, *open, &result);
-    } else {
-      PublishWindow(partition, *open, random, &result);
-    }
+    CloseWindow(partition, *open, random, &result);
     open.reset();
   }
-  if (!open) open = fresh(index);
+  if (!open) open = FreshWindow(index);
   ForEachVehicle(events, [&](std::string_view vehicle, std::span<const dp::DpEvent> list) {
+    LoadVehicle(partition, vehicle, &*open);
     for (dp::WindowCounter& c : open->counters) c.AddVehicle(vehicle, list);
   });
 
   bool published = !result.records.empty() || result.budget_exhausted;
   if (epoch_end_ms >= (index + 1) * window_ms_) {
-    if (aggregating()) {
-      EmitPartial(partition, *open, &result);
-    } else {
-      PublishWindow(partition, *open, random, &result);
-    }
+    CloseWindow(partition, *open, random, &result);
     result.meta.emplace_back(kWindowMeta, "");
     published = true;
   } else {
-    std::string state = std::to_string(open->index);
-    for (const dp::WindowCounter& c : open->counters) state += "\n" + c.Serialize();
-    result.meta.emplace_back(kWindowMeta, std::move(state));
+    SaveWindow(*open, &result);
   }
   if (aggregating()) {
     // Partitions publish nothing themselves; the aggregation partition's
@@ -177,7 +276,7 @@ void DpPublisher::EmitPartial(int32_t partition, const Window& window, Result* r
 }
 
 // Running totals: per count query without a time bucket, the sum of its
-// published (post-processed) window counts so far, kept in meta
+// published window counts before clamping (the records' "unclamped") so far, kept in meta
 // `prefix`<query> of `partition`.
 void DpPublisher::CumulativeSums(int32_t partition, const std::string& prefix, const dp::DpRelease& release,
                                  const dp::DpReleaseResult& out, const std::string& tail, Result* result) {
@@ -204,11 +303,15 @@ void DpPublisher::CumulativeSums(int32_t partition, const std::string& prefix, c
     std::string state;
     for (size_t cell = 0; cell < cells; ++cell) {
       const dp::DpCountRecord& window_count = out.records[at + cell];
-      sums[cell] += window_count.count;
+      // The unclamped window counts: a sum of clamped counts would drift
+      // upwards by every window's clamping bias.
+      sums[cell] += window_count.noisy;
       dp::DpCountRecord r = window_count;
-      r.count = sums[cell];
+      r.noisy = sums[cell];
+      const dp::PostCount v = dp::ClampCount(sums[cell]);
+      r.count = v.value;
       r.mechanism = kCumulativeMechanism;
-      r.postprocessed.clear();
+      r.postprocessed = dp::StepNames(v.steps);
       result->records.push_back(DpWindowJson(r, 0, static_cast<int64_t>(r.release + 1) * window_ms_, tail));
       state += (cell ? " " : "") + std::to_string(sums[cell]);
     }

@@ -72,8 +72,11 @@ struct ShareDelta {
   struct PutMeta {
     std::string name, value;
   };
+  struct DeleteMeta {  // a point delete: the changelog carries it as a tombstone
+    std::string name;
+  };
   using Op = std::variant<DeleteEventRange, DeleteEvent, PutEvent, PutSignature, DeleteSignature, PutWaiting,
-                          DeleteWaiting, PutMeta>;
+                          DeleteWaiting, PutMeta, DeleteMeta>;
 
   int32_t partition = 0;
   std::vector<Op> ops;

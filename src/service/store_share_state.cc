@@ -49,9 +49,11 @@ void AddShareDelta(const ShareDelta& delta, ReleaseWrite* w) {
             w->PutWaiting(p, o.waiting);
           } else if constexpr (std::is_same_v<T, ShareDelta::DeleteWaiting>) {
             w->DeleteWaiting(p, o.vehicle);
-          } else {
-            static_assert(std::is_same_v<T, ShareDelta::PutMeta>);
+          } else if constexpr (std::is_same_v<T, ShareDelta::PutMeta>) {
             w->PutMeta(p, o.name, o.value);
+          } else {
+            static_assert(std::is_same_v<T, ShareDelta::DeleteMeta>);
+            w->DeleteMeta(p, o.name);
           }
         },
         op);

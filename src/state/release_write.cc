@@ -64,6 +64,10 @@ void ReleaseWrite::PutMeta(int32_t partition, std::string_view name, std::string
   CheckStatus(rep_->batch.Put(rep_->store->meta, MetaKey(partition, name), ToSlice(value)), "batch put");
 }
 
+void ReleaseWrite::DeleteMeta(int32_t partition, std::string_view name) {
+  CheckStatus(rep_->batch.Delete(rep_->store->meta, MetaKey(partition, name)), "batch delete");
+}
+
 void ReleaseWrite::SetProgress(int32_t partition, const PartitionProgress& p) {
   CheckStatus(rep_->batch.Put(rep_->store->meta, MetaKey(partition, "progress"), p.Encode()), "batch put");
 }

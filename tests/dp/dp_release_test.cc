@@ -92,14 +92,65 @@ TEST(CountRecord, JsonCarriesTheContractFields) {
   r.query = "touch\"q";
   r.cell = {{"engine", "EV"}};
   r.count = 1234;
+  r.noisy = 1234;
   r.epsilon = 0.1;
+  r.sensitivity = 4;
+  r.mechanism = "discrete_laplace";
+  r.postprocessed = {};
+  EXPECT_EQ(ToJson(r),
+            "{\"release\":42,\"query\":\"touch\\\"q\",\"cell\":{\"engine\":\"EV\"},\"kind\":\"count\","
+            "\"value\":1234,\"epsilon\":0.1,\"sensitivity\":4,\"mechanism\":\"discrete_laplace\","
+            "\"postprocessed\":[]}");
+}
+
+// A clamped count carries its unclamped value, which sums must use.
+TEST(CountRecord, ClampedCountCarriesTheUnclampedValue) {
+  DpCountRecord r;
+  r.release = 1;
+  r.query = "q";
+  r.count = 0;
+  r.noisy = -3;
+  r.epsilon = 1;
   r.sensitivity = 4;
   r.mechanism = "discrete_laplace";
   r.postprocessed = {"clamp_nonnegative"};
   EXPECT_EQ(ToJson(r),
-            "{\"release\":42,\"query\":\"touch\\\"q\",\"cell\":{\"engine\":\"EV\"},\"kind\":\"count\","
-            "\"value\":1234,\"epsilon\":0.1,\"sensitivity\":4,\"mechanism\":\"discrete_laplace\","
-            "\"postprocessed\":[\"clamp_nonnegative\"]}");
+            "{\"release\":1,\"query\":\"q\",\"cell\":{},\"kind\":\"count\",\"value\":0,\"unclamped\":-3,"
+            "\"epsilon\":1,\"sensitivity\":4,\"mechanism\":\"discrete_laplace\",\"postprocessed\":[\"clamp_nonnegative\"]}");
+}
+
+// Publish keeps true + noise before clamping: small cells at a small epsilon
+// are clamped often, and their unclamped values average to the truth.
+TEST(DpRelease, UnclampedCountsAreUnbiased) {
+  DpPlan plan;
+  Dimension engine;
+  engine.kind = Dimension::Kind::kQi;
+  engine.qi = "engine";
+  engine.domain = {"EV"};
+  plan.counts.push_back(CountQuery{"v", CountUnit::kVehicles, {engine}, {}, {1, 1}});
+  DpRelease release(plan, 1, 0, 60'000);
+  const std::vector<DpEvent> events = {{"", "t", "trip_started", 0, {{"engine", "EV"}}}};
+  release.AddVehicle("a", events);
+  SeededRandomSource rng(5);
+  const Epsilon eps = *Epsilon::Parse("0.1");  // scale 10: clamped about half the time
+  double noisy_sum = 0, clamped_sum = 0;
+  int clamped = 0;
+  constexpr int kTrials = 20000;
+  for (int t = 0; t < kTrials; ++t) {
+    const DpCountRecord r = release.Publish(eps, rng)->records[0];
+    noisy_sum += double(r.noisy);
+    clamped_sum += double(r.count);
+    if (r.noisy != r.count) {
+      ++clamped;
+      EXPECT_LT(r.noisy, 0);
+      EXPECT_EQ(r.count, 0);
+    }
+  }
+  EXPECT_GT(clamped, kTrials / 4);
+  // Variance of the discrete Laplace of scale 10 is about 200: the mean of
+  // 20,000 draws has standard error 0.1, so 0.6 is six standard errors.
+  EXPECT_NEAR(noisy_sum / kTrials, 1.0, 0.6);
+  EXPECT_GT(clamped_sum / kTrials, 3.0);  // the clamped mean is biased upwards (about 4.3)
 }
 
 }  // namespace

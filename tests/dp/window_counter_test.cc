@@ -104,5 +104,31 @@ TEST(WindowCounter, RestoredStateContinuesAsIfNeverSaved) {
   EXPECT_FALSE(bad.Restore("window1 0 0 0 0 2 1 1 0"));  // wrong number of cells
 }
 
+// The incremental state: totals plus only the records of the vehicles of the
+// next epoch continue exactly as the whole state does.
+TEST(WindowCounter, TotalsAndTheEpochsVehiclesContinueAsTheWholeState) {
+  const CountQuery q{"trips", CountUnit::kTrips, {EngineDimension()}, {}, {2, 2}};
+  WindowCounter straight(q, 0, kHour, 5);
+  std::vector<DpEvent> first = {Ev("a", "EV"), Ev("b", "Gas")}, second = {Ev("a", "EV"), Ev("c", "EV"),
+                                                                          Ev("d", "EV"), Ev("e", "Hybrid")};
+  const std::string v1("\x00\xff\x10v", 4), v2 = "w";
+  straight.AddVehicle(v1, first);
+  straight.AddVehicle(v2, first);
+  // The next epoch has v1 only: v2's record is not read.
+  WindowCounter next(q, 0, kHour, 5);
+  ASSERT_TRUE(next.RestoreTotals(straight.SerializeTotals()));
+  ASSERT_TRUE(next.RestoreVehicle(v1, straight.SerializeVehicle(v1)));
+  straight.AddVehicle(v1, second);
+  next.AddVehicle(v1, second);
+  EXPECT_EQ(next.counter().counts(), straight.counter().counts());
+  EXPECT_EQ(next.counter().stats().vehicles, 2u);
+  EXPECT_EQ(next.counter().stats().cut_per_cell, straight.counter().stats().cut_per_cell);
+  EXPECT_EQ(next.SerializeVehicle(v1), straight.SerializeVehicle(v1));
+  EXPECT_EQ(next.Vehicles(), std::vector<std::string>{v1});
+  EXPECT_EQ(next.SerializeVehicle(v2), "");
+  EXPECT_FALSE(next.RestoreVehicle(v2, "1 7 1 0"));  // cell 7 of 3
+  EXPECT_FALSE(next.RestoreTotals("wtotals1 0 0 0 0 2 1 1"));
+}
+
 }  // namespace
 }  // namespace vanon::dp

@@ -29,6 +29,7 @@ using dp_test::kHmacKey;
 using dp_test::SeedOf;
 using dp_test::TempDir;
 using dp_test::TestConfig;
+using dp_test::Values;
 
 constexpr int32_t kPartitions = 4;
 constexpr int64_t kWindowMs = 3 * kEpochMs;
@@ -72,14 +73,10 @@ std::vector<BufferedEvent> PartitionEvents(int32_t p, int64_t epoch, int vehicle
   return ev;
 }
 
-struct Service {
-  std::unique_ptr<StateStore> store;
-  prometheus::Registry registry;
-  std::unique_ptr<DpPublisher> dp;
+struct Service : dp_test::DpService {
   MemoryTopic* topic;
 
-  Service(const Config& c, const std::string& dir, MemoryTopic* t) : store(StateStore::Open(dir)), topic(t) {
-    dp = std::make_unique<DpPublisher>(c, kHmacKey, store.get(), registry);
+  Service(const Config& c, const std::string& dir, MemoryTopic* t) : DpService(c, dir), topic(t) {
     dp->SetAggregation(kPartitions, std::make_unique<MemorySource>(t));
   }
   DpPublisher::Result Compute(int32_t p, int64_t epoch, uint8_t seed, int vehicles = 12) {
@@ -92,10 +89,7 @@ struct Service {
   DpPublisher::Result Release(int32_t p, int64_t epoch, uint8_t seed = 7, int vehicles = 12) {
     DpPublisher::Result r = Compute(p, epoch, seed, vehicles);
     for (const auto& [k, v] : r.partials) topic->records.push_back(v);
-    ReleaseWrite w(*store);
-    dp->Apply(p, r, &w);
-    store->Commit(w);
-    dp->Committed(r);
+    Commit(p, r);
     return r;
   }
   // Every partition in `order` releases `epoch`.
@@ -106,18 +100,6 @@ struct Service {
     return out;
   }
 };
-
-// (query, cell JSON, mechanism) -> value of each count record.
-std::map<std::string, int64_t> Values(const std::vector<std::string>& records) {
-  static const std::regex kRecord(
-      R"re("query":"([^"]+)","cell":(\{[^}]*\}),"kind":"count","value":(-?\d+).*"mechanism":"([^"]+)")re");
-  std::map<std::string, int64_t> out;
-  for (const std::string& r : records) {
-    std::smatch m;
-    if (std::regex_search(r, m, kRecord)) out[m[1].str() + m[2].str() + m[4].str()] = std::stoll(m[3].str());
-  }
-  return out;
-}
 
 TEST(DpAggregationTest, OneGlobalCountPerWindowPublishedOnceByTheAggregationPartition) {
   TempDir dir("agg_once");
@@ -131,6 +113,8 @@ TEST(DpAggregationTest, OneGlobalCountPerWindowPublishedOnceByTheAggregationPart
         EXPECT_EQ(r.partials.size(), epoch % 3 == 2 ? 1u : 0u);
         continue;
       }
+      // Its own partials, read back from the topic, are not late ones.
+      EXPECT_EQ(r.partials_dropped, 0u) << "epoch " << epoch;
       if (epoch % 3 != 2) {
         EXPECT_TRUE(r.records.empty()) << "epoch " << epoch;
         continue;
@@ -235,6 +219,47 @@ TEST(DpAggregationTest, WindowMissingAPartitionIsPublishedLateAndMarkedIncomplet
 }
 
 // Acceptance: no published global count is noiseless.
+// Window 1 has no release on any partition (no input in its epochs): it is
+// published all the same, before window 2, with zero exact counts plus
+// noise, no contributing partition and complete false, so its index is not
+// missing from the output; its noise comes from the ledger like any window.
+TEST(DpAggregationTest, WindowNoPartitionReportedIsPublishedEmptyAndIncomplete) {
+  TempDir dir("agg_empty");
+  MemoryTopic topic;
+  Service s(GlobalConfig(dir), dir.Sub("state"), &topic);
+  for (int64_t epoch = 0; epoch < 3; ++epoch) s.Epoch(epoch);
+  std::vector<std::string> records;
+  for (int64_t epoch = 6; epoch < 9; ++epoch) {
+    const auto released = s.Epoch(epoch);
+    for (const std::string& r : released.at(0).records) records.push_back(r);
+  }
+  std::map<std::string, std::string> by_window;  // window_start_ms -> one discrete_laplace record
+  std::vector<std::string> window1;
+  static const std::regex kWindow(R"re("window_start_ms":(\d+),)re");
+  for (const std::string& r : records) {
+    std::smatch m;
+    if (r.find("discrete_laplace") == std::string::npos || !std::regex_search(r, m, kWindow)) continue;
+    by_window.emplace(m[1].str(), r);
+    if (m[1].str() == std::to_string(kWindowMs)) window1.push_back(r);
+  }
+  ASSERT_EQ(by_window.size(), 2u) << "windows 1 and 2";
+  const std::string empty = by_window.at(std::to_string(kWindowMs));
+  EXPECT_NE(empty.find("\"contributing_partitions\":[],\"complete\":false"), std::string::npos) << empty;
+  EXPECT_NE(by_window.at(std::to_string(2 * kWindowMs)).find("\"contributing_partitions\":[0,1,2,3],\"complete\":true"),
+            std::string::npos);
+  // Windows 0, 1 and 2 charged once each on the aggregation partition.
+  EXPECT_DOUBLE_EQ(s.Epoch(9)[0].status.spent.ToDouble(), 0.3);
+  // The empty window's cells are noise around zero, not zeros: over its
+  // count records some value (unclamped) differs from 0.
+  bool noisy = false;
+  ASSERT_GE(Values(window1).size(), 10u);
+  for (const auto& [key, v] : Values(window1)) {
+    (void)key;
+    noisy = noisy || v != 0;
+  }
+  EXPECT_TRUE(noisy);
+}
+
 TEST(DpAggregationTest, EveryGlobalCountVariesWithTheReleaseSeed) {
   std::map<std::string, std::set<int64_t>> seen;
   for (uint8_t seed = 1; seed <= 12; ++seed) {

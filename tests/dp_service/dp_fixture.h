@@ -1,19 +1,27 @@
 // Shared input of the DP publisher tests: a config with one categorical and
-// one numeric QI and three queries plus a KPI, and generated buffered events.
+// one numeric QI and three queries plus a KPI, generated buffered events, a
+// store with a publisher over it, and the count values of records.
 #ifndef VANON_TESTS_DP_SERVICE_DP_FIXTURE_H_
 #define VANON_TESTS_DP_SERVICE_DP_FIXTURE_H_
 
 #include <unistd.h>
 
+#include <prometheus/registry.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "vanon/config.h"
 #include "vanon/ingest/buffered_event.h"
 #include "vanon/release/seed_stream.h"
+#include "vanon/service/dp_publisher.h"
+#include "vanon/state/state_store.h"
 
 namespace vanon::dp_test {
 
@@ -100,6 +108,41 @@ inline ReleaseSeed SeedOf(uint8_t b) {
   ReleaseSeed s;
   s.fill(b);
   return s;
+}
+
+// One service instance's DP side: a store and a publisher over it.
+struct DpService {
+  std::unique_ptr<StateStore> store;
+  prometheus::Registry registry;
+  std::unique_ptr<DpPublisher> dp;
+
+  DpService(const Config& c, const std::string& dir, std::shared_ptr<rocksdb::FileSystem> fs = nullptr)
+      : store(StateStore::Open(dir, std::move(fs))) {
+    dp = std::make_unique<DpPublisher>(c, kHmacKey, store.get(), registry);
+  }
+
+  // What the runner does after Compute: apply, commit, then Committed().
+  void Commit(int32_t partition, const DpPublisher::Result& r) {
+    ReleaseWrite w(*store);
+    dp->Apply(partition, r, &w);
+    store->Commit(w);
+    dp->Committed(r);
+  }
+};
+
+// (query, cell JSON, mechanism) -> noisy value of each count record before
+// clamping ("unclamped" when present, else "value"): what sums add.
+inline std::map<std::string, int64_t> Values(const std::vector<std::string>& records) {
+  static const std::regex kRecord(
+      R"re("query":"([^"]+)","cell":(\{[^}]*\}),"kind":"count","value":(-?\d+)(,"unclamped":(-?\d+))?.*"mechanism":"([^"]+)")re");
+  std::map<std::string, int64_t> out;
+  for (const std::string& r : records) {
+    std::smatch m;
+    if (!std::regex_search(r, m, kRecord)) continue;
+    const std::string value = m[5].matched ? m[5].str() : m[3].str();
+    out[m[1].str() + m[2].str() + m[6].str()] = std::stoll(value);
+  }
+  return out;
 }
 
 }  // namespace vanon::dp_test

@@ -26,16 +26,11 @@ using dp_test::TestConfig;
 constexpr int32_t kPartition = 3;
 
 // One service's worth of state: a store and a publisher over it.
-struct Service {
+struct Service : dp_test::DpService {
   Config config;
-  std::unique_ptr<StateStore> store;
-  prometheus::Registry registry;
-  std::unique_ptr<DpPublisher> dp;
 
   Service(const Config& c, const std::string& dir, std::shared_ptr<rocksdb::FileSystem> fs = nullptr)
-      : config(c), store(StateStore::Open(dir, std::move(fs))) {
-    dp = std::make_unique<DpPublisher>(config, kHmacKey, store.get(), registry);
-  }
+      : DpService(c, dir, std::move(fs)), config(c) {}
 
   // Compute, apply and commit one release, as the runner does.
   DpPublisher::Result Release(int64_t epoch, int vehicles = 12, uint8_t seed = 7) {
@@ -44,10 +39,7 @@ struct Service {
     SeedStream random(SeedOf(seed));
     random.NextU64();  // what the release itself drew first
     DpPublisher::Result r = dp->Compute(kPartition, epoch, start, start + kEpochMs, events, random);
-    ReleaseWrite w(*store);
-    dp->Apply(kPartition, r, &w);
-    store->Commit(w);
-    dp->Committed(r);
+    Commit(kPartition, r);
     return r;
   }
 

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
@@ -27,6 +28,7 @@ using dp_test::kHmacKey;
 using dp_test::SeedOf;
 using dp_test::TempDir;
 using dp_test::TestConfig;
+using dp_test::Values;
 
 constexpr int32_t kPartition = 1;
 constexpr int64_t kWindowMs = 3 * kEpochMs;
@@ -38,14 +40,8 @@ Config WindowConfig(const TempDir& dir) {
   return c;
 }
 
-struct Service {
-  std::unique_ptr<StateStore> store;
-  prometheus::Registry registry;
-  std::unique_ptr<DpPublisher> dp;
-
-  Service(const Config& c, const std::string& dir) : store(StateStore::Open(dir)) {
-    dp = std::make_unique<DpPublisher>(c, kHmacKey, store.get(), registry);
-  }
+struct Service : dp_test::DpService {
+  using DpService::DpService;
 
   DpPublisher::Result Compute(int64_t epoch, uint8_t seed, int vehicles = 12) {
     const int64_t start = epoch * kEpochMs;
@@ -55,25 +51,10 @@ struct Service {
   }
   DpPublisher::Result Release(int64_t epoch, uint8_t seed = 7, int vehicles = 12) {
     DpPublisher::Result r = Compute(epoch, seed, vehicles);
-    ReleaseWrite w(*store);
-    dp->Apply(kPartition, r, &w);
-    store->Commit(w);
-    dp->Committed(r);
+    Commit(kPartition, r);
     return r;
   }
 };
-
-// (query, cell JSON, mechanism) -> value of each record.
-std::map<std::string, int64_t> Values(const std::vector<std::string>& records) {
-  static const std::regex kRecord(
-      R"re("query":"([^"]+)","cell":(\{[^}]*\}),"kind":"count","value":(-?\d+).*"mechanism":"([^"]+)")re");
-  std::map<std::string, int64_t> out;
-  for (const std::string& r : records) {
-    std::smatch m;
-    if (std::regex_search(r, m, kRecord)) out[m[1].str() + m[2].str() + m[4].str()] = std::stoll(m[3].str());
-  }
-  return out;
-}
 
 TEST(DpWindowsTest, PublishedOncePerWindowWithOneCharge) {
   TempDir dir("windows_once");
@@ -157,6 +138,66 @@ TEST(DpWindowsTest, EveryWindowCountVariesWithTheReleaseSeed) {
   for (const auto& [key, values] : seen) {
     EXPECT_GT(values.size(), 1u) << key << " is the same in every draw: published without noise";
   }
+}
+
+// The open window's state is written per release only for the epoch's
+// vehicles, and goes through the apply batch's changes, which the state
+// changelog copies: a partition restored from those changes (tombstones
+// applied) continues the window and publishes what the original publishes,
+// and a closed window leaves no per-vehicle record behind.
+TEST(DpWindowsTest, IncrementalWindowStateRestoresFromTheChangelog) {
+  TempDir dir("windows_changelog");
+  const Config config = WindowConfig(dir);
+  Service original(config, dir.Sub("state"));
+  std::map<std::string, std::optional<std::string>> changelog;  // key -> last value (nullopt: tombstone)
+  auto release = [&](int64_t epoch, int vehicles) {
+    DpPublisher::Result r = original.Compute(epoch, 7, vehicles);
+    ReleaseWrite w(*original.store);
+    original.dp->Apply(kPartition, r, &w);
+    for (const StateChange& c : w.Changes()) {
+      if (c.family == StateFamily::kMeta) changelog[c.key] = c.value;
+    }
+    original.store->Commit(w);
+    original.dp->Committed(r);
+    return r;
+  };
+  auto count_named = [](const DpPublisher::Result& r, const std::string& prefix) {
+    size_t n = 0;
+    for (const auto& [name, value] : r.meta) n += name.rfind(prefix, 0) == 0 ? 1 : 0;
+    return n;
+  };
+  auto live_vehicle_records = [&] {
+    size_t n = 0;
+    for (const auto& [key, value] : changelog) n += value && key.find("dp_wv/") != std::string::npos ? 1 : 0;
+    return n;
+  };
+  const DpPublisher::Result r0 = release(0, 12);
+  EXPECT_EQ(count_named(r0, "dp_wv/"), 12u);
+  EXPECT_EQ(count_named(r0, "dp_wk/"), 1u);
+  const DpPublisher::Result r1 = release(1, 6);  // 6 vehicles seen before: 6 records, no new key list
+  EXPECT_EQ(count_named(r1, "dp_wv/"), 6u);
+  EXPECT_EQ(count_named(r1, "dp_wk/"), 0u);
+  EXPECT_EQ(live_vehicle_records(), 12u);
+
+  std::vector<StateChange> records;
+  for (const auto& [key, value] : changelog) {
+    if (value) records.push_back({StateFamily::kMeta, key, value});
+  }
+  Service restored(config, dir.Sub("restored"));
+  restored.store->ReplacePartition(kPartition, records);
+  const DpPublisher::Result from_changelog = restored.Compute(2, 9);
+  const DpPublisher::Result closing = release(2, 12);
+  // What the original publishes at the close with the same seed, from the
+  // same releases applied to a store of its own.
+  TempDir dir2("windows_changelog_ref");
+  Service reference(config, dir2.Sub("state"));
+  reference.Release(0, 7, 12);
+  reference.Release(1, 7, 6);
+  EXPECT_EQ(from_changelog.records, reference.Compute(2, 9).records);
+  EXPECT_FALSE(from_changelog.records.empty());
+  EXPECT_EQ(from_changelog.meta_deleted, closing.meta_deleted);
+  EXPECT_EQ(closing.meta_deleted.size(), 13u);  // 12 vehicle records and one key list
+  EXPECT_EQ(live_vehicle_records(), 0u) << "a closed window left per-vehicle records in the changelog";
 }
 
 TEST(DpWindowsTest, WindowWhoseLastEpochNeverCameIsPublishedByTheNextRelease) {

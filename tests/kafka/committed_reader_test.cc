@@ -107,6 +107,33 @@ TEST_F(CommittedReaderTest, VisitorCanStopEarly) {
   EXPECT_EQ(keys, (std::vector<std::string>{Key(0), Key(1), Key(2)}));
 }
 
+// One CommittedReader read again and again (the DP aggregation partition's
+// use): each read starts at its own offset, backwards too, and sees records
+// committed after the previous read.
+TEST_F(CommittedReaderTest, LongLivedReaderReadsFromAnyOffsetAgain) {
+  Publish(0, 10);
+  CommittedReader reader(bootstrap_, KafkaProperties{}, KafkaProperties{}, "summary", 1);
+  auto read = [&](int64_t from) {
+    std::vector<std::string> keys;
+    reader.Read(from, [&](const CommittedRecord& r) {
+      keys.emplace_back(r.key);
+      return true;
+    });
+    return keys;
+  };
+  const std::vector<std::string> first = read(0);
+  ASSERT_EQ(first.size(), 10u);
+  EXPECT_EQ(first.front(), Key(0));
+  Publish(10, 5);
+  const std::vector<std::string> more = read(10);
+  ASSERT_EQ(more.size(), 5u);
+  EXPECT_EQ(more.front(), Key(10));
+  const std::vector<std::string> back = read(3);  // an earlier offset: a seek backwards
+  ASSERT_EQ(back.size(), 12u);
+  EXPECT_EQ(back.front(), Key(3));
+  EXPECT_EQ(back.back(), Key(14));
+}
+
 TEST_F(CommittedReaderTest, MissingPartitionThrows) {
   Publish(0, 1);
   EXPECT_THROW(ReadAll("summary", 7, 0, 5000), std::runtime_error);

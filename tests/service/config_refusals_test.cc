@@ -29,6 +29,9 @@ struct Refusal {
   const char* name;
   std::vector<std::pair<std::string, std::string>> edits;  // replace first with second in demo.yaml
   const char* key;  // expected in the error line
+  // When > 0: big.csv next to the config, a flat hierarchy with this many
+  // leaves, for an edit to point a categorical QI at.
+  int hierarchy_leaves = 0;
 };
 
 // demo.yaml, edited, in `dir` next to links to the files it names.
@@ -65,6 +68,11 @@ TEST_P(ConfigRefusal, ValidateConfigAndRunRefuseAlike) {
   TempDir dir;
   const std::string file = dir.path() + "/vanon.yaml";
   testing::WriteFile(file, Edited(r, dir.path()));
+  if (r.hierarchy_leaves > 0) {
+    std::string csv;
+    for (int i = 0; i < r.hierarchy_leaves; ++i) csv += "m" + std::to_string(i) + ";*\n";
+    testing::WriteFile(dir.path() + "/big.csv", csv);
+  }
 
   Subprocess validate({VANON_BIN, "validate-config", file}, {}, /*capture_stderr=*/true);
   ASSERT_EQ(validate.Wait(60), 2) << validate.Output();
@@ -129,6 +137,13 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"too_many_cells",
                 {{"time_bucket_seconds: 10\n  queries:", "time_bucket_seconds: 1\n  window_seconds: 86400\n  queries:"}},
                 "dp.queries[0].dimensions"},
+        // The cells of a categorical QI are its hierarchy's leaves, which
+        // validate-config used to count as 1 (the refusal came at run only).
+        Refusal{"too_many_categorical_cells",
+                {{"{name: manufacturer, hierarchy: hierarchies/manufacturer.csv}", "{name: manufacturer, hierarchy: big.csv}"},
+                 {kQueries, kQueries + "    - {name: by_make, count: vehicles, dimensions: [qi:manufacturer]}\n"}},
+                "dp.queries[0].dimensions",
+                100'001},
         Refusal{"global_counts_without_windows",
                 {{"time_bucket_seconds: 10\n  queries:",
                   "time_bucket_seconds: 10\n  aggregation: {topic: vanon.dp.partials}\n  queries:"}},

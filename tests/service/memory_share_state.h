@@ -69,6 +69,8 @@ class MemoryShareState final : public ShareState {
               waiting_.erase({d.partition, o.vehicle});
             } else if constexpr (std::is_same_v<T, ShareDelta::PutMeta>) {
               meta_[{d.partition, o.name}] = o.value;
+            } else if constexpr (std::is_same_v<T, ShareDelta::DeleteMeta>) {
+              meta_.erase({d.partition, o.name});
             }
           },
           op);

@@ -18,10 +18,19 @@ struct DpCountRecord {
   Cell cell;
   enum class Kind { kCount, kRatio } kind = Kind::kCount;
   int64_t count = 0;  // kCount: noisy count after post-processing
+  // kCount: the noisy count before post-processing (true + noise, may be
+  // negative). Sums over cells, partitions or windows must add these: the
+  // clamped counts are biased upwards and their bias adds up. In JSON as
+  // "unclamped" when clamping changed the value.
+  int64_t noisy = 0;
   double ratio = 0;   // kRatio: noisy numerator / noisy denominator
   // kRatio: the post-processed noisy counts the ratio was computed from.
   int64_t numerator = 0;
   int64_t denominator = 0;
+  // kRatio: the noisy counts before clamping ("unclamped_numerator" and
+  // "unclamped_denominator" in JSON when clamping changed them).
+  int64_t noisy_numerator = 0;
+  int64_t noisy_denominator = 0;
   double epsilon = 0;         // spent on this record's query in this release
   uint64_t sensitivity = 0;   // L1 sensitivity the noise was scaled to
   std::string mechanism;

@@ -19,6 +19,7 @@
 #define VANON_DP_WINDOW_COUNTER_H_
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <span>
 #include <string>
@@ -45,12 +46,29 @@ class WindowCounter {
   std::string Serialize() const;
   bool Restore(std::string_view text);
 
+  // Incremental state (the service writes, per release, only the records of
+  // the epoch's vehicles and the totals; docs/dp.md "DP windows"). The
+  // totals: counts and stats without any vehicle.
+  std::string SerializeTotals() const;
+  bool RestoreTotals(std::string_view text);
+  // One vehicle's kept cells, one line; "" when it holds none.
+  std::string SerializeVehicle(std::string_view vehicle) const;
+  // Loads one vehicle's state from earlier epochs before AddVehicle; the
+  // totals already count it. False on malformed input.
+  bool RestoreVehicle(std::string_view vehicle, std::string_view text);
+  // Keys of the vehicles held (restored or added), in order.
+  std::vector<std::string> Vehicles() const;
+
  private:
   struct Kept {
     uint64_t cell = 0;
     uint64_t units = 0;
     std::vector<uint64_t> trips;  // kTrips: hashes of the trips counted
   };
+  static void WriteKept(std::ostream& out, const std::vector<Kept>& kept);
+  bool ReadKept(std::istream& in, std::vector<Kept>* kept) const;
+  std::string TotalsText(const char* magic) const;
+  bool ReadTotals(std::istream& in, const char* magic);
 
   uint64_t selection_key_;
   BoundedCounter counter_;

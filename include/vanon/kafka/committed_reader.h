@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,27 @@ void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
                    int32_t partition, int64_t from_offset,
                    const std::function<bool(const CommittedRecord&)>& fn,
                    int timeout_ms = 30000);
+
+// The same reads over one long-lived consumer, for a partition read again
+// and again (the aggregation partition reads the DP partial topic in every
+// release): the consumer and its connections are made once, each Read
+// assigns the partition at its start offset (a local operation, the seek).
+// One caller at a time.
+class CommittedReader {
+ public:
+  CommittedReader(const std::string& bootstrap, const KafkaProperties& user, const KafkaProperties& user_specific,
+                  const std::string& topic, int32_t partition);
+  ~CommittedReader();
+  CommittedReader(const CommittedReader&) = delete;
+  CommittedReader& operator=(const CommittedReader&) = delete;
+
+  // As ReadCommitted above, from `from_offset`.
+  void Read(int64_t from_offset, const std::function<bool(const CommittedRecord&)>& fn, int timeout_ms = 30000);
+
+ private:
+  struct Rep;
+  std::unique_ptr<Rep> rep_;
+};
 
 }  // namespace vanon
 

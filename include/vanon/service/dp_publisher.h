@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,6 +51,7 @@ namespace vanon {
 
 class DpPartialSource;
 struct DpAggregateState;
+struct DpPartial;
 class ReleaseWrite;
 class Schema;
 class ShareState;
@@ -78,6 +80,9 @@ class DpPublisher {
     std::string exhausted_message;     // the ledger's explanation (no identifiers)
     // (meta name, value) pairs for ReleaseWrite::PutMeta: running-total state.
     std::vector<std::pair<std::string, std::string>> meta;
+    // Meta names for ReleaseWrite::DeleteMeta, applied after `meta` (a
+    // closed DP window's per-vehicle records; never a name also in `meta`).
+    std::vector<std::string> meta_deleted;
     // (key, value) records for the internal topic dp.aggregation.topic,
     // partition 0, in the release's transaction: exact window counts.
     std::vector<std::pair<std::string, std::string>> partials;
@@ -152,6 +157,15 @@ class DpPublisher {
   Result ComputeWindow(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
                        std::span<const BufferedEvent> events, dp::RandomSource& random);
   void PublishWindow(int32_t partition, Window& window, dp::RandomSource& random, Result* result);
+  std::optional<Window> LoadWindow(int32_t partition) const;
+  Window FreshWindow(int64_t index) const;
+  // Before the vehicle's events of this epoch are added: its records from
+  // earlier epochs of the window.
+  void LoadVehicle(int32_t partition, std::string_view vehicle, Window* window) const;
+  void SaveWindow(const Window& window, Result* result) const;
+  // Deletes the closed window's per-vehicle records.
+  void DropWindowKeys(int32_t partition, const Window& window, Result* result) const;
+  void CloseWindow(int32_t partition, Window& window, dp::RandomSource& random, Result* result);
   // Running totals of a window's published counts: meta `prefix`<query>.
   void CumulativeSums(int32_t partition, const std::string& prefix, const dp::DpRelease& release,
                       const dp::DpReleaseResult& out, const std::string& suffix, Result* result);
@@ -161,6 +175,9 @@ class DpPublisher {
                         Result* result);
   // Reads the partials of this release into `agg` (the read end fixed per release).
   void ReadPartials(int32_t partition, int64_t epoch, Result* result, DpAggregateState* agg);
+  std::optional<int64_t> NextGlobalWindow(const DpAggregateState& agg, int64_t current_window,
+                                          bool stored_only) const;
+  DpPartial ZeroPartial(int64_t window) const;
   // Publishes window `window` of `agg` (its sum and sources) with noise from `random`.
   void PublishGlobal(int32_t partition, int64_t window, DpAggregateState* agg, dp::RandomSource& random,
                      Result* result);

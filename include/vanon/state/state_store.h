@@ -86,6 +86,8 @@ class ReleaseWrite {
   void PutRelease(int32_t partition, int64_t release, const ReleaseLogEntry& e);
   void DeleteRelease(int32_t partition, int64_t release);
   void PutMeta(int32_t partition, std::string_view name, std::string_view value);
+  // A point delete: a tombstone in the state changelog (Changes()).
+  void DeleteMeta(int32_t partition, std::string_view name);
   void SetProgress(int32_t partition, const PartitionProgress& p);
 
   // The batch's puts and deletes, in order, for the state changelog.
