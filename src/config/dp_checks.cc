@@ -12,7 +12,7 @@
 #include "parse.h"
 #include "vanon/dp/epsilon.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 namespace {
 
@@ -91,4 +91,4 @@ void CheckDpPlan(const Config& c, Diagnostics* diag) {
   }
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

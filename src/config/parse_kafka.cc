@@ -1,6 +1,6 @@
 #include "parse.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 namespace {
 
@@ -74,4 +74,4 @@ void ParseKafka(Section& root, KafkaConfig* out) {
   s.Int("poll_timeout_ms", &out->poll_timeout_ms, 1, 10000);
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

@@ -3,7 +3,7 @@
 
 #include "parse.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 namespace {
 
@@ -135,4 +135,4 @@ void ParseSensitive(Section& root, std::optional<SensitiveConfig>* out) {
   *out = std::move(sc);
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

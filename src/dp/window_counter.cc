@@ -72,7 +72,7 @@ std::string WindowCounter::Serialize() const {
   for (uint64_t c : counter_.counts()) out << ' ' << c;
   out << ' ' << kept_.size();
   for (const auto& [vehicle, kept] : kept_) {
-    out << ' ' << HexEncode(vehicle) << ' ' << kept.size();
+    out << ' ' << base::HexEncode(vehicle) << ' ' << kept.size();
     for (const Kept& k : kept) {
       out << ' ' << k.cell << ' ' << k.units << ' ' << k.trips.size();
       for (uint64_t t : k.trips) out << ' ' << t;
@@ -99,7 +99,7 @@ bool WindowCounter::Restore(std::string_view text) {
   for (size_t v = 0; v < vehicles; ++v) {
     std::string hex, key;
     size_t n = 0;
-    if (!(in >> hex >> n) || !HexDecode(hex, &key)) return false;
+    if (!(in >> hex >> n) || !base::HexDecode(hex, &key)) return false;
     std::vector<Kept>& list = kept[key];
     for (size_t i = 0; i < n; ++i) {
       Kept k;

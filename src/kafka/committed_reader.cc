@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-namespace vanon {
+namespace vanon::kafka {
 
 // On librdkafka's mock cluster this cannot tell committed from aborted
 // records: the mock writes no transaction markers and reports the last stable
@@ -118,4 +118,4 @@ void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
   }
 }
 
-}  // namespace vanon
+}  // namespace vanon::kafka

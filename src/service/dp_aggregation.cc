@@ -41,7 +41,7 @@
 #include "vanon/service/dp_publisher.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 
@@ -57,9 +57,9 @@ std::string PendingMeta(int64_t window) { return std::string(kIndexMeta) + "/" +
 // The noise of one window: a stream keyed by the release's noise base and
 // the window index, so it does not depend on which other windows the
 // release publishes.
-SeedStream WindowStream(ReleaseSeed base, int64_t window) {
+release::SeedStream WindowStream(release::ReleaseSeed base, int64_t window) {
   for (int i = 0; i < 8; ++i) base[24 + i] ^= static_cast<uint8_t>(static_cast<uint64_t>(window) >> (8 * i));
-  return SeedStream(base);
+  return release::SeedStream(base);
 }
 
 // Fields that let a consumer tell a complete window from the data alone.
@@ -92,7 +92,7 @@ void DpPublisher::AggregateWindows(int32_t partition, int64_t epoch, int64_t cur
   }
   // Drawn whether or not a window is published, at the same point of the
   // release's stream, so a recomputation has the same base.
-  ReleaseSeed base;
+  release::ReleaseSeed base;
   for (int i = 0; i < 4; ++i) {
     const uint64_t v = random.NextU64();
     for (int b = 0; b < 8; ++b) base[8 * i + b] = static_cast<uint8_t>(v >> (8 * b));
@@ -104,7 +104,7 @@ void DpPublisher::AggregateWindows(int32_t partition, int64_t epoch, int64_t cur
       const bool complete = static_cast<int32_t>(from.size()) >= input_partitions_;
       const bool timed_out = stored_only && window + 1 + aggregation_.max_wait_windows <= current_window;
       if (!complete && !timed_out) break;
-      SeedStream noise = WindowStream(base, window);
+      release::SeedStream noise = WindowStream(base, window);
       PublishGlobal(partition, window, &agg, noise, result);
     }
   };
@@ -176,9 +176,9 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result,
   if (bound >= 0) {
     end = std::max(end, bound);
   } else {
-    ReleaseWrite w(*store_);
+    state::ReleaseWrite w(*store_);
     w.PutMeta(partition, kReadMeta, std::to_string(epoch) + " " + std::to_string(end));
-    store_->Commit(w, Durability::kMachineCrash);
+    store_->Commit(w, state::Durability::kMachineCrash);
   }
   agg->offset = end;
 }
@@ -233,4 +233,4 @@ void DpPublisher::PublishGlobal(int32_t partition, int64_t window, DpAggregateSt
   CumulativeSums(partition, kGlobalSumsPrefix, release, *out, tail, result);
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

@@ -2,18 +2,18 @@
 
 #include "vanon/kafka/committed_reader.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 
 class KafkaPartialSource final : public DpPartialSource {
  public:
-  explicit KafkaPartialSource(const Config& c) : config_(c) {}
+  explicit KafkaPartialSource(const config::Config& c) : config_(c) {}
 
   void Read(int64_t from, int64_t bound, const Visit& fn) override {
-    const KafkaConfig& k = config_.kafka;
+    const config::KafkaConfig& k = config_.kafka;
     ReadCommitted(k.bootstrap, k.properties, k.consumer_properties, config_.dp.aggregation.topic, 0, from,
-                  [&](const CommittedRecord& r) {
+                  [&](const kafka::CommittedRecord& r) {
                     if (bound >= 0 && r.offset >= bound) return false;
                     fn(r.offset, r.value);
                     return true;
@@ -21,13 +21,13 @@ class KafkaPartialSource final : public DpPartialSource {
   }
 
  private:
-  const Config& config_;
+  const config::Config& config_;
 };
 
 }  // namespace
 
-std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const Config& config) {
+std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const config::Config& config) {
   return std::make_unique<KafkaPartialSource>(config);
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

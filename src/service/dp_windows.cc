@@ -23,7 +23,7 @@
 #include "vanon/service/dp_publisher.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 
@@ -60,7 +60,7 @@ struct DpPublisher::Window {
 };
 
 DpPublisher::Result DpPublisher::ComputeWindow(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
-                                               int64_t epoch_end_ms, std::span<const BufferedEvent> events,
+                                               int64_t epoch_end_ms, std::span<const ingest::BufferedEvent> events,
                                                dp::RandomSource& random) {
   Result result;
   result.partition = partition;
@@ -224,4 +224,4 @@ void DpPublisher::CumulativeSums(int32_t partition, const std::string& prefix, c
   }
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

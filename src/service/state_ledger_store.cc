@@ -4,7 +4,7 @@
 
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 constexpr size_t kEntryBytes = 24;  // dp::EncodeLedgerEntry's fixed size
@@ -68,12 +68,12 @@ bool StateLedgerStore::Write(std::string* error) {
   record.reserve(entries_.size() * kEntryBytes);
   for (const auto& [id, entry] : entries_) record += dp::EncodeLedgerEntry(entry);
   try {
-    ReleaseWrite w(*store_);
+    state::ReleaseWrite w(*store_);
     w.PutMeta(partition_, kMetaName, record);
     // The charge must outlive a machine crash: the noisy counts it pays for
     // leave in the transaction that follows, and a lost charge would let a
     // restart draw fresh noise for the same counts.
-    store_->Commit(w, Durability::kMachineCrash);
+    store_->Commit(w, state::Durability::kMachineCrash);
   } catch (const std::exception& e) {
     *error = e.what();
     return false;
@@ -81,4 +81,4 @@ bool StateLedgerStore::Write(std::string* error) {
   return true;
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

@@ -16,15 +16,17 @@
 
 #include "vanon/dp/ledger_store.h"
 
-namespace vanon {
-
+namespace vanon::state {
 class StateStore;
+}  // namespace vanon::state
+
+namespace vanon::service {
 
 class StateLedgerStore final : public dp::LedgerStore {
  public:
   static constexpr const char* kMetaName = "dp_ledger";
 
-  StateLedgerStore(StateStore* store, int32_t partition) : store_(store), partition_(partition) {}
+  StateLedgerStore(state::StateStore* store, int32_t partition) : store_(store), partition_(partition) {}
 
   bool LoadAll(std::vector<dp::LedgerEntry>* entries, std::string* error) override;
   bool Put(const dp::LedgerEntry& entry, std::string* error) override;
@@ -33,11 +35,11 @@ class StateLedgerStore final : public dp::LedgerStore {
  private:
   bool Write(std::string* error);
 
-  StateStore* store_;
+  state::StateStore* store_;
   int32_t partition_;
   std::map<uint64_t, dp::LedgerEntry> entries_;  // mirror of the record
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SRC_SERVICE_STATE_LEDGER_STORE_H_

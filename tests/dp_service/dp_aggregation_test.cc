@@ -20,7 +20,7 @@
 #include "vanon/service/dp_publisher.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 using dp_test::Events;
@@ -51,8 +51,8 @@ class MemorySource final : public DpPartialSource {
   MemoryTopic* topic_;
 };
 
-Config GlobalConfig(const TempDir& dir, double epsilon = 0.1) {
-  Config c = TestConfig(dir);
+config::Config GlobalConfig(const TempDir& dir, double epsilon = 0.1) {
+  config::Config c = TestConfig(dir);
   c.dp.window_seconds = kWindowMs / 1000;
   c.dp.epsilon_per_release = epsilon;
   c.dp.budget_epsilon = 1000 * epsilon;
@@ -63,9 +63,9 @@ Config GlobalConfig(const TempDir& dir, double epsilon = 0.1) {
 }
 
 // Vehicles of partition p: disjoint key ranges (a vehicle is in one partition).
-std::vector<BufferedEvent> PartitionEvents(int32_t p, int64_t epoch, int vehicles) {
-  std::vector<BufferedEvent> ev = Events(vehicles, epoch * kEpochMs);
-  for (BufferedEvent& e : ev) {
+std::vector<ingest::BufferedEvent> PartitionEvents(int32_t p, int64_t epoch, int vehicles) {
+  std::vector<ingest::BufferedEvent> ev = Events(vehicles, epoch * kEpochMs);
+  for (ingest::BufferedEvent& e : ev) {
     e.vehicle_key[2] = static_cast<uint8_t>(p + 1);
     e.trip_key[2] = static_cast<uint8_t>(p + 1);
   }
@@ -73,18 +73,18 @@ std::vector<BufferedEvent> PartitionEvents(int32_t p, int64_t epoch, int vehicle
 }
 
 struct Service {
-  std::unique_ptr<StateStore> store;
+  std::unique_ptr<state::StateStore> store;
   prometheus::Registry registry;
   std::unique_ptr<DpPublisher> dp;
   MemoryTopic* topic;
 
-  Service(const Config& c, const std::string& dir, MemoryTopic* t) : store(StateStore::Open(dir)), topic(t) {
+  Service(const config::Config& c, const std::string& dir, MemoryTopic* t) : store(state::StateStore::Open(dir)), topic(t) {
     dp = std::make_unique<DpPublisher>(c, kHmacKey, store.get(), registry);
     dp->SetAggregation(kPartitions, std::make_unique<MemorySource>(t));
   }
   DpPublisher::Result Compute(int32_t p, int64_t epoch, uint8_t seed, int vehicles = 12) {
     const auto events = PartitionEvents(p, epoch, vehicles);
-    SeedStream random(SeedOf(static_cast<uint8_t>(seed + 16 * p)));
+    release::SeedStream random(SeedOf(static_cast<uint8_t>(seed + 16 * p)));
     const int64_t start = epoch * kEpochMs;
     return dp->Compute(p, epoch, start, start + kEpochMs, events, random);
   }
@@ -92,7 +92,7 @@ struct Service {
   DpPublisher::Result Release(int32_t p, int64_t epoch, uint8_t seed = 7, int vehicles = 12) {
     DpPublisher::Result r = Compute(p, epoch, seed, vehicles);
     for (const auto& [k, v] : r.partials) topic->records.push_back(v);
-    ReleaseWrite w(*store);
+    state::ReleaseWrite w(*store);
     dp->Apply(p, r, &w);
     store->Commit(w);
     dp->Committed(r);
@@ -174,7 +174,7 @@ TEST(DpAggregationTest, GlobalCountIsTheSumOverPartitions) {
 TEST(DpAggregationTest, RecomputeAfterCrashRepublishesTheSameGlobalCountsWithoutChargingTwice) {
   TempDir dir("agg_crash");
   MemoryTopic topic;
-  const Config config = GlobalConfig(dir);
+  const config::Config config = GlobalConfig(dir);
   DpPublisher::Result first;
   {
     Service s(config, dir.Sub("state"), &topic);
@@ -252,4 +252,4 @@ TEST(DpAggregationTest, EveryGlobalCountVariesWithTheReleaseSeed) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

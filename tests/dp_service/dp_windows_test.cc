@@ -18,7 +18,7 @@
 #include "vanon/service/dp_publisher.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 using dp_test::Events;
@@ -31,31 +31,31 @@ using dp_test::TestConfig;
 constexpr int32_t kPartition = 1;
 constexpr int64_t kWindowMs = 3 * kEpochMs;
 
-Config WindowConfig(const TempDir& dir) {
-  Config c = TestConfig(dir);
+config::Config WindowConfig(const TempDir& dir) {
+  config::Config c = TestConfig(dir);
   c.dp.window_seconds = kWindowMs / 1000;
   c.dp.budget_epsilon = 10;
   return c;
 }
 
 struct Service {
-  std::unique_ptr<StateStore> store;
+  std::unique_ptr<state::StateStore> store;
   prometheus::Registry registry;
   std::unique_ptr<DpPublisher> dp;
 
-  Service(const Config& c, const std::string& dir) : store(StateStore::Open(dir)) {
+  Service(const config::Config& c, const std::string& dir) : store(state::StateStore::Open(dir)) {
     dp = std::make_unique<DpPublisher>(c, kHmacKey, store.get(), registry);
   }
 
   DpPublisher::Result Compute(int64_t epoch, uint8_t seed, int vehicles = 12) {
     const int64_t start = epoch * kEpochMs;
     const auto events = Events(vehicles, start);
-    SeedStream random(SeedOf(seed));
+    release::SeedStream random(SeedOf(seed));
     return dp->Compute(kPartition, epoch, start, start + kEpochMs, events, random);
   }
   DpPublisher::Result Release(int64_t epoch, uint8_t seed = 7, int vehicles = 12) {
     DpPublisher::Result r = Compute(epoch, seed, vehicles);
-    ReleaseWrite w(*store);
+    state::ReleaseWrite w(*store);
     dp->Apply(kPartition, r, &w);
     store->Commit(w);
     dp->Committed(r);
@@ -101,7 +101,7 @@ TEST(DpWindowsTest, PublishedOncePerWindowWithOneCharge) {
 // measurement).
 TEST(DpWindowsTest, VehiclesAreBoundedOverTheWholeWindow) {
   TempDir dir("windows_bound");
-  Config c = WindowConfig(dir);
+  config::Config c = WindowConfig(dir);
   c.dp.epsilon_per_release = 100;
   c.dp.budget_epsilon = 1000;
   Service s(c, dir.Sub("state"));
@@ -120,7 +120,7 @@ TEST(DpWindowsTest, VehiclesAreBoundedOverTheWholeWindow) {
 // window again, and the recomputation must publish the same values.
 TEST(DpWindowsTest, RecomputeAfterCrashRepublishesTheWindowWithoutChargingTwice) {
   TempDir dir("windows_crash");
-  const Config config = WindowConfig(dir);
+  const config::Config config = WindowConfig(dir);
   DpPublisher::Result first;
   {
     Service s(config, dir.Sub("state"));
@@ -195,4 +195,4 @@ TEST(DpWindowsTest, RunningTotalsAreSumsOfTheWindowCounts) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <numbers>
 
-namespace vanon {
+namespace vanon::release {
 namespace {
 
-PayloadField Field(std::string path, PayloadTransform t, double width = 0, double cell = 0) {
-  PayloadField f;
+config::PayloadField Field(std::string path, config::PayloadTransform t, double width = 0, double cell = 0) {
+  config::PayloadField f;
   f.path = std::move(path);
   f.transform = t;
   f.width = width;
@@ -17,8 +17,8 @@ PayloadField Field(std::string path, PayloadTransform t, double width = 0, doubl
   return f;
 }
 
-PayloadConfig Cfg(PayloadDefault d, std::vector<PayloadField> fields) {
-  PayloadConfig c;
+config::PayloadConfig Cfg(config::PayloadDefault d, std::vector<config::PayloadField> fields) {
+  config::PayloadConfig c;
   c.default_action = d;
   c.fields = std::move(fields);
   c.time_bucket_seconds = 60;
@@ -26,40 +26,40 @@ PayloadConfig Cfg(PayloadDefault d, std::vector<PayloadField> fields) {
 }
 
 TEST(PayloadTransformerTest, DefaultDropPublishesOnlyListedFields) {
-  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {Field("source", PayloadTransform::kKeep),
-                                                   Field("artist", PayloadTransform::kDrop)}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {Field("source", config::PayloadTransform::kKeep),
+                                                   Field("artist", config::PayloadTransform::kDrop)}));
   EXPECT_EQ(t.Transform(R"({"artist":"Kid Cudi","source":"bluetooth","vol":3})"),
             R"({"source":"bluetooth"})");
   EXPECT_EQ(t.Transform(R"({"x":1})"), "{}");
 }
 
 TEST(PayloadTransformerTest, DefaultKeepDropsListedAndKeepsTheRest) {
-  PayloadTransformer t(Cfg(PayloadDefault::kKeep, {Field("artist", PayloadTransform::kDrop),
-                                                   Field("pos.raw", PayloadTransform::kDrop)}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kKeep, {Field("artist", config::PayloadTransform::kDrop),
+                                                   Field("pos.raw", config::PayloadTransform::kDrop)}));
   EXPECT_EQ(t.Transform(R"({"artist":"A","vol":3,"l":[1,{"a":"\"q\""}],"pos":{"raw":1,"ok":true}})"),
             R"({"vol":3,"l":[1,{"a":"\"q\""}],"pos":{"ok":true}})");
 }
 
 TEST(PayloadTransformerTest, NestedListedPathKeepsStructureUnderDefaultDrop) {
-  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {Field("car.speed", PayloadTransform::kBin, 10)}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {Field("car.speed", config::PayloadTransform::kBin, 10)}));
   EXPECT_EQ(t.Transform(R"({"car":{"speed":57.5,"vin":"X"},"other":1})"), R"({"car":{"speed":50}})");
   EXPECT_EQ(t.Transform(R"({"car":{"vin":"X"}})"), "{}");
 }
 
 TEST(PayloadTransformerTest, BinGivesLowerBoundAsNumber) {
-  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {Field("v", PayloadTransform::kBin, 0.1)}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {Field("v", config::PayloadTransform::kBin, 0.1)}));
   EXPECT_EQ(t.Transform(R"({"v":0.35})"), R"({"v":0.3})");
   EXPECT_EQ(t.Transform(R"({"v":-0.01})"), R"({"v":-0.1})");
   EXPECT_EQ(t.Transform(R"({"v":0})"), R"({"v":0})");
-  PayloadTransformer u(Cfg(PayloadDefault::kDrop, {Field("v", PayloadTransform::kBin, 25)}));
+  PayloadTransformer u(Cfg(config::PayloadDefault::kDrop, {Field("v", config::PayloadTransform::kBin, 25)}));
   EXPECT_EQ(u.Transform(R"({"v":18446744073709551615})"), R"({"v":1.84467440737096e+19})");
   EXPECT_EQ(u.Transform(R"({"v":-7})"), R"({"v":-25})");
   EXPECT_EQ(u.stats().malformed_fields, 0u);
 }
 
 TEST(PayloadTransformerTest, MalformedValuesAreDroppedAndCounted) {
-  PayloadTransformer t(Cfg(PayloadDefault::kKeep, {Field("v", PayloadTransform::kBin, 10),
-                                                   Field("g", PayloadTransform::kGpsGrid, 0, 100)}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kKeep, {Field("v", config::PayloadTransform::kBin, 10),
+                                                   Field("g", config::PayloadTransform::kGpsGrid, 0, 100)}));
   const char* bad[] = {R"({"v":"12","g":{"lat":1}})",           R"({"v":null,"g":[1,2]})",
                        R"({"v":{"x":1},"g":{"lat":91,"lon":0}})", R"({"v":true,"g":{"lat":"1","lon":2}})",
                        R"({"v":1e308,"g":{"lat":0,"lon":-180.5}})"};
@@ -80,7 +80,7 @@ TEST(PayloadTransformerTest, MalformedValuesAreDroppedAndCounted) {
 
 TEST(PayloadTransformerTest, GpsSnapsToCellCentreWithCellSizedCells) {
   const double cell = 1000;
-  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {Field("gps", PayloadTransform::kGpsGrid, 0, cell)}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {Field("gps", config::PayloadTransform::kGpsGrid, 0, cell)}));
   EXPECT_EQ(t.Transform(R"({"gps":{"lat":48.137,"lon":11.575,"alt":520}})").find("alt"), std::string::npos);
 
   // Points in one cell map to the same centre; the centre is within half a
@@ -108,11 +108,11 @@ TEST(PayloadTransformerTest, GpsSnapsToCellCentreWithCellSizedCells) {
 }
 
 TEST(PayloadTransformerTest, PublishedTimeFloorsToBucket) {
-  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {}));
   EXPECT_EQ(t.PublishedTime(1763805659999), 1763805600000);
   EXPECT_EQ(t.PublishedTime(1763805600000), 1763805600000);
   EXPECT_EQ(t.PublishedTime(-1), -60000);
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::release

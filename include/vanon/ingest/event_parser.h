@@ -42,7 +42,7 @@
 #include "vanon/ingest/parsed_event.h"
 #include "vanon/ingest/validation_limits.h"
 
-namespace vanon {
+namespace vanon::ingest {
 
 class EventParser {
  public:
@@ -68,6 +68,6 @@ class EventParser {
   std::unique_ptr<Rep> rep_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::ingest
 
 #endif  // VANON_INGEST_EVENT_PARSER_H_

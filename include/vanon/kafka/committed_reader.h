@@ -12,7 +12,7 @@
 
 #include "vanon/kafka/client_config.h"
 
-namespace vanon {
+namespace vanon::kafka {
 
 struct CommittedRecord {
   int64_t offset;
@@ -33,6 +33,6 @@ void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
                    const std::function<bool(const CommittedRecord&)>& fn,
                    int timeout_ms = 30000);
 
-}  // namespace vanon
+}  // namespace vanon::kafka
 
 #endif  // VANON_KAFKA_COMMITTED_READER_H_

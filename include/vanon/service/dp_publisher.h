@@ -46,13 +46,19 @@
 #include "vanon/dp/random_source.h"
 #include "vanon/ingest/buffered_event.h"
 
-namespace vanon {
+namespace vanon::engine {
+class Schema;
+}  // namespace vanon::engine
+
+namespace vanon::state {
+class ReleaseWrite;
+class StateStore;
+}  // namespace vanon::state
+
+namespace vanon::service {
 
 class DpPartialSource;
 struct DpAggregateState;
-class ReleaseWrite;
-class Schema;
-class StateStore;
 
 class DpPublisher {
  public:
@@ -60,7 +66,7 @@ class DpPublisher {
   // run (a dimension without a fixed domain, a numeric QI split on demand,
   // an epsilon with more than nine decimals...). When config.dp.enabled is
   // false, Compute returns no records and touches no state.
-  DpPublisher(const Config& config, std::string_view hmac_key, StateStore* store,
+  DpPublisher(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
               prometheus::Registry& registry);
   ~DpPublisher();
   DpPublisher(const DpPublisher&) = delete;
@@ -92,10 +98,10 @@ class DpPublisher {
   // recomputation takes the same decision. Throws std::runtime_error when
   // the ledger cannot be read or written (corrupt or failing state).
   Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                 std::span<const BufferedEvent> events, dp::RandomSource& random);
+                 std::span<const ingest::BufferedEvent> events, dp::RandomSource& random);
 
   // Puts the running-total state into the release's apply batch.
-  void Apply(int32_t partition, const Result& r, ReleaseWrite* w) const;
+  void Apply(int32_t partition, const Result& r, state::ReleaseWrite* w) const;
 
   // After the apply batch is committed: vanon_dp_* metrics, and one log line
   // when a partition's publication pauses or resumes.
@@ -128,7 +134,7 @@ class DpPublisher {
   struct QiLookup {
     std::string name;
     size_t attr = 0;  // index in config.quasi_identifiers and BufferedEvent::qi_values
-    QuasiIdentifier config;  // its range and precision, for numeric values
+    config::QuasiIdentifier config;  // its range and precision, for numeric values
   };
   dp::BudgetLedger& Ledger(int32_t partition);
   void SetUpTreeCounters();
@@ -136,11 +142,11 @@ class DpPublisher {
                      const dp::DpRelease& release, dp::RandomSource& random, Result* result);
   // Each vehicle's events of `events`, converted (dp_publisher.cc).
   using VehicleFn = std::function<void(std::string_view vehicle, std::span<const dp::DpEvent> events)>;
-  void ForEachVehicle(std::span<const BufferedEvent> events, const VehicleFn& fn);
+  void ForEachVehicle(std::span<const ingest::BufferedEvent> events, const VehicleFn& fn);
   // DP windows (dp_windows.cc).
   struct Window;
   Result ComputeWindow(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                       std::span<const BufferedEvent> events, dp::RandomSource& random);
+                       std::span<const ingest::BufferedEvent> events, dp::RandomSource& random);
   void PublishWindow(int32_t partition, Window& window, dp::RandomSource& random, Result* result);
   // Running totals of a window's published counts: meta `prefix`<query>.
   void CumulativeSums(int32_t partition, const std::string& prefix, const dp::DpRelease& release,
@@ -156,15 +162,15 @@ class DpPublisher {
                      Result* result);
 
   const bool enabled_;
-  StateStore* store_;
+  state::StateStore* store_;
   dp::DpPlan plan_;
   dp::BudgetPolicy policy_;
   int64_t epoch_ms_ = 0;
   int64_t window_ms_ = 0;  // 0: counts per release
-  DpConfig::Aggregation aggregation_;
+  config::DpConfig::Aggregation aggregation_;
   int32_t input_partitions_ = 0;
   std::unique_ptr<DpPartialSource> partial_source_;
-  std::unique_ptr<Schema> schema_;
+  std::unique_ptr<engine::Schema> schema_;
   std::vector<QiLookup> qi_attrs_;  // QIs the queries use (dimension or filter)
   std::vector<TreeQuery> trees_;
   int tree_levels_ = 0;
@@ -184,6 +190,6 @@ class DpPublisher {
   prometheus::Counter& partials_dropped_counter_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_DP_PUBLISHER_H_
