@@ -2,6 +2,9 @@
 # Style checks that need no build, run by scripts/test.sh (so by CI):
 #   - header guards: #ifndef VANON_<PATH>_H_ everywhere, no #pragma once;
 #   - one pimpl name: Rep;
+#   - a namespace per area: files of src/<area>/ and include/vanon/<area>/
+#     open vanon::<area> (scripts/check_namespaces.py has the rule), no
+#     `using namespace` in a header;
 #   - function size: no function in src/ or include/ over 80 lines (as
 #     clang-tidy's readability-function-size counts, .clang-tidy), except the
 #     entries of scripts/function-size-allowlist.txt, which may only shrink;
@@ -20,6 +23,8 @@ if git grep -nE '^\s*(struct|class) Impl;' -- src include ':!include/vanon/servi
   echo "the private implementation is called Rep (member rep_), not Impl" >&2
   status=1
 fi
+echo "-- a namespace per area (vanon::<area>)"
+python3 scripts/check_namespaces.py || status=1
 echo "-- function size (limit 80 lines)"
 python3 scripts/function_sizes.py --limit 80 --allowlist scripts/function-size-allowlist.txt src include || status=1
 echo "-- test and benchmark names (docs/style.md)"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace vanon {
+namespace vanon::config {
 
 // what() holds one problem per line, each "FILE:LINE: key.path: message".
 // FILE is "--set" (and LINE the 1-based position of the override) when the
@@ -279,6 +279,6 @@ const char* ToString(VehicleSource v);
 const char* ToString(PrivacyModel v);
 const char* ToString(LogLevel v);
 
-}  // namespace vanon
+}  // namespace vanon::config
 
 #endif  // VANON_CONFIG_H_

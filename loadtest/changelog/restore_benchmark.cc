@@ -54,26 +54,26 @@ double CpuSeconds() {
 
 // The changelog records of a partition holding `n` signatures and one
 // committed release (so that a restore replaces the empty local state).
-std::vector<StateChange> PartitionRecords(StateStore& scratch, int32_t p, uint64_t first, uint64_t n) {
-  ReleaseWrite w(scratch);
+std::vector<state::StateChange> PartitionRecords(state::StateStore& scratch, int32_t p, uint64_t first, uint64_t n) {
+  state::ReleaseWrite w(scratch);
   for (uint64_t i = first; i < first + n; ++i) {
-    w.PutSignature(p, Vehicle(i), StoredSignature{{1, 5, 9, 14, 20}, 3, 9});
+    w.PutSignature(p, Vehicle(i), state::StoredSignature{{1, 5, 9, 14, 20}, 3, 9});
   }
-  ReleaseLogEntry e;
-  e.status = ReleaseStatus::kCommitted;
+  state::ReleaseLogEntry e;
+  e.status = state::ReleaseStatus::kCommitted;
   e.summary = "{\"type\":\"summary\"}";
   w.PutRelease(p, 9, e);
   return w.Changes();
 }
 
 // Produces every partition's records; returns the count per partition.
-std::vector<uint64_t> ProduceChangelog(const std::string& bootstrap, StateStore& scratch, int partitions,
+std::vector<uint64_t> ProduceChangelog(const std::string& bootstrap, state::StateStore& scratch, int partitions,
                                        uint64_t per_partition) {
-  Producer producer(bootstrap, {}, {}, {{"linger.ms", "20"}, {"batch.num.messages", "10000"}});
+  kafka::Producer producer(bootstrap, {}, {}, {{"linger.ms", "20"}, {"batch.num.messages", "10000"}});
   std::vector<uint64_t> counts;
   for (int p = 0; p < partitions; ++p) {
-    const std::vector<StateChange> records = PartitionRecords(scratch, p, p * per_partition, per_partition);
-    for (const StateChange& c : records) producer.Produce(kTopic, p, ChangelogKey(p, c), *c.value);
+    const std::vector<state::StateChange> records = PartitionRecords(scratch, p, p * per_partition, per_partition);
+    for (const state::StateChange& c : records) producer.Produce(kTopic, p, service::ChangelogKey(p, c), *c.value);
     counts.push_back(records.size());
   }
   if (!producer.Flush(300000) || producer.failures() != 0) throw std::runtime_error("produce failed");
@@ -85,26 +85,26 @@ int Run(uint64_t n, uint64_t per_partition) {
   const std::string dir = std::filesystem::temp_directory_path() / ("vanon-restore-bench-" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  MockCluster cluster(1);
+  kafka::MockCluster cluster(1);
   cluster.CreateTopic(kTopic, partitions);
-  const Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+  const config::Config config = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
                                    {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + dir + "/state",
                                     std::string("state.changelog.topic=") + kTopic});
   std::vector<uint64_t> produced;
   {
-    auto scratch = StateStore::Open(dir + "/scratch");
+    auto scratch = state::StateStore::Open(dir + "/scratch");
     produced = ProduceChangelog(cluster.Bootstrap(), *scratch, partitions, per_partition);
   }
-  auto store = StateStore::Open(dir + "/state");
+  auto store = state::StateStore::Open(dir + "/state");
   prometheus::Registry registry;
-  StateRestorer restorer(config, store.get(), registry);
+  service::StateRestorer restorer(config, store.get(), registry);
   const auto t0 = std::chrono::steady_clock::now();
   const double c0 = CpuSeconds();
   uint64_t restored = 0;
   for (int p = 0; p < partitions; ++p) {
     if (!restorer.Restore(p, [](int32_t) { return int64_t{-1}; })) throw std::runtime_error("not restored");
     uint64_t got = 0;
-    store->ScanSignatures(p, [&](std::string_view, const StoredSignature&) {
+    store->ScanSignatures(p, [&](std::string_view, const state::StoredSignature&) {
       ++got;
       return true;
     });
@@ -115,12 +115,12 @@ int Run(uint64_t n, uint64_t per_partition) {
   const double cpu = CpuSeconds() - c0;
 
   // RocksDB at full size: all n signatures written into one partition.
-  std::vector<StateChange> all;
+  std::vector<state::StateChange> all;
   {
-    auto scratch = StateStore::Open(dir + "/scratch2");
+    auto scratch = state::StateStore::Open(dir + "/scratch2");
     all = PartitionRecords(*scratch, 0, 0, n);
   }
-  auto one = StateStore::Open(dir + "/one");
+  auto one = state::StateStore::Open(dir + "/one");
   const auto r0 = std::chrono::steady_clock::now();
   one->ReplacePartition(0, all);
   const double replace = std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();

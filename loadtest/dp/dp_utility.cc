@@ -60,20 +60,20 @@ struct Vehicle {
 // is one); trips still open at the end count, as in a release cut at the
 // end of the day.
 std::vector<Vehicle> Generate(const std::string& source_dir, uint64_t vehicles, uint64_t messages) {
-  static const vanon::VinDecoder table = vanon::VinDecoder::Load(source_dir + "/config/vehicle/vin-table.yaml");
-  vanon::FleetOptions options;
+  static const vanon::fleet::VinDecoder table = vanon::fleet::VinDecoder::Load(source_dir + "/config/vehicle/vin-table.yaml");
+  vanon::fleet::FleetOptions options;
   options.vehicles = vehicles;
   options.seed = 2025;
   options.distribution = source_dir + "/config/vehicle/fleet-seed000.yaml";
   options.exact_shares = true;
   options.events_per_second = static_cast<double>(messages) / 86400.0;  // one day of event time
   options.churn_epoch_ms = 86'400'000;  // no churn; skip the per-epoch sweeps
-  vanon::FleetGenerator gen(options, table);
+  vanon::fleet::FleetGenerator gen(options, table);
   std::vector<Vehicle> fleet(vehicles);
   for (uint64_t v = 0; v < vehicles; ++v) fleet[v].engine = gen.Vehicles()[v].decoded.attributes[1].second;
   constexpr std::string_view kEventKey = ",\"event\":\"";
   for (uint64_t i = 0; i < messages; ++i) {
-    const vanon::FleetMessage& m = gen.Next();
+    const vanon::fleet::FleetMessage& m = gen.Next();
     const size_t at = m.value.find(kEventKey);
     if (at == std::string::npos) continue;
     const size_t from = at + kEventKey.size();

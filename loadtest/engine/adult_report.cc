@@ -28,8 +28,8 @@ const char* const kQis[] = {"age", "sex", "race", "marital-status", "education",
 constexpr uint32_t kCounterfeitsAtM10 = 3;
 
 struct Adult {
-  Schema schema;
-  std::vector<Tuple> rows;
+  engine::Schema schema;
+  std::vector<engine::Tuple> rows;
   size_t skipped = 0;
 };
 
@@ -42,14 +42,14 @@ std::vector<std::string> Split(const std::string& line) {
 }
 
 Adult LoadAdult(const std::string& dir) {
-  std::vector<QiAttribute> attrs;
+  std::vector<engine::QiAttribute> attrs;
   for (const char* q : kQis) {
     attrs.push_back({q,
-                     std::make_shared<CategoricalHierarchy>(
-                         CategoricalHierarchy::LoadArxCsv(dir + "/adult_hierarchy_" + q + ".csv")),
+                     std::make_shared<engine::CategoricalHierarchy>(
+                         engine::CategoricalHierarchy::LoadArxCsv(dir + "/adult_hierarchy_" + q + ".csv")),
                      {}});
   }
-  Adult adult{Schema(std::move(attrs)), {}, 0};
+  Adult adult{engine::Schema(std::move(attrs)), {}, 0};
   std::ifstream in(dir + "/adult.csv");
   std::string line;
   std::getline(in, line);
@@ -64,10 +64,10 @@ Adult LoadAdult(const std::string& dir) {
   for (size_t c = 0; c < header.size(); ++c) {
     if (header[c] == "occupation") occupation = c;
   }
-  std::map<std::string, SensitiveId> values;
+  std::map<std::string, engine::SensitiveId> values;
   while (std::getline(in, line)) {
     const std::vector<std::string> cells = Split(line);
-    Tuple t;
+    engine::Tuple t;
     t.vehicle = "row" + std::to_string(adult.rows.size() + adult.skipped);
     bool ok = cells.size() == header.size();
     for (size_t a = 0; ok && a < column.size(); ++a) {
@@ -79,7 +79,7 @@ Adult LoadAdult(const std::string& dir) {
       ++adult.skipped;
       continue;
     }
-    t.sensitive = values.emplace(cells[occupation], static_cast<SensitiveId>(values.size())).first->second;
+    t.sensitive = values.emplace(cells[occupation], static_cast<engine::SensitiveId>(values.size())).first->second;
     adult.rows.push_back(std::move(t));
   }
   return adult;
@@ -101,7 +101,7 @@ void Print(const std::vector<Row>& rows) {
   }
 }
 
-bool CheckOrComplain(ReleaseChecker& checker, const ReleaseInput& in, const ReleaseOutput& out) {
+bool CheckOrComplain(engine::ReleaseChecker& checker, const engine::ReleaseInput& in, const engine::ReleaseOutput& out) {
   const auto v = checker.Check(in, out);
   for (const auto& s : v) std::fprintf(stderr, "checker: %s\n", s.c_str());
   return v.empty();
@@ -125,7 +125,7 @@ int Main(int argc, char** argv) {
   std::printf("(a) one release\n\n");
   std::vector<Row> single;
   for (int pass = 0; pass < 6; ++pass) {
-    ReleaseInput in;
+    engine::ReleaseInput in;
     in.release_id = 1;
     in.tuples = adult.rows;
     in.params.seed = 1;
@@ -138,19 +138,19 @@ int Main(int argc, char** argv) {
         label += ", <= " + std::to_string(kCounterfeitsAtM10) + " counterfeits per new group";
       }
     } else {
-      in.params.model = Model::kKAnonymity;
+      in.params.model = engine::Model::kKAnonymity;
       in.params.k = pass == 4 ? 5 : 10;
       label = "k-anonymity (no l), k = " + std::to_string(in.params.k);
     }
-    const ReleaseOutput out = ComputeRelease(adult.schema, in);
-    ReleaseChecker checker(adult.schema);
+    const engine::ReleaseOutput out = ComputeRelease(adult.schema, in);
+    engine::ReleaseChecker checker(adult.schema);
     clean &= CheckOrComplain(checker, in, out);
     if (std::getenv("VANON_ADULT_BREAKDOWN") != nullptr) {
       // Where the loss sits: average cell loss per QI over published tuples.
       std::fprintf(stderr, "%s:", label.c_str());
       for (size_t a = 0; a < adult.schema.size(); ++a) {
         double sum = 0, n = 0;
-        for (const Group& g : out.groups) {
+        for (const engine::Group& g : out.groups) {
           sum += adult.schema.Loss(a, g.qi[a]) * static_cast<double>(g.members.size());
           n += static_cast<double>(g.members.size());
         }
@@ -158,7 +158,7 @@ int Main(int argc, char** argv) {
       }
       std::fprintf(stderr, "\n");
     }
-    const ReleaseMetrics& m = out.metrics;
+    const engine::ReleaseMetrics& m = out.metrics;
     single.push_back({label, m.ncp, m.suppression_ratio, m.counterfeit_ratio, m.min_group_size, m.groups});
   }
   Print(single);
@@ -175,8 +175,8 @@ int Main(int argc, char** argv) {
   }
   for (uint32_t pass = 0; pass < 4; ++pass) {
     const uint32_t m = pass == 0 ? 2 : pass == 1 ? 5 : 10;
-    ReleaseChecker checker(adult.schema);
-    ReleaseInput in;
+    engine::ReleaseChecker checker(adult.schema);
+    engine::ReleaseInput in;
     in.params.m = m;
     if (pass == 3) in.params.new_group_counterfeits = kCounterfeitsAtM10;
     in.params.max_delay = 2;
@@ -189,9 +189,9 @@ int Main(int argc, char** argv) {
       for (size_t i = 0; i < adult.rows.size(); ++i) {
         if (active[i].first <= r && r <= active[i].second) in.tuples.push_back(adult.rows[i]);
       }
-      const ReleaseOutput out = ComputeRelease(adult.schema, in);
+      const engine::ReleaseOutput out = ComputeRelease(adult.schema, in);
       clean &= CheckOrComplain(checker, in, out);
-      const ReleaseMetrics& mm = out.metrics;
+      const engine::ReleaseMetrics& mm = out.metrics;
       loss += mm.ncp * static_cast<double>(mm.tuples);
       tuples += static_cast<double>(mm.tuples);
       suppressed += static_cast<double>(mm.tuples - mm.published);
@@ -199,12 +199,12 @@ int Main(int argc, char** argv) {
       published += static_cast<double>(mm.published);
       if (mm.groups > 0) min_group = std::min(min_group, mm.min_group_size);
       groups += mm.groups;
-      ReleaseInput next;
+      engine::ReleaseInput next;
       next.params = in.params;
       next.known_signatures = in.known_signatures;
       for (const auto& [vehicle, sig] : out.new_signatures) next.known_signatures[vehicle] = sig;
-      for (const StillWaiting& w : out.waiting) {
-        next.waiting.push_back(WaitingTuple{ResolveTuple(in, w.ref), w.first_release});
+      for (const engine::StillWaiting& w : out.waiting) {
+        next.waiting.push_back(engine::WaitingTuple{ResolveTuple(in, w.ref), w.first_release});
       }
       in = std::move(next);
     }

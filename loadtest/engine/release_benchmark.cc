@@ -60,8 +60,8 @@ uint64_t Mix(uint64_t x) {
 
 // Four categorical QIs (two-level trees of 8x8, 4x4, 16x2, 3x3 leaves) and
 // four numeric ones (two split on demand, two in fixed bins).
-Schema BenchSchema() {
-  std::vector<QiAttribute> attrs;
+engine::Schema BenchSchema() {
+  std::vector<engine::QiAttribute> attrs;
   const int shapes[4][2] = {{8, 8}, {4, 4}, {16, 2}, {3, 3}};
   for (int a = 0; a < 4; ++a) {
     std::vector<std::vector<std::string>> rows;
@@ -71,19 +71,19 @@ Schema BenchSchema() {
       }
     }
     attrs.push_back({"cat" + std::to_string(a),
-                     std::make_shared<CategoricalHierarchy>(CategoricalHierarchy::FromRows(rows, "bench")),
+                     std::make_shared<engine::CategoricalHierarchy>(engine::CategoricalHierarchy::FromRows(rows, "bench")),
                      {}});
   }
   attrs.push_back({"year", nullptr, {1990, 2029, 0}});
   attrs.push_back({"seats", nullptr, {1, 9, 0}});
   attrs.push_back({"power", nullptr, {40, 539, 10}});
   attrs.push_back({"region", nullptr, {0, 999, 50}});
-  return Schema(std::move(attrs));
+  return engine::Schema(std::move(attrs));
 }
 
-ReleaseInput BenchInput(size_t n) {
-  const Schema schema = BenchSchema();
-  ReleaseInput in;
+engine::ReleaseInput BenchInput(size_t n) {
+  const engine::Schema schema = BenchSchema();
+  engine::ReleaseInput in;
   in.release_id = 1;
   in.params.m = 5;
   in.params.max_delay = 2;
@@ -95,7 +95,7 @@ ReleaseInput BenchInput(size_t n) {
   }
   in.tuples.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    Tuple& t = in.tuples[i];
+    engine::Tuple& t = in.tuples[i];
     t.vehicle.resize(32);  // HMAC-sized key
     uint64_t h = Mix(i);
     for (int b = 0; b < 4; ++b, h = Mix(h)) std::memcpy(&t.vehicle[static_cast<size_t>(b) * 8], &h, 8);
@@ -109,7 +109,7 @@ ReleaseInput BenchInput(size_t n) {
     t.qi[7] = static_cast<int32_t>(Mix(h + 7) % 1000);
     // 50 values, mildly skewed: the top value holds about 6%.
     const uint64_t r = Mix(h + 8) % 1000;
-    t.sensitive = r < 60 ? 0 : static_cast<SensitiveId>(1 + (r - 60) % 49);
+    t.sensitive = r < 60 ? 0 : static_cast<engine::SensitiveId>(1 + (r - 60) % 49);
     t.events = 1 + static_cast<uint32_t>(Mix(h + 9) % 50);
   }
   return in;
@@ -117,15 +117,15 @@ ReleaseInput BenchInput(size_t n) {
 
 // Runs `in` once per iteration and reports CPU through the framework, peak
 // working memory per tuple and the release's metrics as counters.
-void MeasureRelease(benchmark::State& state, const Schema& schema, const ReleaseInput& in) {
+void MeasureRelease(benchmark::State& state, const engine::Schema& schema, const engine::ReleaseInput& in) {
   const size_t n = in.tuples.size();
   double bytes_per_tuple = 0;
-  ReleaseMetrics metrics;
+  engine::ReleaseMetrics metrics;
   for (auto _ : state) {
     const int64_t base = g_live.load();
     g_peak = base;
     {
-      ReleaseOutput out = ComputeRelease(schema, in);
+      engine::ReleaseOutput out = ComputeRelease(schema, in);
       benchmark::DoNotOptimize(out.groups.data());
       metrics = out.metrics;
     }
@@ -141,8 +141,8 @@ void MeasureRelease(benchmark::State& state, const Schema& schema, const Release
 // First release: every vehicle is new.
 void BM_Release(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
-  const Schema schema = BenchSchema();
-  const ReleaseInput in = BenchInput(n);
+  const engine::Schema schema = BenchSchema();
+  const engine::ReleaseInput in = BenchInput(n);
   MeasureRelease(state, schema, in);
 }
 
@@ -152,14 +152,14 @@ void BM_Release(benchmark::State& state) {
 // is new and fills counterfeit slots first.
 void BM_KnownRelease(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
-  const Schema schema = BenchSchema();
-  ReleaseInput in = BenchInput(n);
+  const engine::Schema schema = BenchSchema();
+  engine::ReleaseInput in = BenchInput(n);
   {
-    const ReleaseOutput first = ComputeRelease(schema, in);
-    ReleaseInput second = BenchInput(n);
+    const engine::ReleaseOutput first = ComputeRelease(schema, in);
+    engine::ReleaseInput second = BenchInput(n);
     second.release_id = 2;
     for (size_t i = 0; i < n; ++i) {
-      Tuple& t = second.tuples[i];
+      engine::Tuple& t = second.tuples[i];
       if (i % 3 == 0) {  // a different key: a new vehicle
         t.vehicle[0] = static_cast<char>(t.vehicle[0] ^ 0x5a);
         t.vehicle[9] = static_cast<char>(t.vehicle[9] ^ 0x11);

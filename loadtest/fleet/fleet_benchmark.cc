@@ -11,23 +11,23 @@
 
 namespace {
 
-const vanon::VinDecoder& Table() {
-  static const vanon::VinDecoder table =
-      vanon::VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
+const vanon::fleet::VinDecoder& Table() {
+  static const vanon::fleet::VinDecoder table =
+      vanon::fleet::VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
   return table;
 }
 
 // Args: vehicles, invalid fraction in per mille.
 void BM_FleetNext(benchmark::State& state) {
-  vanon::FleetOptions options;
+  vanon::fleet::FleetOptions options;
   options.vehicles = static_cast<uint64_t>(state.range(0));
   options.invalid_fraction = static_cast<double>(state.range(1)) / 1000.0;
   options.churn = 0.05;
   options.events_per_second = 50000;
-  vanon::FleetGenerator gen(options, Table());
+  vanon::fleet::FleetGenerator gen(options, Table());
   uint64_t bytes = 0;
   for (auto _ : state) {
-    const vanon::FleetMessage& m = gen.Next();
+    const vanon::fleet::FleetMessage& m = gen.Next();
     bytes += m.value.size();
     benchmark::DoNotOptimize(m.value.data());
   }
@@ -40,10 +40,10 @@ BENCHMARK(BM_FleetNext)->Args({1000, 0})->Args({100000, 0})->Args({100000, 10})-
 
 // Building the fleet (VINs, decoding, favourites) is a one-off cost.
 void BM_FleetBuild(benchmark::State& state) {
-  vanon::FleetOptions options;
+  vanon::fleet::FleetOptions options;
   options.vehicles = static_cast<uint64_t>(state.range(0));
   for (auto _ : state) {
-    vanon::FleetGenerator gen(options, Table());
+    vanon::fleet::FleetGenerator gen(options, Table());
     benchmark::DoNotOptimize(gen.Vehicles().data());
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));

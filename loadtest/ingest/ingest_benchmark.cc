@@ -70,12 +70,12 @@ Pool MakePool(bool rfc3339) {
   return pool;
 }
 
-void RunParse(benchmark::State& state, const FieldMapping& mapping,
+void RunParse(benchmark::State& state, const ingest::FieldMapping& mapping,
               bool rfc3339) {
   const Pool pool = MakePool(rfc3339);
-  EventParser parser(mapping, ValidationLimits{});
-  ParsedEvent event;
-  Rejection rejection;
+  ingest::EventParser parser(mapping, ingest::ValidationLimits{});
+  ingest::ParsedEvent event;
+  ingest::Rejection rejection;
   std::size_t i = 0;
   std::int64_t rejected = 0;
   for (auto _ : state) {
@@ -93,32 +93,32 @@ void RunParse(benchmark::State& state, const FieldMapping& mapping,
 }
 
 void BM_ParseValidate(benchmark::State& state) {
-  RunParse(state, FieldMapping{}, false);
+  RunParse(state, ingest::FieldMapping{}, false);
 }
 BENCHMARK(BM_ParseValidate);
 
 void BM_ParseValidateRfc3339(benchmark::State& state) {
-  RunParse(state, FieldMapping{}, true);
+  RunParse(state, ingest::FieldMapping{}, true);
 }
 BENCHMARK(BM_ParseValidateRfc3339);
 
 void BM_ParseValidateWithExtras(benchmark::State& state) {
-  FieldMapping mapping;
+  ingest::FieldMapping mapping;
   mapping.extras = {"payload.artist", "payload.source"};
   RunParse(state, mapping, false);
 }
 BENCHMARK(BM_ParseValidateWithExtras);
 
 void BM_KeyedHash(benchmark::State& state) {
-  KeyedHasher hasher("benchmark-secret-key-of-32-bytes");
+  ingest::KeyedHasher hasher("benchmark-secret-key-of-32-bytes");
   const std::string vin = "WDCGG8HB0AF462890";
   for (auto _ : state) benchmark::DoNotOptimize(hasher.Hash(vin));
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_KeyedHash);
 
-BufferedEvent SampleBuffered() {
-  BufferedEvent e;
+ingest::BufferedEvent SampleBuffered() {
+  ingest::BufferedEvent e;
   e.vehicle_key.fill(0x5a);
   e.trip_key.fill(0xa5);
   e.ts_ms = kNowMs;
@@ -130,7 +130,7 @@ BufferedEvent SampleBuffered() {
 }
 
 void BM_EncodeBufferedEvent(benchmark::State& state) {
-  const BufferedEvent e = SampleBuffered();
+  const ingest::BufferedEvent e = SampleBuffered();
   std::string out;
   for (auto _ : state) {
     out.clear();
@@ -144,7 +144,7 @@ BENCHMARK(BM_EncodeBufferedEvent);
 void BM_DecodeBufferedEvent(benchmark::State& state) {
   std::string bytes;
   EncodeBufferedEvent(SampleBuffered(), &bytes);
-  BufferedEvent e;
+  ingest::BufferedEvent e;
   for (auto _ : state) {
     if (!DecodeBufferedEvent(bytes, &e)) state.SkipWithError("decode failed");
     benchmark::DoNotOptimize(e.ts_ms);

@@ -74,12 +74,12 @@ void Row(const char* view, const AttackReport& r) {
 
 int Main(int argc, char** argv) {
   const Options opt = Parse(argc, argv);
-  const Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+  const config::Config config = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
                                    {"state.dir=/tmp/vanon-demonstrator-unused", "privacy.m=" + std::to_string(opt.m),
                                     "payload.fields.3={path: seq, transform: keep}"});
-  const Schema schema = SchemaFromConfig(config);
+  const engine::Schema schema = release::SchemaFromConfig(config);
   const int64_t len = config.privacy.epoch.length_seconds * 1000;
-  FleetOptions f;
+  fleet::FleetOptions f;
   f.vehicles = static_cast<size_t>(opt.vehicles);
   f.seed = opt.seed;
   f.events_per_second = opt.rate;
@@ -87,15 +87,15 @@ int Main(int argc, char** argv) {
   f.churn_epoch_ms = len;
   f.start_ms = 1763805600000;  // an epoch boundary
   f.max_message_bytes = static_cast<size_t>(config.input.max_message_bytes);
-  VinDecoder table = VinDecoder::Load(config.vehicle.vin_table);
-  FleetGenerator gen(f, table);
+  fleet::VinDecoder table = fleet::VinDecoder::Load(config.vehicle.vin_table);
+  fleet::FleetGenerator gen(f, table);
   InProcessRelease service(config, "demonstrator-hmac-key-0123456789abcdef", opt.partitions);
   std::vector<TruthMessage> truth;
   const auto total = static_cast<uint64_t>(static_cast<double>(opt.epochs) * static_cast<double>(len) / 1000 * opt.rate);
   int64_t open = FloorDiv(f.start_ms, len);
   uint64_t seq = 0;
   for (uint64_t i = 0; i < total; ++i) {
-    const FleetMessage& msg = gen.Next();
+    const fleet::FleetMessage& msg = gen.Next();
     const int64_t epoch = FloorDiv(msg.ts_ms, len);
     if (epoch > open) {
       service.ReleaseThrough(epoch - 1);

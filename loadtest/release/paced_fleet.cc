@@ -21,16 +21,16 @@ int64_t WallMs() {
 
 void PacedFleet::Run() {
   pthread_setname_np(pthread_self(), "fleet");
-  VinDecoder table = VinDecoder::Load(options_.vin_table);
-  FleetOptions fo;
+  fleet::VinDecoder table = fleet::VinDecoder::Load(options_.vin_table);
+  fleet::FleetOptions fo;
   fo.vehicles = options_.vehicles;
   fo.seed = options_.seed;
   fo.events_per_second = options_.rate;
   fo.start_ms = WallMs();
-  FleetGenerator gen(fo, table);
+  fleet::FleetGenerator gen(fo, table);
   // The same batching as `vanon loadgen`: one broker cannot take single sends
   // at this rate.
-  Producer producer(options_.bootstrap, {}, {},
+  kafka::Producer producer(options_.bootstrap, {}, {},
                     {{"linger.ms", "20"}, {"batch.num.messages", "10000"},
                      {"queue.buffering.max.messages", "500000"}, {"message.max.bytes", "4000000"},
                      {"log_level", "3"}});  // no disconnect notice when the cluster goes first
@@ -41,7 +41,7 @@ void PacedFleet::Run() {
     // burst is at most a millisecond's worth when the producer keeps up.
     const int64_t now = WallMs();
     while (sent < limit) {
-      const FleetMessage& m = gen.Next();
+      const fleet::FleetMessage& m = gen.Next();
       producer.Produce(options_.topic, -1, m.key, m.value);
       ++sent;
       if (now - m.ts_ms > max_lag_ms_.load(std::memory_order_relaxed)) {

@@ -26,9 +26,9 @@ void BM_ProduceOneRelease(benchmark::State& state) {
   const size_t records = static_cast<size_t>(state.range(0));
   const bool headers = state.range(1) != 0;
   const int partitions = 16;
-  MockCluster cluster(1);
+  kafka::MockCluster cluster(1);
   cluster.CreateTopic("anon", partitions);
-  KafkaProperties props;
+  kafka::KafkaProperties props;
   if (const char* e = std::getenv("PROPS")) {
     std::string all = e;
     size_t pos = 0;
@@ -41,11 +41,11 @@ void BM_ProduceOneRelease(benchmark::State& state) {
       pos = comma + 1;
     }
   }
-  TransactionalProducer producer(cluster.Bootstrap(), "bench-produce", props, {});
+  kafka::TransactionalProducer producer(cluster.Bootstrap(), "bench-produce", props, {});
   std::vector<std::string> values;
   values.reserve(records);
   for (size_t i = 0; i < records; ++i) values.push_back(AnonymizedLike(i));
-  const KafkaHeaders h = headers ? KafkaHeaders{{"vanon.attempt", "0123456789abcdef"}} : KafkaHeaders{};
+  const kafka::KafkaHeaders h = headers ? kafka::KafkaHeaders{{"vanon.attempt", "0123456789abcdef"}} : kafka::KafkaHeaders{};
   // The first transaction pays for connections and producer-id set-up.
   producer.BeginTransaction();
   producer.Produce("anon", 0, {}, values[0], h);

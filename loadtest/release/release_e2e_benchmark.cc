@@ -132,7 +132,7 @@ struct KcatResult {
 
 // The yardstick: the same number of messages at the same offered rate,
 // through nothing but a consumer and a producer.
-KcatResult RunKcat(MockCluster& cluster, const PacedFleetOptions& like, uint64_t messages) {
+KcatResult RunKcat(kafka::MockCluster& cluster, const PacedFleetOptions& like, uint64_t messages) {
   const std::string in = "bench.kcat.in", out = "bench.kcat.out";
   cluster.CreateTopic(in, g_flags.partitions);
   cluster.CreateTopic(out, g_flags.partitions);
@@ -183,7 +183,7 @@ KcatResult RunKcat(MockCluster& cluster, const PacedFleetOptions& like, uint64_t
 void BM_ReleaseEndToEnd(benchmark::State& state) {
   const BenchFlags& f = g_flags;
   for (auto _ : state) {
-    MockCluster cluster(1);
+    kafka::MockCluster cluster(1);
     const std::string bootstrap = cluster.Bootstrap();
     const std::string dir = MakeStateDir();
     const int http_port = FreeLocalPort();
@@ -193,8 +193,8 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
                                           "privacy.epoch.allowed_lateness_seconds=2", "privacy.epoch.idle_timeout_seconds=5"};
     overrides.insert(overrides.end(), f.set.begin(), f.set.end());
     const std::string config_path = std::string(VANON_SOURCE_DIR) + "/config/demo.yaml";
-    Config config = LoadConfig(config_path, overrides);
-    const KafkaTopics& t = config.kafka.topics;
+    config::Config config = config::LoadConfig(config_path, overrides);
+    const config::KafkaTopics& t = config.kafka.topics;
     cluster.CreateTopic(t.input, f.partitions);
     cluster.CreateTopic(t.dlq, 1);
     if (config.state.changelog.enabled) cluster.CreateTopic(config.state.changelog.topic, f.partitions);

@@ -59,22 +59,22 @@ double ChildrenCpuSeconds() {
 void BM_IngestEndToEnd(benchmark::State& state) {
   const uint64_t events = static_cast<uint64_t>(state.range(0));
   for (auto _ : state) {
-    MockCluster cluster(1);
+    kafka::MockCluster cluster(1);
     const std::string topic = "vehicle.events.raw";
     cluster.CreateTopic(topic, kPartitions);
     cluster.CreateTopic("vehicle.events.dlq", 1);
     cluster.CreateTopic("vanon.state.changelog", kPartitions);  // on by default
     {
-      VinDecoder table = VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
-      FleetOptions fo;
+      fleet::VinDecoder table = fleet::VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
+      fleet::FleetOptions fo;
       fo.vehicles = 100000;
       fo.events_per_second = 100000;
       fo.start_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                         std::chrono::system_clock::now().time_since_epoch()).count() - 3600000;
-      FleetGenerator gen(fo, table);
-      Producer producer(cluster.Bootstrap(), {}, {}, {{"linger.ms", "50"}, {"batch.num.messages", "10000"}});
+      fleet::FleetGenerator gen(fo, table);
+      kafka::Producer producer(cluster.Bootstrap(), {}, {}, {{"linger.ms", "50"}, {"batch.num.messages", "10000"}});
       for (uint64_t i = 0; i < events; ++i) {
-        const FleetMessage& m = gen.Next();
+        const fleet::FleetMessage& m = gen.Next();
         producer.Produce(topic, -1, m.key, m.value);
       }
       producer.Flush(120000);

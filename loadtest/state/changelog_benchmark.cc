@@ -18,10 +18,10 @@
 
 namespace {
 
-using vanon::ReleaseWrite;
-using vanon::StateChange;
-using vanon::StateStore;
-using vanon::StoredSignature;
+using vanon::state::ReleaseWrite;
+using vanon::state::StateChange;
+using vanon::state::StateStore;
+using vanon::state::StoredSignature;
 
 std::string Vehicle(uint64_t i) {
   std::string v(32, '\0');

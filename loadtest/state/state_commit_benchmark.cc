@@ -25,21 +25,21 @@ std::string MakeDir() {
   return tmpl;
 }
 
-Durability Of(const benchmark::State& state) {
-  return state.range(0) ? Durability::kMachineCrash : Durability::kProcessCrash;
+state::Durability Of(const benchmark::State& state) {
+  return state.range(0) ? state::Durability::kMachineCrash : state::Durability::kProcessCrash;
 }
 
 void BM_Prepare(benchmark::State& state) {
   const std::string dir = MakeDir();
   {
-    auto store = StateStore::Open(dir);
-    ReleaseLogEntry e;
+    auto store = state::StateStore::Open(dir);
+    state::ReleaseLogEntry e;
     e.seed.fill(7);
     e.readback_offset = 123456;
     const std::string clock(40, 'c');
     int64_t release = 0;
     for (auto _ : state) {
-      ReleaseWrite w(*store);
+      state::ReleaseWrite w(*store);
       for (int32_t p = 0; p < 16; ++p) {
         w.PutRelease(p, release, e);
         w.PutMeta(p, "clock", clock);
@@ -55,10 +55,10 @@ BENCHMARK(BM_Prepare)->Arg(0)->Arg(1)->ArgName("sync")->Unit(benchmark::kMicrose
 void BM_LedgerCharge(benchmark::State& state) {
   const std::string dir = MakeDir();
   {
-    auto store = StateStore::Open(dir);
+    auto store = state::StateStore::Open(dir);
     const std::string record(24 * 100, 'l');  // a full window of entries, the defaults' most
     for (auto _ : state) {
-      ReleaseWrite w(*store);
+      state::ReleaseWrite w(*store);
       w.PutMeta(3, "dp_ledger", record);
       store->Commit(w, Of(state));
     }

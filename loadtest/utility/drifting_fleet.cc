@@ -25,9 +25,9 @@ DriftingFleet::DriftingFleet(const FleetParams& params) : p_(params), state_(par
     keys_.push_back("k" + std::to_string(1000000 + v) + std::to_string(Next() % 100000));
     qi_.push_back({static_cast<int32_t>(Next() % 8), static_cast<int32_t>(2000 + Next() % 30),
                    static_cast<int32_t>(1 + Next() % 9)});
-    std::vector<SensitiveId> mine;
+    std::vector<engine::SensitiveId> mine;
     while (mine.size() < repertoire) {
-      const SensitiveId s = Popular();
+      const engine::SensitiveId s = Popular();
       if (std::find(mine.begin(), mine.end(), s) == mine.end()) mine.push_back(s);
     }
     favourite_.push_back(mine.front());
@@ -42,16 +42,16 @@ uint64_t DriftingFleet::Next() {
   return z ^ (z >> 31);
 }
 
-SensitiveId DriftingFleet::Popular() {
+engine::SensitiveId DriftingFleet::Popular() {
   const auto it = std::lower_bound(cumulative_.begin(), cumulative_.end(), Uniform());
-  return static_cast<SensitiveId>(std::min<ptrdiff_t>(it - cumulative_.begin(),
+  return static_cast<engine::SensitiveId>(std::min<ptrdiff_t>(it - cumulative_.begin(),
                                                       static_cast<ptrdiff_t>(cumulative_.size()) - 1));
 }
 
 std::vector<EpochActivity> DriftingFleet::NextEpoch() {
   std::vector<EpochActivity> out;
   for (uint32_t v = 0; v < p_.vehicles; ++v) {
-    std::vector<SensitiveId>& mine = repertoire_[v];
+    std::vector<engine::SensitiveId>& mine = repertoire_[v];
     if (Uniform() < p_.drift) {
       if (p_.shape == DriftShape::kGlobal) {
         favourite_[v] = Popular();
@@ -59,15 +59,15 @@ std::vector<EpochActivity> DriftingFleet::NextEpoch() {
         if (Uniform() < p_.renew && mine.size() > 1) {
           // A new value enters the repertoire in place of one that is not
           // the favourite.
-          const SensitiveId fresh = Popular();
+          const engine::SensitiveId fresh = Popular();
           if (std::find(mine.begin(), mine.end(), fresh) == mine.end()) {
             size_t slot = Next() % mine.size();
             if (mine[slot] == favourite_[v]) slot = (slot + 1) % mine.size();
             mine[slot] = fresh;
           }
         }
-        std::vector<SensitiveId> others;
-        for (SensitiveId s : mine) {
+        std::vector<engine::SensitiveId> others;
+        for (engine::SensitiveId s : mine) {
           if (s != favourite_[v]) others.push_back(s);
         }
         if (!others.empty()) favourite_[v] = others[Next() % others.size()];
@@ -79,7 +79,7 @@ std::vector<EpochActivity> DriftingFleet::NextEpoch() {
       const uint32_t tracks = 1 + static_cast<uint32_t>(Next() % p_.max_tracks);
       for (uint32_t t = 0; t < tracks; ++t) {
         const double u = Uniform();
-        SensitiveId s;
+        engine::SensitiveId s;
         if (u < p_.favourite_share) {
           s = favourite_[v];
         } else if (u < p_.favourite_share + 0.25) {
@@ -87,7 +87,7 @@ std::vector<EpochActivity> DriftingFleet::NextEpoch() {
         } else {
           s = Popular();
         }
-        auto it = std::find_if(a.tracks.begin(), a.tracks.end(), [&](const ValueCount& c) { return c.value == s; });
+        auto it = std::find_if(a.tracks.begin(), a.tracks.end(), [&](const engine::ValueCount& c) { return c.value == s; });
         if (it == a.tracks.end()) {
           a.tracks.push_back({s, 1});
         } else {

@@ -41,7 +41,7 @@ struct FleetParams {
 // no event carried the field).
 struct EpochActivity {
   uint32_t vehicle;
-  std::vector<ValueCount> tracks;
+  std::vector<engine::ValueCount> tracks;
 };
 
 class DriftingFleet {
@@ -57,15 +57,15 @@ class DriftingFleet {
  private:
   uint64_t Next();
   double Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-  SensitiveId Popular();
+  engine::SensitiveId Popular();
 
   FleetParams p_;
   uint64_t state_;
   std::vector<double> cumulative_;  // popularity CDF over value ids
   std::vector<std::string> keys_;
   std::vector<std::vector<int32_t>> qi_;
-  std::vector<std::vector<SensitiveId>> repertoire_;
-  std::vector<SensitiveId> favourite_;
+  std::vector<std::vector<engine::SensitiveId>> repertoire_;
+  std::vector<engine::SensitiveId> favourite_;
 };
 
 DriftShape ParseShape(const std::string& name);  // "repertoire" | "global"

@@ -9,12 +9,12 @@ namespace vanon::utility {
 
 // The engine tests' schema: the same QIs, so the benchmark's NCP compares
 // with theirs.
-Schema UtilitySchema() { return testing::TestSchema(); }
+engine::Schema UtilitySchema() { return testing::TestSchema(); }
 
 namespace {
 
-void MeasureBuckets(const std::map<std::string, Signature, std::less<>>& known, ReleaseRow* row) {
-  std::map<Signature, uint64_t> buckets;
+void MeasureBuckets(const std::map<std::string, engine::Signature, std::less<>>& known, ReleaseRow* row) {
+  std::map<engine::Signature, uint64_t> buckets;
   for (const auto& [vehicle, sig] : known) ++buckets[sig];
   uint64_t vehicles = 0, slots = 0, shared = 0;
   for (const auto& [sig, n] : buckets) {
@@ -28,7 +28,7 @@ void MeasureBuckets(const std::map<std::string, Signature, std::less<>>& known, 
 
 }  // namespace
 
-Pipeline::Pipeline(std::string name, bool epoch_mode, WindowParams window, ReleaseParams params,
+Pipeline::Pipeline(std::string name, bool epoch_mode, engine::WindowParams window, engine::ReleaseParams params,
                    uint32_t vehicles)
     : name_(std::move(name)),
       epoch_mode_(epoch_mode),
@@ -45,22 +45,22 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
   in_.tuples.clear();
   in_.histories.clear();
   for (const EpochActivity& a : epoch) {
-    Tuple t;
+    engine::Tuple t;
     t.vehicle = fleet.key(a.vehicle);
     index_.emplace(t.vehicle, a.vehicle);
     t.qi = fleet.qi(a.vehicle);
     uint32_t events = 0;
-    for (const ValueCount& c : a.tracks) events += c.count;
+    for (const engine::ValueCount& c : a.tracks) events += c.count;
     t.events = std::max<uint32_t>(events, 1);
-    std::optional<SensitiveId> value;
+    std::optional<engine::SensitiveId> value;
     if (epoch_mode_) {
       // The service's `mode`: tracks are in order of first occurrence, and
       // ties go to the earliest.
-      const ValueCount* best = nullptr;
-      for (const ValueCount& c : a.tracks) {
+      const engine::ValueCount* best = nullptr;
+      for (const engine::ValueCount& c : a.tracks) {
         if (best == nullptr || c.count > best->count) best = &c;
       }
-      value = best ? std::optional<SensitiveId>(best->value) : window_.missing_value;
+      value = best ? std::optional<engine::SensitiveId>(best->value) : window_.missing_value;
     } else {
       value = windows_[a.vehicle].Advance(release, a.tracks, window_);
       if (!windows_[a.vehicle].history().empty() && !in_.known_signatures.count(t.vehicle)) {
@@ -73,16 +73,16 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
     t.sensitive = *value;
     in_.tuples.push_back(std::move(t));
   }
-  for (const WaitingTuple& w : in_.waiting) {
+  for (const engine::WaitingTuple& w : in_.waiting) {
     // Waiting vehicles learn too, whether or not active in this epoch.
-    const std::vector<ValueCount>& h = windows_[index_.at(w.tuple.vehicle)].history();
+    const std::vector<engine::ValueCount>& h = windows_[index_.at(w.tuple.vehicle)].history();
     if (!h.empty()) in_.histories[w.tuple.vehicle] = h;
   }
-  const ReleaseOutput out = ComputeRelease(schema_, in_);
+  const engine::ReleaseOutput out = ComputeRelease(schema_, in_);
   violations_ = checker_.Check(in_, out);
 
   ReleaseRow row;
-  const ReleaseMetrics& mx = out.metrics;
+  const engine::ReleaseMetrics& mx = out.metrics;
   row.suppression = mx.suppression_ratio;
   row.conflict = mx.suppression_ratio_by_reason[0];
   row.delay = mx.suppression_ratio_by_reason[1];
@@ -96,13 +96,13 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
   row.counterfeits = mx.counterfeits;
   row.violations = violations_.size();
 
-  ReleaseInput next;
+  engine::ReleaseInput next;
   next.params = in_.params;
   next.known_signatures = std::move(in_.known_signatures);
   for (const auto& [vehicle, sig] : out.new_signatures) next.known_signatures[vehicle] = sig;
   if (const uint64_t horizon = in_.params.signature_horizon; horizon > 0) {
-    for (const Group& g : out.groups) {
-      for (TupleRef ref : g.members) last_published_[ResolveTuple(in_, ref).vehicle] = release;
+    for (const engine::Group& g : out.groups) {
+      for (engine::TupleRef ref : g.members) last_published_[ResolveTuple(in_, ref).vehicle] = release;
     }
     for (auto it = next.known_signatures.begin(); it != next.known_signatures.end();) {
       if (release + 1 > last_published_[it->first] + horizon) {
@@ -114,8 +114,8 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
     }
   }
   MeasureBuckets(next.known_signatures, &row);
-  for (const StillWaiting& w : out.waiting) {
-    next.waiting.push_back(WaitingTuple{ResolveTuple(in_, w.ref), w.first_release});
+  for (const engine::StillWaiting& w : out.waiting) {
+    next.waiting.push_back(engine::WaitingTuple{ResolveTuple(in_, w.ref), w.first_release});
   }
   in_ = std::move(next);
   return row;
@@ -123,17 +123,17 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
 
 std::vector<std::unique_ptr<Pipeline>> MakePipelines(uint32_t m, const PipelineOptions& options, uint32_t values,
                                     uint32_t vehicles) {
-  ReleaseParams current;
+  engine::ReleaseParams current;
   current.m = m;
   current.max_delay = 2;  // config/vanon.yaml privacy.max_delay_epochs
   current.seed = 7;
-  WindowParams today;
+  engine::WindowParams today;
   today.missing_value = values;  // "Radio": an id after the artists
-  WindowParams windowed = today;
+  engine::WindowParams windowed = today;
   windowed.epochs = options.window;
-  windowed.missing = MissingPolicy::kCarry;
+  windowed.missing = engine::MissingPolicy::kCarry;
   windowed.carry_epochs = 4 * options.window;
-  ReleaseParams history = current;
+  engine::ReleaseParams history = current;
   history.history_slots = options.history_slots;
   history.history_min_events = options.learn_events;
   history.history_min_share = options.min_share;
@@ -143,20 +143,20 @@ std::vector<std::unique_ptr<Pipeline>> MakePipelines(uint32_t m, const PipelineO
   out.push_back(std::make_unique<Pipeline>("window", false, windowed, current, vehicles));
   out.push_back(std::make_unique<Pipeline>("history", false, windowed, history, vehicles));
   if (options.shared > 0) {
-    ReleaseParams shared = history;
+    engine::ReleaseParams shared = history;
     shared.history_slots = 0;
     shared.shared_signatures = options.shared;
     shared.shared_signature_size = options.shared_size;
     out.push_back(std::make_unique<Pipeline>("shared", false, windowed, shared, vehicles));
     // What the service runs with privacy.shared_signatures alone: today's
     // aggregator, no histories, no learning.
-    ReleaseParams service = current;
+    engine::ReleaseParams service = current;
     service.shared_signatures = options.shared;
     service.shared_signature_size = options.shared_size;
     out.push_back(std::make_unique<Pipeline>("shared0", true, today, service, vehicles));
   }
   if (options.horizon > 0) {
-    ReleaseParams renewed = history;
+    engine::ReleaseParams renewed = history;
     renewed.signature_horizon = options.horizon;
     out.push_back(std::make_unique<Pipeline>("horizon", false, windowed, renewed, vehicles));
   }

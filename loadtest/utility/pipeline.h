@@ -53,7 +53,7 @@ class Pipeline {
   // Not movable: the checker keeps a reference to the schema.
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
-  Pipeline(std::string name, bool epoch_mode, WindowParams window, ReleaseParams params, uint32_t vehicles);
+  Pipeline(std::string name, bool epoch_mode, engine::WindowParams window, engine::ReleaseParams params, uint32_t vehicles);
 
   ReleaseRow Release(uint64_t release, const std::vector<EpochActivity>& epoch, const DriftingFleet& fleet);
 
@@ -63,13 +63,13 @@ class Pipeline {
  private:
   std::string name_;
   bool epoch_mode_;
-  WindowParams window_;
-  std::vector<ValueWindow> windows_;  // by vehicle: the state the service keeps per HMAC
+  engine::WindowParams window_;
+  std::vector<engine::ValueWindow> windows_;  // by vehicle: the state the service keeps per HMAC
   std::map<std::string, uint32_t> index_;  // key -> vehicle number
   std::map<std::string, uint64_t> last_published_;  // with a horizon: key -> release
-  ReleaseInput in_;
-  Schema schema_;
-  ReleaseChecker checker_;
+  engine::ReleaseInput in_;
+  engine::Schema schema_;
+  engine::ReleaseChecker checker_;
   std::vector<std::string> violations_;
 };
 
@@ -83,7 +83,7 @@ std::vector<std::unique_ptr<Pipeline>> MakePipelines(uint32_t m, const PipelineO
 
 // The benchmark's QIs: engine type (8 leaves), model year (5-year bins),
 // seats (split on demand), as in the engine tests.
-Schema UtilitySchema();
+engine::Schema UtilitySchema();
 
 }  // namespace vanon::utility
 

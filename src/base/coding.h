@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace vanon {
+namespace vanon::base {
 
 // ---- writers -------------------------------------------------------------
 
@@ -147,14 +147,14 @@ class ByteReader {
   size_t remaining() const { return in_.size(); }
   bool done() const { return in_.empty(); }
 
-  bool GetByte(uint8_t* v) { return vanon::GetByte(&in_, v); }
-  bool GetFixed64(uint64_t* v) { return vanon::GetFixed64(&in_, v); }
-  bool GetVarint64(uint64_t* v) { return vanon::GetVarint64(&in_, v); }
-  bool GetVarint32(uint32_t* v) { return vanon::GetVarint32(&in_, v); }
-  bool GetSignedVarint64(int64_t* v) { return vanon::GetSignedVarint64(&in_, v); }
-  bool GetSignedVarint32(int32_t* v) { return vanon::GetSignedVarint32(&in_, v); }
-  bool GetBytes(size_t n, std::string_view* out) { return vanon::GetBytes(&in_, n, out); }
-  bool GetLengthPrefixed(std::string_view* out) { return vanon::GetLengthPrefixed(&in_, out); }
+  bool GetByte(uint8_t* v) { return vanon::base::GetByte(&in_, v); }
+  bool GetFixed64(uint64_t* v) { return vanon::base::GetFixed64(&in_, v); }
+  bool GetVarint64(uint64_t* v) { return vanon::base::GetVarint64(&in_, v); }
+  bool GetVarint32(uint32_t* v) { return vanon::base::GetVarint32(&in_, v); }
+  bool GetSignedVarint64(int64_t* v) { return vanon::base::GetSignedVarint64(&in_, v); }
+  bool GetSignedVarint32(int32_t* v) { return vanon::base::GetSignedVarint32(&in_, v); }
+  bool GetBytes(size_t n, std::string_view* out) { return vanon::base::GetBytes(&in_, n, out); }
+  bool GetLengthPrefixed(std::string_view* out) { return vanon::base::GetLengthPrefixed(&in_, out); }
 
   // A count of items that each take at least one byte: anything larger than
   // what is left is a corrupt length, refused before anything is reserved.
@@ -164,6 +164,6 @@ class ByteReader {
   std::string_view in_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::base
 
 #endif  // VANON_SRC_BASE_CODING_H_

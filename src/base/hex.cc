@@ -1,6 +1,6 @@
 #include "base/hex.h"
 
-namespace vanon {
+namespace vanon::base {
 
 namespace {
 constexpr char kDigits[] = "0123456789abcdef";
@@ -46,4 +46,4 @@ bool HexDecode(std::string_view hex, std::string* out) {
   return true;
 }
 
-}  // namespace vanon
+}  // namespace vanon::base

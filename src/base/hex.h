@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace vanon {
+namespace vanon::base {
 
 // Two digits a byte, high nibble first.
 void AppendHex(std::string* out, std::string_view bytes);
@@ -19,6 +19,6 @@ void AppendHex64(std::string* out, uint64_t value);
 // The bytes of lower-case `hex`; false on an odd length or any other character.
 bool HexDecode(std::string_view hex, std::string* out);
 
-}  // namespace vanon
+}  // namespace vanon::base
 
 #endif  // VANON_SRC_BASE_HEX_H_

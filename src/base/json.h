@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-namespace vanon {
+namespace vanon::base {
 
 // The inside of a JSON string: escapes quotes, backslashes and control
 // characters (\n, \r, \t by name, the others as \u00XX); other bytes pass
@@ -63,6 +63,6 @@ void AppendJsonInt(std::string* out, Int v) {
   fmt::format_to(std::back_inserter(*out), "{}", v);
 }
 
-}  // namespace vanon
+}  // namespace vanon::base
 
 #endif  // VANON_SRC_BASE_JSON_H_

@@ -7,7 +7,7 @@
 
 #include <thread>
 
-namespace vanon {
+namespace vanon::base {
 
 // Hardware threads this process may use (std::thread::hardware_concurrency);
 // 2, the target machine's count, when the system does not tell.
@@ -16,6 +16,6 @@ inline int HardwareThreads() {
   return n == 0 ? 2 : static_cast<int>(n);
 }
 
-}  // namespace vanon
+}  // namespace vanon::base
 
 #endif  // VANON_SRC_BASE_MACHINE_H_

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-namespace vanon {
+namespace vanon::base {
 
 // Advances `state` and returns a well-mixed word: expands one seed into
 // many, and derives independent sub-stream seeds.
@@ -60,6 +60,6 @@ inline uint64_t ChanceThreshold(double p) {
   return static_cast<uint64_t>(p * 18446744073709551616.0);
 }
 
-}  // namespace vanon
+}  // namespace vanon::base
 
 #endif  // VANON_SRC_BASE_RANDOM_H_

@@ -2,7 +2,7 @@
 
 #include <array>
 
-namespace vanon {
+namespace vanon::base {
 
 namespace {
 
@@ -31,4 +31,4 @@ bool IsValidVin(std::string_view vin) {
   return ok;
 }
 
-}  // namespace vanon
+}  // namespace vanon::base

@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-namespace vanon {
+namespace vanon::base {
 
 inline constexpr int kVinLength = 17;
 
@@ -22,6 +22,6 @@ bool IsVinChar(char c);
 // vanon accepts vehicles from everywhere (vanon/vehicle/vin.h has it).
 bool IsValidVin(std::string_view vin);
 
-}  // namespace vanon
+}  // namespace vanon::base
 
 #endif  // VANON_SRC_BASE_VIN_H_

@@ -20,13 +20,13 @@
 #include "vanon/service/json_log.h"
 #include "vanon/service/service.h"
 
-namespace vanon {
+namespace vanon::cli {
 
 namespace {
 // What a downstream consumer sees: a few records of each output topic, read
 // as a read_committed consumer. Returns false until the topics hold some.
-bool PrintSampleRecords(const Config& config) {
-  const KafkaTopics& t = config.kafka.topics;
+bool PrintSampleRecords(const config::Config& config) {
+  const config::KafkaTopics& t = config.kafka.topics;
   struct Sample {
     const std::string* topic;
     const char* what;
@@ -47,8 +47,8 @@ bool PrintSampleRecords(const Config& config) {
   try {
     for (size_t i = 0; i < std::size(samples); ++i) {
       const Sample& s = samples[i];
-      ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties, *s.topic, 0, 0,
-                    [&, seen = size_t{0}](const CommittedRecord& r) mutable {
+      kafka::ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties, *s.topic, 0, 0,
+                    [&, seen = size_t{0}](const kafka::CommittedRecord& r) mutable {
                       if (r.value.find(s.must_contain) == std::string_view::npos) return true;
                       if (seen++ % s.stride == 0) found[i].emplace_back(r.value);
                       return found[i].size() < s.count;
@@ -108,7 +108,7 @@ std::string MakeStateDir() {
 }
 
 // The demo's config over the embedded cluster, with its topics created.
-Config DemoConfig(const DemoArgs& args, MockCluster& cluster, const std::string& state_dir) {
+config::Config DemoConfig(const DemoArgs& args, kafka::MockCluster& cluster, const std::string& state_dir) {
   std::string path = args.config.empty() ? DefaultConfigDir() + "/demo.yaml" : args.config;
   // The demo is often started next to another vanon: with the default
   // address taken it takes a free port (printed below) rather than failing.
@@ -121,8 +121,8 @@ Config DemoConfig(const DemoArgs& args, MockCluster& cluster, const std::string&
   for (std::string o : {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state_dir, "http.listen=" + listen}) {
     overrides.push_back(std::move(o));
   }
-  Config config = LoadConfig(path, overrides);
-  const KafkaTopics& t = config.kafka.topics;
+  config::Config config = config::LoadConfig(path, overrides);
+  const config::KafkaTopics& t = config.kafka.topics;
   cluster.CreateTopic(t.input, args.partitions);
   if (config.state.changelog.enabled) cluster.CreateTopic(config.state.changelog.topic, args.partitions);
   for (const std::string* name : {&t.dlq, &t.anonymized, &t.releases, &t.counts, &t.late}) {
@@ -133,7 +133,7 @@ Config DemoConfig(const DemoArgs& args, MockCluster& cluster, const std::string&
   return config;
 }
 
-LoadgenArgs DemoLoadgen(const DemoArgs& args, const std::string& bootstrap, const Config& config) {
+LoadgenArgs DemoLoadgen(const DemoArgs& args, const std::string& bootstrap, const config::Config& config) {
   LoadgenArgs lg;
   lg.bootstrap = bootstrap;
   lg.topic = config.kafka.topics.input;
@@ -147,7 +147,7 @@ LoadgenArgs DemoLoadgen(const DemoArgs& args, const std::string& bootstrap, cons
 }
 
 // The configured key when set; the demo must also run without one.
-std::string DemoHmacKey(const Config& config) {
+std::string DemoHmacKey(const config::Config& config) {
   std::string error;
   if (std::optional<std::string> key = ReadHmacKey(config, &error)) return *key;
   std::printf("demo: %s is not set, using a random key for this run only\n", config.security.hmac_key_env.c_str());
@@ -155,7 +155,7 @@ std::string DemoHmacKey(const Config& config) {
 }
 
 // The one (or two, once releases run) status lines a second.
-void PrintStatus(double elapsed, uint64_t sent, const ServiceStatus& s) {
+void PrintStatus(double elapsed, uint64_t sent, const service::ServiceStatus& s) {
   std::printf("[%4.0fs] sent %llu | consumed %llu | accepted %llu | rejected %llu | buffered %llu | "
               "partitions %d | %s\n",
               elapsed, static_cast<unsigned long long>(sent), static_cast<unsigned long long>(s.consumed),
@@ -174,12 +174,12 @@ void PrintStatus(double elapsed, uint64_t sent, const ServiceStatus& s) {
 }  // namespace
 
 int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
-  InitJsonLogging(args.verbose ? "info" : "warn");
-  MockCluster cluster(1);
+  service::InitJsonLogging(args.verbose ? "info" : "warn");
+  kafka::MockCluster cluster(1);
   std::string state_dir = MakeStateDir();
-  Config config = DemoConfig(args, cluster, state_dir);
+  config::Config config = DemoConfig(args, cluster, state_dir);
 
-  Service service(config, DemoHmacKey(config));
+  service::Service service(config, DemoHmacKey(config));
   std::atomic<bool> service_stop{false};
   std::atomic<bool> service_done{false};
   int service_rc = 0;
@@ -221,7 +221,7 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
       std::printf("metrics: %s  (also /healthz, /readyz)\n", service.MetricsUrl().c_str());
       printed_url = true;
     }
-    const ServiceStatus s = service.Status();
+    const service::ServiceStatus s = service.Status();
     PrintStatus(elapsed, progress.produced.load(), s);
     if (s.releases > 0 && !printed_samples) printed_samples = PrintSampleRecords(config);
     std::fflush(stdout);
@@ -241,11 +241,11 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
     std::fprintf(stderr, "demo: load generator failed: %s\n", loadgen_error.c_str());
     return 1;
   }
-  ServiceStatus s = service.Status();
+  service::ServiceStatus s = service.Status();
   std::printf("demo stopped: consumed %llu, accepted %llu, rejected %llu (service exit %d)\n",
               static_cast<unsigned long long>(s.consumed), static_cast<unsigned long long>(s.accepted),
               static_cast<unsigned long long>(s.rejected), service_rc);
   return service_rc;
 }
 
-}  // namespace vanon
+}  // namespace vanon::cli

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace vanon {
+namespace vanon::cli {
 
 struct DemoArgs {
   double duration = 0;  // seconds; 0 = until Ctrl-C
@@ -30,6 +30,6 @@ struct DemoArgs {
 
 int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop);
 
-}  // namespace vanon
+}  // namespace vanon::cli
 
 #endif  // VANON_SRC_CLI_DEMO_H_

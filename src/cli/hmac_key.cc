@@ -7,7 +7,7 @@
 
 #include "base/hex.h"
 
-namespace vanon {
+namespace vanon::cli {
 
 namespace {
 // 128 bits: shorter keys make brute-forcing the VIN space (about 10^8 real
@@ -15,7 +15,7 @@ namespace {
 constexpr size_t kMinKeyBytes = 16;
 }  // namespace
 
-std::optional<std::string> ReadHmacKey(const Config& config, std::string* error) {
+std::optional<std::string> ReadHmacKey(const config::Config& config, std::string* error) {
   const std::string& var = config.security.hmac_key_env;
   const char* v = std::getenv(var.c_str());
   if (v == nullptr || *v == '\0') {
@@ -34,7 +34,7 @@ std::optional<std::string> ReadHmacKey(const Config& config, std::string* error)
 std::string RandomHmacKey() {
   unsigned char raw[32];
   if (RAND_bytes(raw, sizeof raw) != 1) throw std::runtime_error("RAND_bytes failed");
-  return HexEncode(std::string_view(reinterpret_cast<const char*>(raw), sizeof raw));
+  return base::HexEncode(std::string_view(reinterpret_cast<const char*>(raw), sizeof raw));
 }
 
-}  // namespace vanon
+}  // namespace vanon::cli

@@ -8,14 +8,14 @@
 
 #include "vanon/config.h"
 
-namespace vanon {
+namespace vanon::cli {
 
 // Returns the key, or nullopt with *error set to a "FILE: key: message" line.
-std::optional<std::string> ReadHmacKey(const Config& config, std::string* error);
+std::optional<std::string> ReadHmacKey(const config::Config& config, std::string* error);
 
 // A fresh random key (hex) for the demo, which has no secret to protect.
 std::string RandomHmacKey();
 
-}  // namespace vanon
+}  // namespace vanon::cli
 
 #endif  // VANON_SRC_CLI_HMAC_KEY_H_

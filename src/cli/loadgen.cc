@@ -9,7 +9,7 @@
 #include "vanon/kafka/producer.h"
 #include "vanon/vehicle/vin_decoder.h"
 
-namespace vanon {
+namespace vanon::cli {
 
 std::string DefaultConfigDir() {
   const char* env = std::getenv("VANON_CONFIG_DIR");
@@ -19,9 +19,9 @@ std::string DefaultConfigDir() {
 
 uint64_t RunLoadgen(const LoadgenArgs& args, const std::atomic<bool>& stop, LoadgenProgress* progress) {
   if (args.rate <= 0) throw std::invalid_argument("--rate must be positive");
-  VinDecoder table = VinDecoder::Load(args.vin_table.empty() ? DefaultConfigDir() + "/vehicle/vin-table.yaml"
+  fleet::VinDecoder table = fleet::VinDecoder::Load(args.vin_table.empty() ? DefaultConfigDir() + "/vehicle/vin-table.yaml"
                                                              : args.vin_table);
-  FleetOptions o;
+  fleet::FleetOptions o;
   o.vehicles = args.vehicles;
   o.seed = args.seed;
   o.invalid_fraction = args.invalid_fraction;
@@ -32,9 +32,9 @@ uint64_t RunLoadgen(const LoadgenArgs& args, const std::atomic<bool>& stop, Load
                    ? args.start_ms
                    : std::chrono::duration_cast<std::chrono::milliseconds>(
                          std::chrono::system_clock::now().time_since_epoch()).count();
-  FleetGenerator gen(o, table);
+  fleet::FleetGenerator gen(o, table);
   // Throughput settings: the generator can outrun a single broker, so batch.
-  Producer producer(args.bootstrap, {}, {},
+  kafka::Producer producer(args.bootstrap, {}, {},
                     {{"linger.ms", "20"}, {"batch.num.messages", "10000"},
                      {"queue.buffering.max.messages", "500000"}, {"message.max.bytes", "4000000"}});
   const auto start = std::chrono::steady_clock::now();
@@ -49,7 +49,7 @@ uint64_t RunLoadgen(const LoadgenArgs& args, const std::atomic<bool>& stop, Load
       continue;
     }
     while (sent < due) {
-      const FleetMessage& m = gen.Next();
+      const fleet::FleetMessage& m = gen.Next();
       producer.Produce(args.topic, -1, m.key, m.value);
       ++sent;
       if (progress) {
@@ -67,4 +67,4 @@ uint64_t RunLoadgen(const LoadgenArgs& args, const std::atomic<bool>& stop, Load
   return producer.delivered();
 }
 
-}  // namespace vanon
+}  // namespace vanon::cli

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-namespace vanon {
+namespace vanon::cli {
 
 struct LoadgenArgs {
   std::string bootstrap;
@@ -37,6 +37,6 @@ uint64_t RunLoadgen(const LoadgenArgs& args, const std::atomic<bool>& stop, Load
 // $VANON_CONFIG_DIR, else the source tree this binary was built from.
 std::string DefaultConfigDir();
 
-}  // namespace vanon
+}  // namespace vanon::cli
 
 #endif  // VANON_SRC_CLI_LOADGEN_H_

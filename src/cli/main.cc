@@ -26,24 +26,24 @@ namespace {
 constexpr int kExitConfig = 2;
 
 int CmdRun(const std::string& path, const std::vector<std::string>& overrides) {
-  vanon::Config config;
+  vanon::config::Config config;
   try {
-    config = vanon::LoadConfig(path, overrides);
-  } catch (const vanon::ConfigError& e) {
+    config = vanon::config::LoadConfig(path, overrides);
+  } catch (const vanon::config::ConfigError& e) {
     std::cerr << e.what() << std::endl;
     return kExitConfig;
   }
   std::string error;
-  std::optional<std::string> key = vanon::ReadHmacKey(config, &error);
+  std::optional<std::string> key = vanon::cli::ReadHmacKey(config, &error);
   if (!key) {
     std::cerr << error << std::endl;
     return kExitConfig;
   }
-  vanon::InitJsonLogging(vanon::ToString(config.logging.level));
-  std::atomic<bool>& stop = vanon::InstallStopSignalHandlers();
+  vanon::service::InitJsonLogging(vanon::config::ToString(config.logging.level));
+  std::atomic<bool>& stop = vanon::cli::InstallStopSignalHandlers();
   spdlog::info("vanon {} ({}) starting with {}", vanon::kVersion, vanon::kRevision, config.path);
   try {
-    vanon::Service service(std::move(config), std::move(*key));
+    vanon::service::Service service(std::move(config), std::move(*key));
     return service.Run(stop);
   } catch (const std::exception& e) {
     spdlog::error("start-up failed: {}", e.what());
@@ -53,11 +53,11 @@ int CmdRun(const std::string& path, const std::vector<std::string>& overrides) {
 
 int CmdValidate(const std::string& path) {
   try {
-    vanon::Config c = vanon::LoadConfig(path);
+    vanon::config::Config c = vanon::config::LoadConfig(path);
     std::cout << c.path << ": ok" << std::endl;
-    if (c.dp.enabled) std::cout << vanon::DescribeDpBudget(c, vanon::PlanDpBudget(c)) << std::endl;
+    if (c.dp.enabled) std::cout << vanon::config::DescribeDpBudget(c, vanon::config::PlanDpBudget(c)) << std::endl;
     return 0;
-  } catch (const vanon::ConfigError& e) {
+  } catch (const vanon::config::ConfigError& e) {
     std::cerr << e.what() << std::endl;
     return kExitConfig;
   }
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate-config", "check a config file and exit (2 when invalid)");
   validate->add_option("file", validate_path, "config file")->required();
 
-  vanon::DemoArgs demo_args;
+  vanon::cli::DemoArgs demo_args;
   auto* demo = app.add_subcommand("demo", "embedded Kafka + synthetic fleet + the real service");
   demo->add_option("--duration", demo_args.duration, "seconds to run; 0 = until Ctrl-C")->check(CLI::NonNegativeNumber);
   demo->add_option("--vehicles", demo_args.vehicles, "fleet size")->check(CLI::PositiveNumber);
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   demo->add_flag("--keep-state", demo_args.keep_state, "keep the temporary state directory");
   demo->add_flag("--verbose", demo_args.verbose, "show the service's info logs");
 
-  vanon::LoadgenArgs lg;
+  vanon::cli::LoadgenArgs lg;
   auto* loadgen = app.add_subcommand("loadgen", "produce a synthetic fleet's events to Kafka");
   loadgen->add_option("--bootstrap", lg.bootstrap, "Kafka bootstrap servers")->required();
   loadgen->add_option("--topic", lg.topic, "topic")->capture_default_str();
@@ -124,19 +124,19 @@ int main(int argc, char** argv) {
     if (*validate) return CmdValidate(validate_path);
     if (*demo) {
       demo_args.http_explicit = demo_http->count() > 0;
-      return vanon::RunDemo(demo_args, vanon::InstallStopSignalHandlers());
+      return vanon::cli::RunDemo(demo_args, vanon::cli::InstallStopSignalHandlers());
     }
     if (*loadgen) {
-      std::atomic<bool>& stop = vanon::InstallStopSignalHandlers();
-      vanon::LoadgenProgress progress;
-      uint64_t n = vanon::RunLoadgen(lg, stop, &progress);
+      std::atomic<bool>& stop = vanon::cli::InstallStopSignalHandlers();
+      vanon::cli::LoadgenProgress progress;
+      uint64_t n = vanon::cli::RunLoadgen(lg, stop, &progress);
       std::cout << "loadgen: delivered " << n << " messages (" << progress.invalid.load() << " malformed)"
                 << std::endl;
       return 0;
     }
     std::cout << "vanon " << vanon::kVersion << " (" << vanon::kRevision << ")" << std::endl;
     return 0;
-  } catch (const vanon::ConfigError& e) {
+  } catch (const vanon::config::ConfigError& e) {
     std::cerr << e.what() << std::endl;
     return kExitConfig;
   } catch (const std::exception& e) {

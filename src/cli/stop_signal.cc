@@ -2,7 +2,7 @@
 
 #include <csignal>
 
-namespace vanon {
+namespace vanon::cli {
 
 namespace {
 std::atomic<bool> g_stop{false};
@@ -18,4 +18,4 @@ std::atomic<bool>& InstallStopSignalHandlers() {
   return g_stop;
 }
 
-}  // namespace vanon
+}  // namespace vanon::cli

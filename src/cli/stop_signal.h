@@ -5,11 +5,11 @@
 
 #include <atomic>
 
-namespace vanon {
+namespace vanon::cli {
 
 // Installs the handlers (idempotent) and returns the flag they set.
 std::atomic<bool>& InstallStopSignalHandlers();
 
-}  // namespace vanon
+}  // namespace vanon::cli
 
 #endif  // VANON_SRC_CLI_STOP_SIGNAL_H_

@@ -21,9 +21,9 @@ int main(int argc, char** argv) {
   app.add_option("--topic", topics, "NAME:PARTITIONS, repeatable");
   CLI11_PARSE(app, argc, argv);
 
-  std::atomic<bool>& stop = vanon::InstallStopSignalHandlers();
+  std::atomic<bool>& stop = vanon::cli::InstallStopSignalHandlers();
   try {
-    vanon::MockCluster cluster(brokers);
+    vanon::kafka::MockCluster cluster(brokers);
     for (const std::string& t : topics) {
       auto colon = t.rfind(':');
       std::string name = colon == std::string::npos ? t : t.substr(0, colon);

@@ -5,7 +5,7 @@
 #include "parse.h"
 #include "vanon/config/dp_budget.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 namespace {
 
@@ -223,4 +223,4 @@ void CheckConsistency(const Config& config, Diagnostics* diag) {
   CheckDpPlan(config, diag);
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

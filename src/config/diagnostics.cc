@@ -4,7 +4,7 @@
 
 #include "vanon/config.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 std::string ParentPath(const std::string& path) {
   if (!path.empty() && path.back() == ']') {
@@ -133,4 +133,4 @@ void Diagnostics::ThrowIfAny() {
   throw ConfigError(all);
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

@@ -15,7 +15,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 class Diagnostics {
  public:
@@ -78,6 +78,6 @@ std::string ParentPath(const std::string& path);
 std::string ChildPath(const std::string& parent, const std::string& key);
 std::string ItemPath(const std::string& parent, size_t index);
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal
 
 #endif  // VANON_SRC_CONFIG_DIAGNOSTICS_H_

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace vanon {
+namespace vanon::config {
 
 namespace {
 
@@ -107,4 +107,4 @@ std::string DescribeDpBudget(const Config& c, const DpBudgetPlan& p) {
          std::to_string(p.releases_before_pause) + (windows ? " windows" : " releases") + "), then pauses";
 }
 
-}  // namespace vanon
+}  // namespace vanon::config

@@ -11,7 +11,7 @@
 #include "parse.h"
 #include "vanon/dp/epsilon.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 namespace {
 
@@ -107,4 +107,4 @@ void CheckDpPlan(const Config& c, Diagnostics* diag) {
   }
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

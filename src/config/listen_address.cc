@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 namespace {
 
@@ -70,4 +70,4 @@ bool ParseListenAddress(const std::string& text, std::string* host, int* port,
   return true;
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

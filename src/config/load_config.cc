@@ -5,10 +5,10 @@
 #include "parse.h"
 #include "vanon/config.h"
 
-namespace vanon {
+namespace vanon::config {
 
-using config_internal::Diagnostics;
-using config_internal::Section;
+using internal::Diagnostics;
+using internal::Section;
 
 namespace {
 
@@ -37,27 +37,27 @@ Config LoadConfig(const std::string& path,
     diag.Error("", "the config must be a mapping of sections");
     diag.ThrowIfAny();
   }
-  config_internal::ApplyOverrides(overrides, root, &diag);
+  internal::ApplyOverrides(overrides, root, &diag);
   diag.ThrowIfAny();
 
   Config config;
   config.path = std::filesystem::absolute(path).lexically_normal().string();
   {
     Section s(&diag, root, "");
-    config_internal::ParseKafka(s, &config.kafka);
-    config_internal::ParseInput(s, &config.input);
-    config_internal::ParseVehicle(s, &config.vehicle);
-    config_internal::ParseQuasiIdentifiers(s, &config.quasi_identifiers);
-    config_internal::ParseSensitive(s, &config.sensitive);
-    config_internal::ParsePayload(s, &config.payload);
-    config_internal::ParsePrivacy(s, &config.privacy);
-    config_internal::ParseDp(s, &config.dp);
-    config_internal::ParseService(s, &config);
+    internal::ParseKafka(s, &config.kafka);
+    internal::ParseInput(s, &config.input);
+    internal::ParseVehicle(s, &config.vehicle);
+    internal::ParseQuasiIdentifiers(s, &config.quasi_identifiers);
+    internal::ParseSensitive(s, &config.sensitive);
+    internal::ParsePayload(s, &config.payload);
+    internal::ParsePrivacy(s, &config.privacy);
+    internal::ParseDp(s, &config.dp);
+    internal::ParseService(s, &config);
   }
   diag.ThrowIfAny();
-  config_internal::CheckConsistency(config, &diag);
+  internal::CheckConsistency(config, &diag);
   diag.ThrowIfAny();
   return config;
 }
 
-}  // namespace vanon
+}  // namespace vanon::config

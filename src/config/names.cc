@@ -1,7 +1,7 @@
 #include "parse.h"
 #include "vanon/config.h"
 
-namespace vanon {
+namespace vanon::config {
 
 const char* ToString(VehicleSource v) {
   switch (v) {
@@ -31,7 +31,7 @@ const char* ToString(LogLevel v) {
   return "?";
 }
 
-namespace config_internal {
+namespace internal {
 
 bool IsIdentifier(const std::string& s) {
   if (s.empty()) return false;
@@ -44,5 +44,5 @@ bool IsIdentifier(const std::string& s) {
   return true;
 }
 
-}  // namespace config_internal
-}  // namespace vanon
+}  // namespace internal
+}  // namespace vanon::config

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 namespace {
 
@@ -109,4 +109,4 @@ void ApplyOverrides(const std::vector<std::string>& overrides, YAML::Node root,
   }
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

@@ -11,13 +11,13 @@
 
 #include "diagnostics.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 // `root` must be a mapping. A numeric key addresses a list item. Records each
 // overridden path in `diag`; malformed overrides are reported as "--set:N".
 void ApplyOverrides(const std::vector<std::string>& overrides, YAML::Node root,
                     Diagnostics* diag);
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal
 
 #endif  // VANON_SRC_CONFIG_OVERRIDES_H_

@@ -8,7 +8,7 @@
 #include "section.h"
 #include "vanon/config.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 void ParseKafka(Section& root, KafkaConfig* out);
 void ParseInput(Section& root, InputConfig* out);
@@ -30,6 +30,6 @@ void CheckDpPlan(const Config& config, Diagnostics* diag);
 // Letters, digits and '_', starting with a letter or '_'.
 bool IsIdentifier(const std::string& s);
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal
 
 #endif  // VANON_SRC_CONFIG_PARSE_H_

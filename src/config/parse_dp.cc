@@ -2,7 +2,7 @@
 
 #include "parse.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 namespace {
 
@@ -93,4 +93,4 @@ void ParseDp(Section& root, DpConfig* out) {
   }
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

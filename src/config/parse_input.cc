@@ -1,7 +1,7 @@
 #include "parse.h"
 #include "vanon/ingest/rfc3339.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 void ParseInput(Section& root, InputConfig* out) {
   Section s(root.diag(), root.Child("input"), "input");
@@ -12,10 +12,10 @@ void ParseInput(Section& root, InputConfig* out) {
     std::string min;
     if (t.String("min", &min)) {
       int64_t ms = 0;
-      if (ParseRfc3339Millis(min, &ms) && ms < 0) {
+      if (ingest::ParseRfc3339Millis(min, &ms) && ms < 0) {
         // State keys order event times as unsigned numbers.
         t.Error("min", "\"" + min + "\" is before 1970-01-01T00:00:00Z; event times must not be negative");
-      } else if (ParseRfc3339Millis(min, &ms)) {
+      } else if (ingest::ParseRfc3339Millis(min, &ms)) {
         out->timestamp.min = min;
         out->timestamp.min_ms = ms;
       } else {
@@ -37,4 +37,4 @@ void ParseInput(Section& root, InputConfig* out) {
   }
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

@@ -1,6 +1,6 @@
 #include "parse.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 namespace {
 
@@ -75,4 +75,4 @@ void ParseKafka(Section& root, KafkaConfig* out) {
   s.Bool("create_internal_topics", &out->create_internal_topics);
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

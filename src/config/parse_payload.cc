@@ -2,7 +2,7 @@
 
 #include "parse.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 namespace {
 
@@ -58,4 +58,4 @@ void ParsePayload(Section& root, PayloadConfig* out) {
   s.Int("time_bucket_seconds", &out->time_bucket_seconds, 1, 86400);
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

@@ -1,6 +1,6 @@
 #include "parse.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 void ParsePrivacy(Section& root, PrivacyConfig* out) {
   Section s(root.diag(), root.Child("privacy"), "privacy");
@@ -33,4 +33,4 @@ void ParsePrivacy(Section& root, PrivacyConfig* out) {
          {{"topic", LateEvents::kTopic}, {"drop", LateEvents::kDrop}});
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

@@ -1,7 +1,7 @@
 #include "listen_address.h"
 #include "parse.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 void ParseService(Section& root, Config* out) {
   {
@@ -54,4 +54,4 @@ void ParseService(Section& root, Config* out) {
   }
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

@@ -5,7 +5,7 @@
 
 #include "parse.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 namespace {
 
@@ -152,4 +152,4 @@ void ParseSensitive(Section& root, std::optional<SensitiveConfig>* out) {
   *out = std::move(sc);
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 namespace {
 
@@ -287,4 +287,4 @@ std::vector<YAML::Node> Section::List(const char* key, bool required) {
   return items;
 }
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

@@ -19,7 +19,7 @@
 
 #include "diagnostics.h"
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 
 class Section {
  public:
@@ -93,6 +93,6 @@ class Section {
   std::set<std::string> known_;
 };
 
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal
 
 #endif  // VANON_SRC_CONFIG_SECTION_H_

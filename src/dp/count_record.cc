@@ -8,13 +8,13 @@ namespace vanon::dp {
 
 std::string ToJson(const DpCountRecord& r) {
   std::string out = fmt::format("{{\"release\":{},\"query\":", r.release);
-  AppendJsonString(&out, r.query);
+  base::AppendJsonString(&out, r.query);
   out.append(",\"cell\":{");
   for (size_t i = 0; i < r.cell.size(); ++i) {
     if (i > 0) out.push_back(',');
-    AppendJsonString(&out, r.cell[i].first);
+    base::AppendJsonString(&out, r.cell[i].first);
     out.push_back(':');
-    AppendJsonString(&out, r.cell[i].second);
+    base::AppendJsonString(&out, r.cell[i].second);
   }
   out.append("}");
   if (r.kind == DpCountRecord::Kind::kCount) {
@@ -29,11 +29,11 @@ std::string ToJson(const DpCountRecord& r) {
     }
   }
   out.append(fmt::format(",\"epsilon\":{},\"sensitivity\":{},\"mechanism\":", r.epsilon, r.sensitivity));
-  AppendJsonString(&out, r.mechanism);
+  base::AppendJsonString(&out, r.mechanism);
   out.append(",\"postprocessed\":[");
   for (size_t i = 0; i < r.postprocessed.size(); ++i) {
     if (i > 0) out.push_back(',');
-    AppendJsonString(&out, r.postprocessed[i]);
+    base::AppendJsonString(&out, r.postprocessed[i]);
   }
   out.append("]}");
   return out;

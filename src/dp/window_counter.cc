@@ -119,7 +119,7 @@ std::string WindowCounter::Serialize() const {
   std::ostringstream out;
   out << TotalsText("window1") << ' ' << kept_.size();
   for (const auto& [vehicle, kept] : kept_) {
-    out << ' ' << HexEncode(vehicle) << ' ';
+    out << ' ' << base::HexEncode(vehicle) << ' ';
     WriteKept(out, kept);
   }
   return out.str();
@@ -134,7 +134,7 @@ bool WindowCounter::Restore(std::string_view text) {
   if (!(in >> vehicles)) return false;
   for (size_t v = 0; v < vehicles; ++v) {
     std::string hex, key;
-    if (!(in >> hex) || !HexDecode(hex, &key) || !ReadKept(in, &kept[key])) return false;
+    if (!(in >> hex) || !base::HexDecode(hex, &key) || !ReadKept(in, &kept[key])) return false;
   }
   std::string rest;
   if (in >> rest) return false;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-namespace vanon {
+namespace vanon::engine {
 
 namespace {
 
@@ -278,4 +278,4 @@ std::vector<std::vector<uint32_t>> CutDistinct(const Schema& schema, const WorkS
   return Cutter(schema, work, std::move(items), m).Run();
 }
 
-}  // namespace vanon
+}  // namespace vanon::engine

@@ -9,7 +9,7 @@
 #include "vanon/engine/schema.h"
 #include "work_set.h"
 
-namespace vanon {
+namespace vanon::engine {
 
 // Orders items so that neighbours are close in QI space: recursive median
 // splits on the attribute whose cover costs most (a k-d tree's leaf order).
@@ -23,6 +23,6 @@ void KdOrder(const Schema& schema, const WorkSet& work, std::vector<uint32_t>& i
 std::vector<std::vector<uint32_t>> CutDistinct(const Schema& schema, const WorkSet& work,
                                                std::vector<uint32_t> items, uint32_t m);
 
-}  // namespace vanon
+}  // namespace vanon::engine
 
 #endif  // VANON_SRC_ENGINE_DISTINCT_CUT_H_

@@ -6,7 +6,7 @@
 #include "vanon/engine/hierarchy.h"
 #include "vanon/engine/metrics.h"
 
-namespace vanon {
+namespace vanon::engine {
 
 double EmdEqual(const std::vector<double>& p, const std::vector<double>& q) {
   double sum = 0;
@@ -52,4 +52,4 @@ double EmdHierarchical(const CategoricalHierarchy& h, const std::vector<double>&
   return cost;
 }
 
-}  // namespace vanon
+}  // namespace vanon::engine

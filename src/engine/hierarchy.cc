@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace vanon {
+namespace vanon::engine {
 
 namespace {
 
@@ -142,4 +142,4 @@ double CategoricalHierarchy::Loss(int32_t node) const {
   return static_cast<double>(LeafEnd(node) - LeafBegin(node) - 1) / (LeafCount() - 1);
 }
 
-}  // namespace vanon
+}  // namespace vanon::engine

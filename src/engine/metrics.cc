@@ -7,7 +7,7 @@
 
 #include "vanon/engine/hierarchy.h"
 
-namespace vanon {
+namespace vanon::engine {
 
 namespace {
 
@@ -248,4 +248,4 @@ ReleaseMetrics ComputeMetrics(const MetricTable& table) {
   return m;
 }
 
-}  // namespace vanon
+}  // namespace vanon::engine

@@ -7,7 +7,7 @@
 
 #include "distinct_cut.h"
 
-namespace vanon {
+namespace vanon::engine {
 
 namespace {
 
@@ -491,4 +491,4 @@ std::vector<ItemGroup> PartitionIntoGroups(const Schema& schema, const WorkSet& 
   return Partitioner(schema, work, spec, std::move(rows)).Run();
 }
 
-}  // namespace vanon
+}  // namespace vanon::engine

@@ -9,7 +9,7 @@
 #include "vanon/engine/schema.h"
 #include "work_set.h"
 
-namespace vanon {
+namespace vanon::engine {
 
 enum class GroupingRule {
   // New signatures: every group holds >= m tuples with pairwise different
@@ -64,6 +64,6 @@ bool CanGroup(const WorkSet& work, const std::vector<uint32_t>& items, const Gro
 std::vector<ItemGroup> PartitionIntoGroups(const Schema& schema, const WorkSet& work, ItemRows rows,
                                            const GroupingSpec& spec);
 
-}  // namespace vanon
+}  // namespace vanon::engine
 
 #endif  // VANON_SRC_ENGINE_PARTITIONER_H_

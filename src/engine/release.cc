@@ -9,7 +9,7 @@
 
 #include "release_builder.h"
 
-namespace vanon {
+namespace vanon::engine {
 
 const char* ToString(SuppressReason reason) {
   switch (reason) {
@@ -37,7 +37,7 @@ std::vector<std::string> GroupLabels(const Schema& schema, const Group& group) {
   return labels;
 }
 
-namespace release_internal {
+namespace internal {
 
 // Stable 64-bit mix of the seed and a vehicle key (FNV-1a, then splitmix64):
 // no std::hash, whose value may differ between library builds.
@@ -84,10 +84,10 @@ void ReleaseBuilder::WaitOrSuppress(TupleRef ref) {
   }
 }
 
-}  // namespace release_internal
+}  // namespace internal
 
 ReleaseOutput ComputeRelease(const Schema& schema, const ReleaseInput& input) {
-  return release_internal::ReleaseBuilder(schema, input).Run();
+  return internal::ReleaseBuilder(schema, input).Run();
 }
 
-}  // namespace vanon
+}  // namespace vanon::engine

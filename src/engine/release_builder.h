@@ -17,7 +17,7 @@
 #include "vanon/engine/release.h"
 #include "work_set.h"
 
-namespace vanon::release_internal {
+namespace vanon::engine::internal {
 
 // Stable 64-bit mix of the seed and a vehicle key (release.cc).
 uint64_t KeyHash(uint64_t seed, const std::string& key);
@@ -155,6 +155,6 @@ class ReleaseBuilder {
   std::vector<Building> groups_;
 };
 
-}  // namespace vanon::release_internal
+}  // namespace vanon::engine::internal
 
 #endif  // VANON_SRC_ENGINE_RELEASE_BUILDER_H_

@@ -7,7 +7,7 @@
 
 #include "partitioner.h"
 
-namespace vanon::release_internal {
+namespace vanon::engine::internal {
 
 void ReleaseBuilder::Finish() {
   const size_t dims = work_.dims;
@@ -147,4 +147,4 @@ void ReleaseBuilder::RankDomain(MetricTable* table) {
   }
 }
 
-}  // namespace vanon::release_internal
+}  // namespace vanon::engine::internal

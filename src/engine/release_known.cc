@@ -7,7 +7,7 @@
 
 #include "partitioner.h"
 
-namespace vanon::release_internal {
+namespace vanon::engine::internal {
 
 // Vehicles with a stored signature: published under it (with counterfeits
 // where needed) when their value belongs to it, otherwise suppressed.
@@ -171,4 +171,4 @@ void ReleaseBuilder::Bounds(const std::vector<uint32_t>& items, std::vector<int3
   }
 }
 
-}  // namespace vanon::release_internal
+}  // namespace vanon::engine::internal

@@ -8,7 +8,7 @@
 
 #include "partitioner.h"
 
-namespace vanon::release_internal {
+namespace vanon::engine::internal {
 
 // The remaining new vehicles form new signatures of >= m distinct values.
 // First the fewest tuples of the most frequent values are held back until
@@ -210,4 +210,4 @@ void ReleaseBuilder::PlaceAnonymous() {
   }
 }
 
-}  // namespace vanon::release_internal
+}  // namespace vanon::engine::internal

@@ -18,7 +18,7 @@
 
 #include "release_builder.h"
 
-namespace vanon::release_internal {
+namespace vanon::engine::internal {
 
 namespace {
 
@@ -200,4 +200,4 @@ void ReleaseBuilder::PlaceShared() {
   }
 }
 
-}  // namespace vanon::release_internal
+}  // namespace vanon::engine::internal

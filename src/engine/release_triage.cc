@@ -6,7 +6,7 @@
 
 #include "partitioner.h"
 
-namespace vanon::release_internal {
+namespace vanon::engine::internal {
 
 // Drops invalid tuples and keeps one tuple per vehicle: a second tuple of a
 // vehicle in the same release is ineligible; a waiting tuple is superseded
@@ -121,4 +121,4 @@ void ReleaseBuilder::BuildWorkSet() {
   }
 }
 
-}  // namespace vanon::release_internal
+}  // namespace vanon::engine::internal

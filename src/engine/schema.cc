@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-namespace vanon {
+namespace vanon::engine {
 
 namespace {
 
@@ -87,4 +87,4 @@ std::string Schema::Label(size_t attr, Cover cover) const {
   return "[" + DecimalString(cover.lo, decimals) + "," + DecimalString(cover.hi, decimals) + "]";
 }
 
-}  // namespace vanon
+}  // namespace vanon::engine

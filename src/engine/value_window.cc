@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-namespace vanon {
+namespace vanon::engine {
 
 namespace {
 
@@ -65,4 +65,4 @@ std::optional<SensitiveId> ValueWindow::Advance(uint64_t epoch, const std::vecto
   return params.missing_value;
 }
 
-}  // namespace vanon
+}  // namespace vanon::engine

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace vanon {
+namespace vanon::engine {
 
 uint32_t WorkSet::Dense(SensitiveId value) const {
   auto it = std::lower_bound(values.begin(), values.end(), value);
@@ -10,4 +10,4 @@ uint32_t WorkSet::Dense(SensitiveId value) const {
   return static_cast<uint32_t>(it - values.begin());
 }
 
-}  // namespace vanon
+}  // namespace vanon::engine

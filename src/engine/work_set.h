@@ -7,7 +7,7 @@
 
 #include "vanon/engine/release.h"
 
-namespace vanon {
+namespace vanon::engine {
 
 // Item-major flat arrays: item i has QI codes qi[i*dims .. i*dims+dims) and a
 // dense sensitive id (values[dense] is the caller's SensitiveId). Flat arrays
@@ -24,6 +24,6 @@ struct WorkSet {
   uint32_t Dense(SensitiveId value) const;
 };
 
-}  // namespace vanon
+}  // namespace vanon::engine
 
 #endif  // VANON_SRC_ENGINE_WORK_SET_H_

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace vanon::fleet_internal {
+namespace vanon::fleet::internal {
 
 namespace {
 
@@ -40,10 +40,10 @@ ArtistCatalog::ArtistCatalog() {
   }
 }
 
-uint32_t ArtistCatalog::Draw(Random& rng) const {
+uint32_t ArtistCatalog::Draw(base::Random& rng) const {
   const uint64_t u = rng.Below(cumulative_.back());
   return static_cast<uint32_t>(std::upper_bound(cumulative_.begin(), cumulative_.end(), u) -
                                cumulative_.begin());
 }
 
-}  // namespace vanon::fleet_internal
+}  // namespace vanon::fleet::internal

@@ -10,7 +10,7 @@
 
 #include "base/random.h"
 
-namespace vanon::fleet_internal {
+namespace vanon::fleet::internal {
 
 class ArtistCatalog {
  public:
@@ -18,13 +18,13 @@ class ArtistCatalog {
 
   const std::vector<std::string>& names() const { return names_; }
   // An index into names(), Zipf-distributed.
-  uint32_t Draw(Random& rng) const;
+  uint32_t Draw(base::Random& rng) const;
 
  private:
   std::vector<std::string> names_;
   std::vector<uint64_t> cumulative_;  // integer weights, running sum
 };
 
-}  // namespace vanon::fleet_internal
+}  // namespace vanon::fleet::internal
 
 #endif  // VANON_SRC_FLEET_ARTISTS_H_

@@ -3,7 +3,7 @@
 #include "base/hex.h"
 #include "json_append.h"
 
-namespace vanon::fleet_internal {
+namespace vanon::fleet::internal {
 
 namespace {
 
@@ -33,7 +33,7 @@ void AppendEventHead(std::string& out, std::string_view vin, uint64_t trip_id, i
   out.append("{\"vin\":\"");
   out.append(vin);
   out.append("\",\"trip_id\":\"");
-  AppendHex64(&out, trip_id);
+  base::AppendHex64(&out, trip_id);
   out.append("\",\"ts\":");
   AppendInt(out, ts_ms);
   out.append(",\"event\":\"");
@@ -49,7 +49,7 @@ void WriteMissingField(uint64_t variant, const MalformedInput& in, std::string& 
   out.append("{\"vin\":\"").append(in.vin).append("\"");
   if (dropped != "trip_id") {
     out.append(",\"trip_id\":\"");
-    AppendHex64(&out, in.trip_id);
+    base::AppendHex64(&out, in.trip_id);
     out += '"';
   }
   if (dropped != "ts") {
@@ -63,7 +63,7 @@ void WriteMissingField(uint64_t variant, const MalformedInput& in, std::string& 
 void WriteWrongType(uint64_t variant, const MalformedInput& in, std::string& out) {
   if (variant % 2 == 0) {
     out.append("{\"vin\":\"").append(in.vin).append("\",\"trip_id\":\"");
-    AppendHex64(&out, in.trip_id);
+    base::AppendHex64(&out, in.trip_id);
     out.append("\",\"ts\":");
     AppendInt(out, in.ts_ms);
     out.append(",\"event\":42,\"payload\":{}}");  // event must be a string
@@ -94,7 +94,7 @@ void WriteInvalidVin(uint64_t variant, const MalformedInput& in, std::string* ke
 
 }  // namespace
 
-void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, Random& rng,
+void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, base::Random& rng,
                     std::string* key, std::string* value) {
   std::string& out = *value;
   key->assign(in.vin);
@@ -153,4 +153,4 @@ void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, R
   }
 }
 
-}  // namespace vanon::fleet_internal
+}  // namespace vanon::fleet::internal

@@ -11,7 +11,7 @@
 
 #include "base/random.h"
 
-namespace vanon::fleet_internal {
+namespace vanon::fleet::internal {
 
 // Everything up to and including "payload": ; the caller appends the
 // payload object and the closing brace.
@@ -31,12 +31,12 @@ struct MalformedInput {
 // (e.g. which field is missing). The body is otherwise well-formed, so the
 // intended check is the first one to fail (size, UTF-8, JSON, depth,
 // fields - the ingest order).
-void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, Random& rng,
+void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, base::Random& rng,
                     std::string* key, std::string* value);
 
 // Payload nesting of a too_deep message: over the default limit of 16.
 inline constexpr int kTooDeepLevels = 24;
 
-}  // namespace vanon::fleet_internal
+}  // namespace vanon::fleet::internal
 
 #endif  // VANON_SRC_FLEET_EVENT_FORMAT_H_

@@ -7,7 +7,7 @@
 #include "vanon/vehicle/model_year.h"
 #include "vanon/vehicle/vin.h"
 
-namespace vanon::fleet_internal {
+namespace vanon::fleet::internal {
 
 namespace {
 
@@ -22,7 +22,7 @@ bool IsElectrified(const std::string& engine) {
 // Exact shares: each vehicle's share index (-1 = deliberate unknown),
 // counts by the largest-remainder method, order shuffled. With 15 vehicles
 // and seed 000's weights this reproduces Table 4.5 exactly.
-std::vector<int32_t> Apportion(const FleetDistribution& dist, uint64_t vehicles, Random& rng) {
+std::vector<int32_t> Apportion(const FleetDistribution& dist, uint64_t vehicles, base::Random& rng) {
   const uint64_t unknown = std::min<uint64_t>(
       vehicles,
       static_cast<uint64_t>(std::llround(dist.unknown_fraction * static_cast<double>(vehicles))));
@@ -97,7 +97,7 @@ void ResolveShares(const FleetDistribution& dist, const VinDecoder& table,
 
 // WMI and VDS of a vehicle of `pick`: the model's pattern with its
 // wildcards drawn.
-std::string KnownVinHead(const Candidate& pick, int year, const ModelYearPolicy& policy, Random& rng) {
+std::string KnownVinHead(const Candidate& pick, int year, const ModelYearPolicy& policy, base::Random& rng) {
   std::string vin = pick.maker->wmi;
   for (int k = 0; k < 5; ++k) {
     char c = pick.model->vds[k];
@@ -130,7 +130,7 @@ void CheckDecodes(const FleetVehicle& t, const Candidate& pick, int year, const 
 }  // namespace
 
 void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& dist,
-                const VinDecoder& table, const ArtistCatalog& artists, Random& rng,
+                const VinDecoder& table, const ArtistCatalog& artists, base::Random& rng,
                 std::vector<FleetVehicle>* truth_out, std::vector<VehicleState>* state_out) {
   std::vector<FleetVehicle>& truth = *truth_out;
   std::vector<VehicleState>& state = *state_out;
@@ -139,7 +139,7 @@ void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& d
   ResolveShares(dist, table, &candidates, &cumulative);
 
   const ModelYearPolicy& policy = table.model_year_policy();
-  const uint64_t unknown_threshold = ChanceThreshold(dist.unknown_fraction);
+  const uint64_t unknown_threshold = base::ChanceThreshold(dist.unknown_fraction);
   const uint32_t year_span = static_cast<uint32_t>(dist.year_to - dist.year_from + 1);
   const std::vector<int32_t> quota =
       exact_shares ? Apportion(dist, vehicles, rng) : std::vector<int32_t>();
@@ -176,7 +176,7 @@ void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& d
     t.decoded = table.Decode(vin);
     if (pick != nullptr) CheckDecodes(t, *pick, year, dist);
     VehicleState& s = state[i];
-    vin.copy(s.vin, kVinLength);
+    vin.copy(s.vin, base::kVinLength);
     t.vin = std::move(vin);
     s.favourite = artists.Draw(rng);
     t.favourite_artist = artists.names()[s.favourite];
@@ -188,4 +188,4 @@ void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& d
   }
 }
 
-}  // namespace vanon::fleet_internal
+}  // namespace vanon::fleet::internal

@@ -14,7 +14,7 @@
 #include "vanon/vehicle/vin_decoder.h"
 #include "vehicle_state.h"
 
-namespace vanon::fleet_internal {
+namespace vanon::fleet::internal {
 
 // Positions 11-17 number the vehicles: 33 plant codes x 10^6 serials.
 inline constexpr uint64_t kMaxFleetVehicles = 33ull * 1000000ull;
@@ -23,9 +23,9 @@ inline constexpr uint64_t kMaxFleetVehicles = 33ull * 1000000ull;
 // table lacks, lists a known WMI as unknown, or the table would decode a
 // generated VIN differently (wildcard order, model-year window).
 void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& dist,
-                const VinDecoder& table, const ArtistCatalog& artists, Random& rng,
+                const VinDecoder& table, const ArtistCatalog& artists, base::Random& rng,
                 std::vector<FleetVehicle>* truth, std::vector<VehicleState>* state);
 
-}  // namespace vanon::fleet_internal
+}  // namespace vanon::fleet::internal
 
 #endif  // VANON_SRC_FLEET_FLEET_BUILDER_H_

@@ -5,7 +5,7 @@
 #include "vanon/vehicle/vin.h"
 #include "vehicle/yaml_error.h"
 
-namespace vanon {
+namespace vanon::fleet {
 
 using yaml_util::Fail;
 using yaml_util::LineOf;
@@ -78,7 +78,7 @@ FleetDistribution FleetDistribution::Parse(std::string_view text, const std::str
       for (const YAML::Node& w : wmis) {
         const std::string wmi = w.IsScalar() ? w.Scalar() : std::string();
         bool ok = wmi.size() == 3;
-        for (char c : wmi) ok = ok && IsVinChar(c);
+        for (char c : wmi) ok = ok && base::IsVinChar(c);
         if (!ok) Fail(source, LineOf(w), "an unknown wmi must be 3 VIN characters");
         d.unknown_wmis.push_back(wmi);
       }
@@ -115,4 +115,4 @@ FleetDistribution FleetDistribution::Parse(std::string_view text, const std::str
   return d;
 }
 
-}  // namespace vanon
+}  // namespace vanon::fleet

@@ -15,17 +15,17 @@
 #include "vanon/vehicle/vin_decoder.h"
 #include "vehicle_state.h"
 
-namespace vanon {
+namespace vanon::fleet {
 
-using fleet_internal::AppendEventHead;
-using fleet_internal::AppendFixed;
-using fleet_internal::AppendInt;
-using fleet_internal::AppendPlainString;
-using fleet_internal::kCentreLat;
-using fleet_internal::kCentreLon;
-using fleet_internal::kHalfLat;
-using fleet_internal::kHalfLon;
-using fleet_internal::VehicleState;
+using internal::AppendEventHead;
+using internal::AppendFixed;
+using internal::AppendInt;
+using internal::AppendPlainString;
+using internal::kCentreLat;
+using internal::kCentreLon;
+using internal::kHalfLat;
+using internal::kHalfLon;
+using internal::VehicleState;
 
 namespace {
 
@@ -37,7 +37,7 @@ enum Stream : uint64_t { kVehicleStream = 1, kEventStream = 2 };
 
 uint64_t StreamSeed(uint64_t seed, Stream stream) {
   uint64_t state = seed ^ (0xA0761D6478BD642Full * static_cast<uint64_t>(stream));
-  return SplitMix64(state);
+  return base::SplitMix64(state);
 }
 
 }  // namespace
@@ -49,7 +49,7 @@ class FleetGenerator::Rep {
   const FleetMessage& Next();
 
   std::vector<FleetVehicle> truth;
-  fleet_internal::ArtistCatalog artists;
+  internal::ArtistCatalog artists;
   uint64_t count = 0;
 
  private:
@@ -66,7 +66,7 @@ class FleetGenerator::Rep {
   }
 
   FleetOptions options_;
-  Random rng_;
+  base::Random rng_;
   double ms_per_event_;
   uint64_t invalid_threshold_;
   size_t max_message_bytes_ = 1u << 20;
@@ -83,7 +83,7 @@ class FleetGenerator::Rep {
 
 FleetGenerator::Rep::Rep(const FleetOptions& options, const VinDecoder& table)
     : options_(options), rng_(StreamSeed(options.seed, kEventStream)) {
-  if (options.vehicles == 0 || options.vehicles > fleet_internal::kMaxFleetVehicles) {
+  if (options.vehicles == 0 || options.vehicles > internal::kMaxFleetVehicles) {
     throw std::invalid_argument("fleet: vehicles must be in [1, 33000000]");
   }
   if (!(options.invalid_fraction >= 0 && options.invalid_fraction <= 1)) {
@@ -111,27 +111,27 @@ FleetGenerator::Rep::Rep(const FleetOptions& options, const VinDecoder& table)
     }
   }
   ms_per_event_ = 1000.0 / options.events_per_second;
-  invalid_threshold_ = ChanceThreshold(options.invalid_fraction);
+  invalid_threshold_ = base::ChanceThreshold(options.invalid_fraction);
   max_message_bytes_ = options.max_message_bytes;
-  churn_threshold_ = ChanceThreshold(options.churn);
-  favourite_threshold_ = ChanceThreshold(options.favourite_change);
+  churn_threshold_ = base::ChanceThreshold(options.churn);
+  favourite_threshold_ = base::ChanceThreshold(options.favourite_change);
 
   const FleetDistribution dist = options.distribution.empty()
                                      ? FleetDistribution::Default()
                                      : FleetDistribution::Load(options.distribution);
-  Random fleet_rng(StreamSeed(options.seed, kVehicleStream));
-  fleet_internal::BuildFleet(options.vehicles, options.exact_shares, dist, table, artists,
+  base::Random fleet_rng(StreamSeed(options.seed, kVehicleStream));
+  internal::BuildFleet(options.vehicles, options.exact_shares, dist, table, artists,
                              fleet_rng, &truth, &state_);
 
   // Class 0 is "other"; each listed engine gets its own class.
-  touch_thresholds_.push_back(ChanceThreshold(options.touchscreen_trip_share_other));
+  touch_thresholds_.push_back(base::ChanceThreshold(options.touchscreen_trip_share_other));
   std::map<std::string, uint8_t> touch_class;
   for (const auto& [engine, p] : options.touchscreen_trip_share) {
     if (touch_thresholds_.size() > 255) {
       throw std::invalid_argument("fleet: too many touchscreen_trip_share engines");
     }
     touch_class[engine] = static_cast<uint8_t>(touch_thresholds_.size());
-    touch_thresholds_.push_back(ChanceThreshold(p));
+    touch_thresholds_.push_back(base::ChanceThreshold(p));
   }
   for (size_t v = 0; v < state_.size(); ++v) {
     auto it = touch_class.find(truth[v].decoded.attributes[1].second);
@@ -145,7 +145,7 @@ FleetGenerator::Rep::Rep(const FleetOptions& options, const VinDecoder& table)
   }
   present_.reserve(state_.size());
   for (uint32_t v = 0; v < state_.size(); ++v) present_.push_back(v);
-  msg_.key.reserve(kVinLength);
+  msg_.key.reserve(base::kVinLength);
   msg_.value.reserve(512);
 }
 
@@ -191,7 +191,7 @@ const FleetMessage& FleetGenerator::Rep::Next() {
     WriteMalformed(v, ts);
   } else {
     msg_.expected_reject.reset();
-    msg_.key.assign(state_[v].vin, kVinLength);
+    msg_.key.assign(state_[v].vin, base::kVinLength);
     WriteEvent(v, ts);
   }
   return msg_;
@@ -202,13 +202,13 @@ void FleetGenerator::Rep::WriteMalformed(uint32_t v, int64_t ts) {
   const uint64_t variant = malformed_ / kFleetRejectReasons.size();
   ++malformed_;
   const uint32_t other = static_cast<uint32_t>(rng_.Below(truth.size()));
-  fleet_internal::MalformedInput in;
-  in.vin = std::string_view(state_[v].vin, kVinLength);
-  in.other_vin = std::string_view(state_[other].vin, kVinLength);
+  internal::MalformedInput in;
+  in.vin = std::string_view(state_[v].vin, base::kVinLength);
+  in.other_vin = std::string_view(state_[other].vin, base::kVinLength);
   in.trip_id = state_[v].in_trip ? state_[v].trip_id : rng_.Next();
   in.ts_ms = ts;
   in.max_message_bytes = max_message_bytes_;
-  fleet_internal::WriteMalformed(reason, variant, in, rng_, &msg_.key, &msg_.value);
+  internal::WriteMalformed(reason, variant, in, rng_, &msg_.key, &msg_.value);
   msg_.expected_reject = kFleetRejectReasons[reason];
 }
 
@@ -226,7 +226,7 @@ void AppendSocEvent(std::string& out, std::string_view vin, uint64_t trip, int64
 void FleetGenerator::Rep::WriteEvent(uint32_t v, int64_t ts) {
   VehicleState& s = state_[v];
   std::string& out = msg_.value;
-  const std::string_view vin(s.vin, kVinLength);
+  const std::string_view vin(s.vin, base::kVinLength);
 
   if (!s.in_trip) {
     WriteTripStart(s, vin, ts);
@@ -336,7 +336,7 @@ void FleetGenerator::Rep::WriteInTrip(VehicleState& s, std::string_view vin, int
 void FleetGenerator::Rep::WriteTouchscreen(VehicleState& s, int64_t ts) {
   s.touch = VehicleState::kTouched;
   std::string& out = msg_.value;
-  AppendEventHead(out, std::string_view(s.vin, kVinLength), s.trip_id, ts, "touchscreen_used");
+  AppendEventHead(out, std::string_view(s.vin, base::kVinLength), s.trip_id, ts, "touchscreen_used");
   out.append("{\"screen\":");
   AppendPlainString(out, kScreens[rng_.Below(std::size(kScreens))]);
   out.append("}}");
@@ -355,4 +355,4 @@ uint64_t FleetGenerator::messages() const { return rep_->count; }
 
 const std::vector<std::string>& FleetGenerator::Artists() const { return rep_->artists.names(); }
 
-}  // namespace vanon
+}  // namespace vanon::fleet

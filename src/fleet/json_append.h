@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace vanon::fleet_internal {
+namespace vanon::fleet::internal {
 
 inline void AppendInt(std::string& out, int64_t value) {
   char buf[24];
@@ -51,6 +51,6 @@ inline void AppendPlainString(std::string& out, std::string_view value) {
   out += '"';
 }
 
-}  // namespace vanon::fleet_internal
+}  // namespace vanon::fleet::internal
 
 #endif  // VANON_SRC_FLEET_JSON_APPEND_H_

@@ -6,7 +6,7 @@
 
 #include "vanon/vehicle/vin.h"
 
-namespace vanon::fleet_internal {
+namespace vanon::fleet::internal {
 
 // A city-sized area: 20 x 20 km around Munich's centre, in microdegrees.
 inline constexpr int32_t kCentreLat = 48137154;
@@ -20,7 +20,7 @@ struct VehicleState {
   // Touchscreen use of the current trip.
   enum Touch : uint8_t { kNoTouch, kTouchPending, kTouched };
 
-  char vin[kVinLength];  // copy of the ground truth's VIN
+  char vin[base::kVinLength];  // copy of the ground truth's VIN
   // The one-byte fields fill the padding after the VIN (see static_assert).
   uint8_t soc_pct = 50;
   uint8_t touch_class = 0;  // index into the generator's touchscreen thresholds
@@ -40,6 +40,6 @@ struct VehicleState {
 };
 static_assert(sizeof(VehicleState) <= 64, "one cache line");
 
-}  // namespace vanon::fleet_internal
+}  // namespace vanon::fleet::internal
 
 #endif  // VANON_SRC_FLEET_VEHICLE_STATE_H_

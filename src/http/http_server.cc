@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace vanon {
+namespace vanon::http {
 
 bool SplitHostPort(const std::string& listen, std::string* host, int* port) {
   size_t colon = listen.rfind(':');
@@ -83,4 +83,4 @@ std::string HttpServer::url() const {
   return "http://" + rep_->host + ":" + std::to_string(rep_->port);
 }
 
-}  // namespace vanon
+}  // namespace vanon::http

@@ -4,7 +4,7 @@
 
 #include "base/coding.h"
 
-namespace vanon {
+namespace vanon::ingest {
 
 void EncodeBufferedEvent(const BufferedEvent& event, std::string* dst) {
   dst->push_back(static_cast<char>(kBufferedEventVersion));
@@ -12,16 +12,16 @@ void EncodeBufferedEvent(const BufferedEvent& event, std::string* dst) {
               event.vehicle_key.size());
   dst->append(reinterpret_cast<const char*>(event.trip_key.data()),
               event.trip_key.size());
-  PutFixed64(dst, static_cast<std::uint64_t>(event.ts_ms));
-  PutLengthPrefixed(dst, event.event);
-  PutVarint64(dst, event.qi_values.size());
-  for (const std::string& qi : event.qi_values) PutLengthPrefixed(dst, qi);
-  PutVarint64(dst, event.extras.size());
+  base::PutFixed64(dst, static_cast<std::uint64_t>(event.ts_ms));
+  base::PutLengthPrefixed(dst, event.event);
+  base::PutVarint64(dst, event.qi_values.size());
+  for (const std::string& qi : event.qi_values) base::PutLengthPrefixed(dst, qi);
+  base::PutVarint64(dst, event.extras.size());
   for (const std::optional<std::string>& extra : event.extras) {
     dst->push_back(extra ? 1 : 0);
-    if (extra) PutLengthPrefixed(dst, *extra);
+    if (extra) base::PutLengthPrefixed(dst, *extra);
   }
-  PutLengthPrefixed(dst, event.payload_json);
+  base::PutLengthPrefixed(dst, event.payload_json);
 }
 
 namespace {
@@ -36,7 +36,7 @@ bool GetToken(std::string_view* in, HmacToken* token) {
 
 bool GetString(std::string_view* in, std::string* out) {
   std::string_view s;
-  if (!GetLengthPrefixed(in, &s)) return false;
+  if (!base::GetLengthPrefixed(in, &s)) return false;
   out->assign(s);
   return true;
 }
@@ -44,7 +44,7 @@ bool GetString(std::string_view* in, std::string* out) {
 // Every element takes at least one byte, so a count above the remaining
 // size is corrupt; checking first keeps a forged count from allocating.
 bool GetCount(std::string_view* in, std::uint64_t* n) {
-  return GetVarint64(in, n) && *n <= in->size();
+  return base::GetVarint64(in, n) && *n <= in->size();
 }
 
 }  // namespace
@@ -57,7 +57,7 @@ bool DecodeBufferedEvent(std::string_view in, BufferedEvent* event, std::uint8_t
   in.remove_prefix(1);
   std::uint64_t ts, n;
   if (!GetToken(&in, &event->vehicle_key) || !GetToken(&in, &event->trip_key) ||
-      !GetFixed64(&in, &ts) || !GetString(&in, &event->event)) {
+      !base::GetFixed64(&in, &ts) || !GetString(&in, &event->event)) {
     return false;
   }
   event->ts_ms = static_cast<std::int64_t>(ts);
@@ -87,4 +87,4 @@ bool DecodeBufferedEvent(std::string_view in, BufferedEvent* event, std::uint8_t
   return GetString(&in, &event->payload_json) && in.empty();
 }
 
-}  // namespace vanon
+}  // namespace vanon::ingest

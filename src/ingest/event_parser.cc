@@ -13,10 +13,10 @@
 #include "json_path.h"
 #include "vanon/ingest/rfc3339.h"
 
-namespace vanon {
+namespace vanon::ingest {
 
-using ingest_internal::JsonPath;
-using ingest_internal::Lookup;
+using internal::JsonPath;
+using internal::Lookup;
 
 namespace {
 
@@ -68,11 +68,11 @@ struct EventParser::Rep {
   Rep(FieldMapping m, ValidationLimits l)
       : mapping(std::move(m)),
         limits(l),
-        vin(ingest_internal::SplitJsonPath(mapping.vin)),
-        trip(ingest_internal::SplitJsonPath(mapping.trip)),
-        timestamp(ingest_internal::SplitJsonPath(mapping.timestamp)),
-        event(ingest_internal::SplitJsonPath(mapping.event)),
-        payload(ingest_internal::SplitJsonPath(mapping.payload)),
+        vin(internal::SplitJsonPath(mapping.vin)),
+        trip(internal::SplitJsonPath(mapping.trip)),
+        timestamp(internal::SplitJsonPath(mapping.timestamp)),
+        event(internal::SplitJsonPath(mapping.event)),
+        payload(internal::SplitJsonPath(mapping.payload)),
         // simdjson refuses a document once its count of nested non-empty
         // containers reaches its limit; +1 makes our limit inclusive.
         parser(std::clamp<std::size_t>(limits.max_message_bytes, 4096,
@@ -81,7 +81,7 @@ struct EventParser::Rep {
       throw std::invalid_argument("max_depth must be at least 1");
     }
     for (const std::string& e : mapping.extras) {
-      extras.push_back(ingest_internal::SplitJsonPath(e));
+      extras.push_back(internal::SplitJsonPath(e));
     }
     const auto initial =
         std::min<std::size_t>(parser.max_capacity(), kInitialCapacity);
@@ -102,7 +102,7 @@ struct EventParser::Rep {
   bool Required(simdjson::dom::element root, const JsonPath& path,
                 const std::string& name, simdjson::dom::element* out,
                 Rejection* r) {
-    switch (ingest_internal::Resolve(root, path, out)) {
+    switch (internal::Resolve(root, path, out)) {
       case Lookup::kFound:
         if (out->is_null())
           return Fail(r, RejectReason::kMissingField, "is null", name);
@@ -178,7 +178,7 @@ struct EventParser::Rep {
     has_payload_object = false;
     const std::string& name = mapping.payload;
     simdjson::dom::element value;
-    const Lookup found = ingest_internal::Resolve(root, payload, &value);
+    const Lookup found = internal::Resolve(root, payload, &value);
     if (!mapping.payload_required &&
         (found == Lookup::kAbsent ||
          (found == Lookup::kFound && value.is_null()))) {
@@ -190,7 +190,7 @@ struct EventParser::Rep {
     if (value.get_object().get(object) != simdjson::SUCCESS) {
       return Fail(r, RejectReason::kWrongType, "is not an object", name);
     }
-    if (!ingest_internal::HasUniqueKeys(object, &key_scratch)) {
+    if (!internal::HasUniqueKeys(object, &key_scratch)) {
       return Fail(r, RejectReason::kBrokenJson, "has a duplicated key", name);
     }
     if (sink != nullptr) {  // written once the whole event is accepted
@@ -211,7 +211,7 @@ struct EventParser::Rep {
       const std::string& name = mapping.extras[i];
       std::optional<std::string>& slot = (*out)[i];
       simdjson::dom::element value;
-      switch (ingest_internal::Resolve(root, extras[i], &value)) {
+      switch (internal::Resolve(root, extras[i], &value)) {
         case Lookup::kFound:
           break;
         case Lookup::kAbsent:
@@ -325,7 +325,7 @@ bool EventParser::Parse(std::string_view key, std::string_view value,
                   rejection)) {
     return false;
   }
-  if (!IsValidVin(event->vin)) {
+  if (!base::IsValidVin(event->vin)) {
     return rep.Fail(rejection, RejectReason::kInvalidVin,
                     "is not 17 characters of 0-9, A-Z without I, O, Q",
                     rep.mapping.vin);
@@ -360,4 +360,4 @@ bool EventParser::Parse(std::string_view key, std::string_view value,
 
 void EventParser::SetPayloadSink(PayloadSink* sink) { rep_->sink = sink; }
 
-}  // namespace vanon
+}  // namespace vanon::ingest

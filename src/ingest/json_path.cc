@@ -4,8 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace vanon {
-namespace ingest_internal {
+namespace vanon::ingest {
+namespace internal {
 
 namespace {
 
@@ -79,5 +79,5 @@ bool HasUniqueKeys(simdjson::dom::object object,
   return std::adjacent_find(scratch->begin(), scratch->end()) == scratch->end();
 }
 
-}  // namespace ingest_internal
-}  // namespace vanon
+}  // namespace internal
+}  // namespace vanon::ingest

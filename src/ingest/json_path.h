@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-namespace vanon {
-namespace ingest_internal {
+namespace vanon::ingest {
+namespace internal {
 
 using JsonPath = std::vector<std::string>;
 
@@ -35,7 +35,7 @@ Lookup Resolve(simdjson::dom::element root, const JsonPath& path,
 bool HasUniqueKeys(simdjson::dom::object object,
                    std::vector<std::string_view>* scratch);
 
-}  // namespace ingest_internal
-}  // namespace vanon
+}  // namespace internal
+}  // namespace vanon::ingest
 
 #endif  // VANON_SRC_INGEST_JSON_PATH_H_

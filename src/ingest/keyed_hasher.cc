@@ -8,10 +8,10 @@
 
 #include "base/hex.h"
 
-namespace vanon {
+namespace vanon::ingest {
 
 std::string HmacTokenHex(const HmacToken& token) {
-  return HexEncode(std::string_view(reinterpret_cast<const char*>(token.data()), token.size()));
+  return base::HexEncode(std::string_view(reinterpret_cast<const char*>(token.data()), token.size()));
 }
 
 KeyedHasher::KeyedHasher(std::string_view key)
@@ -65,4 +65,4 @@ HmacToken KeyedHasher::HashTrip(std::string_view trip_id) {
   return Hash(scratch_);
 }
 
-}  // namespace vanon
+}  // namespace vanon::ingest

@@ -1,6 +1,6 @@
 #include "vanon/ingest/reject_reason.h"
 
-namespace vanon {
+namespace vanon::ingest {
 
 std::string_view RejectReasonName(RejectReason reason) {
   switch (reason) {
@@ -26,4 +26,4 @@ std::string_view RejectReasonName(RejectReason reason) {
   return "unknown";  // unreachable for valid enumerators
 }
 
-}  // namespace vanon
+}  // namespace vanon::ingest

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-namespace vanon {
+namespace vanon::ingest {
 
 namespace {
 
@@ -89,4 +89,4 @@ bool ParseRfc3339Millis(std::string_view text, std::int64_t* ms) {
   return true;
 }
 
-}  // namespace vanon
+}  // namespace vanon::ingest

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace vanon {
+namespace vanon::ingest {
 
 namespace {
 
@@ -57,4 +57,4 @@ std::vector<uint32_t> OrderByVehicle(std::span<const BufferedEvent> events, bool
   return order;
 }
 
-}  // namespace vanon
+}  // namespace vanon::ingest

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-namespace vanon {
+namespace vanon::kafka {
 
 namespace {
 void Apply(RdKafka::Conf* conf, const KafkaProperties& props) {
@@ -29,4 +29,4 @@ std::unique_ptr<RdKafka::Conf> MakeKafkaConf(const std::string& bootstrap,
   return conf;
 }
 
-}  // namespace vanon
+}  // namespace vanon::kafka

@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-namespace vanon {
+namespace vanon::kafka {
 
 // On librdkafka's mock cluster this cannot tell committed from aborted
 // records: the mock writes no transaction markers and reports the last stable
@@ -136,4 +136,4 @@ void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
   reader.Read(from_offset, fn, timeout_ms);
 }
 
-}  // namespace vanon
+}  // namespace vanon::kafka

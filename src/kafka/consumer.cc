@@ -7,7 +7,7 @@
 #include <mutex>
 #include <stdexcept>
 
-namespace vanon {
+namespace vanon::kafka {
 
 class Consumer::Rebalancer : public RdKafka::RebalanceCb {
  public:
@@ -231,4 +231,4 @@ int64_t Consumer::CommittedOffset(int32_t partition, int timeout_ms) const {
   return offset >= 0 ? offset : -1;
 }
 
-}  // namespace vanon
+}  // namespace vanon::kafka

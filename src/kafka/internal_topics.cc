@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace vanon {
+namespace vanon::kafka {
 
 namespace {
 
@@ -268,4 +268,4 @@ std::vector<std::string> EnsureInternalTopics(const std::string& bootstrap, cons
   return log;
 }
 
-}  // namespace vanon
+}  // namespace vanon::kafka

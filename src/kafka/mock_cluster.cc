@@ -5,7 +5,7 @@
 
 #include <stdexcept>
 
-namespace vanon {
+namespace vanon::kafka {
 
 // The mock cluster lives inside an rd_kafka_t handle; a producer handle that is
 // never used to produce is the cheapest owner.
@@ -48,4 +48,4 @@ std::string MockCluster::Bootstrap() const {
   return rd_kafka_mock_cluster_bootstraps(rep_->cluster);
 }
 
-}  // namespace vanon
+}  // namespace vanon::kafka

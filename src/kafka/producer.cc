@@ -5,7 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 
-namespace vanon {
+namespace vanon::kafka {
 
 class Producer::Reporter : public RdKafka::DeliveryReportCb {
  public:
@@ -78,4 +78,4 @@ bool Producer::Flush(int timeout_ms) {
 
 std::string Producer::last_error() const { return reporter_->last_error(); }
 
-}  // namespace vanon
+}  // namespace vanon::kafka

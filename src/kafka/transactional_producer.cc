@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-namespace vanon {
+namespace vanon::kafka {
 
 // What the mock cluster (librdkafka 2.0.2's rdkafka_mock) does and does not
 // do with transactions, so nobody reads more into the tests than they show:
@@ -327,4 +327,4 @@ void TransactionalProducer::SendOffsets(const std::string& topic, const std::map
   if (left) throw AbortableKafkaError("send_offsets_to_transaction: " + left->str());
 }
 
-}  // namespace vanon
+}  // namespace vanon::kafka

@@ -5,7 +5,7 @@
 
 #include "base/coding.h"
 
-namespace vanon {
+namespace vanon::release {
 
 namespace {
 
@@ -28,7 +28,7 @@ int64_t SatAdd(int64_t a, int64_t b) {
 
 }  // namespace
 
-EpochClock::EpochClock(const EpochConfig& config)
+EpochClock::EpochClock(const config::EpochConfig& config)
     : length_ms_(config.length_seconds * 1000),
       lateness_ms_(config.allowed_lateness_seconds * 1000),
       idle_timeout_ms_(config.idle_timeout_seconds * 1000),
@@ -90,10 +90,10 @@ std::string EpochClock::EncodeState() const {
   out.push_back(static_cast<char>(kStateVersion));
   uint8_t flags = (seen_event_ ? 1 : 0) | (next_open_ ? 2 : 0);
   out.push_back(static_cast<char>(flags));
-  PutFixed64(&out, static_cast<uint64_t>(max_ts_));
-  PutFixed64(&out, static_cast<uint64_t>(last_event_wall_));
-  PutFixed64(&out, static_cast<uint64_t>(watermark_));
-  PutFixed64(&out, static_cast<uint64_t>(next_open_.value_or(0)));
+  base::PutFixed64(&out, static_cast<uint64_t>(max_ts_));
+  base::PutFixed64(&out, static_cast<uint64_t>(last_event_wall_));
+  base::PutFixed64(&out, static_cast<uint64_t>(watermark_));
+  base::PutFixed64(&out, static_cast<uint64_t>(next_open_.value_or(0)));
   return out;
 }
 
@@ -103,17 +103,17 @@ bool EpochClock::DecodeState(std::string_view data) {
   if (flags > 3) return false;
   const char* p = data.data() + 2;
   seen_event_ = (flags & 1) != 0;
-  max_ts_ = static_cast<int64_t>(DecodeFixed64(p));
-  last_event_wall_ = static_cast<int64_t>(DecodeFixed64(p + 8));
-  watermark_ = static_cast<int64_t>(DecodeFixed64(p + 16));
-  const int64_t next = static_cast<int64_t>(DecodeFixed64(p + 24));
+  max_ts_ = static_cast<int64_t>(base::DecodeFixed64(p));
+  last_event_wall_ = static_cast<int64_t>(base::DecodeFixed64(p + 8));
+  watermark_ = static_cast<int64_t>(base::DecodeFixed64(p + 16));
+  const int64_t next = static_cast<int64_t>(base::DecodeFixed64(p + 24));
   next_open_ = (flags & 2) ? std::optional<int64_t>(next) : std::nullopt;
   return true;
 }
 
-}  // namespace vanon
+}  // namespace vanon::release
 
-namespace vanon {
+namespace vanon::release {
 
 void EpochClock::RewindToFirstOpen() {
   if (!next_open_) return;
@@ -122,4 +122,4 @@ void EpochClock::RewindToFirstOpen() {
   if (seen_event_ && max_ts_ > SatAdd(start, lateness_ms_)) max_ts_ = SatAdd(start, lateness_ms_);
 }
 
-}  // namespace vanon
+}  // namespace vanon::release

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace vanon {
+namespace vanon::release {
 
 namespace {
 
@@ -14,7 +14,7 @@ using EventRef = std::pair<EpochList*, uint32_t>;
 const std::pair<int64_t, int64_t>& KeyOf(const EventRef& r) { return r.first->keys[r.second]; }
 
 // Moves the referenced events into the two lists in key order.
-void AppendInKeyOrder(std::vector<EventRef>& from, std::vector<BufferedEvent>* events,
+void AppendInKeyOrder(std::vector<EventRef>& from, std::vector<ingest::BufferedEvent>* events,
                       std::vector<std::pair<int64_t, int64_t>>* keys) {
   std::sort(from.begin(), from.end(), [](const EventRef& a, const EventRef& b) { return KeyOf(a) < KeyOf(b); });
   events->reserve(events->size() + from.size());
@@ -113,9 +113,9 @@ EpochEvents ArrangeEpochEvents(TakenEvents taken, int64_t start_ms) {
   return out;
 }
 
-}  // namespace vanon
+}  // namespace vanon::release
 
-namespace vanon {
+namespace vanon::release {
 
 std::optional<int64_t> EventBuffer::MinOffset() const {
   std::optional<int64_t> min;
@@ -127,4 +127,4 @@ std::optional<int64_t> EventBuffer::MinOffset() const {
   return min;
 }
 
-}  // namespace vanon
+}  // namespace vanon::release

@@ -9,7 +9,7 @@
 
 #include "base/json.h"
 
-namespace vanon {
+namespace vanon::release {
 
 namespace {
 
@@ -77,7 +77,7 @@ struct PayloadTransformer::Rep {
       path.append(field.key);
       const size_t mark = out->size();
       if (written > 0) out->push_back(',');
-      AppendJsonString(out, field.key);
+      base::AppendJsonString(out, field.key);
       out->push_back(':');
       bool ok = false;
       auto rule = t.rules_.find(path);
@@ -101,15 +101,15 @@ struct PayloadTransformer::Rep {
     return written;
   }
 
-  bool Apply(PayloadTransformer& t, const PayloadField& rule, simdjson::dom::element value,
+  bool Apply(PayloadTransformer& t, const config::PayloadField& rule, simdjson::dom::element value,
              std::string* out) {
     switch (rule.transform) {
-      case PayloadTransform::kDrop:
+      case config::PayloadTransform::kDrop:
         return false;
-      case PayloadTransform::kKeep:
+      case config::PayloadTransform::kKeep:
         AppendMinified(value, out);
         return true;
-      case PayloadTransform::kBin: {
+      case config::PayloadTransform::kBin: {
         const std::optional<double> v = Number(value);
         const double lo = v ? std::floor(*v / rule.width) * rule.width : 0;
         if (!v || !std::isfinite(lo)) break;
@@ -120,7 +120,7 @@ struct PayloadTransformer::Rep {
         out->append(buf, fmt::format_to_n(buf, sizeof(buf), FMT_COMPILE("{:.15g}"), lo == 0 ? 0.0 : lo).out);
         return true;
       }
-      case PayloadTransform::kGpsGrid: {
+      case config::PayloadTransform::kGpsGrid: {
         simdjson::dom::object obj;
         simdjson::dom::element lat_e, lon_e;
         if (value.get(obj) || obj["lat"].get(lat_e) || obj["lon"].get(lon_e)) break;
@@ -139,11 +139,11 @@ struct PayloadTransformer::Rep {
   }
 };
 
-PayloadTransformer::PayloadTransformer(const PayloadConfig& config)
-    : keep_unlisted_(config.default_action == PayloadDefault::kKeep),
+PayloadTransformer::PayloadTransformer(const config::PayloadConfig& config)
+    : keep_unlisted_(config.default_action == config::PayloadDefault::kKeep),
       bucket_ms_(std::max<int64_t>(1, config.time_bucket_seconds) * 1000),
       rep_(std::make_unique<Rep>()) {
-  for (const PayloadField& f : config.fields) {
+  for (const config::PayloadField& f : config.fields) {
     rules_[f.path] = f;
     for (size_t dot = f.path.find('.'); dot != std::string::npos; dot = f.path.find('.', dot + 1)) {
       parents_.insert(f.path.substr(0, dot));
@@ -185,4 +185,4 @@ int64_t PayloadTransformer::PublishedTime(int64_t ts_ms) const {
   return q * bucket_ms_;
 }
 
-}  // namespace vanon
+}  // namespace vanon::release

@@ -9,7 +9,7 @@
 #include "base/hex.h"
 #include "base/json.h"
 
-namespace vanon {
+namespace vanon::release {
 
 namespace {
 
@@ -21,7 +21,7 @@ class IdDrawer {
     uint64_t v = random_->NextU64();
     while (!used_.insert(v).second) v = random_->NextU64();
     std::string id{prefix, '-'};
-    AppendHex64(&id, v);
+    base::AppendHex64(&id, v);
     return id;
   }
 
@@ -38,31 +38,31 @@ void Shuffle(std::vector<T>* v, dp::RandomSource* random) {
   }
 }
 
-std::string QiObject(const Schema& schema, const Group& group) {
+std::string QiObject(const engine::Schema& schema, const engine::Group& group) {
   const std::vector<std::string> labels = GroupLabels(schema, group);
   std::string out = "{";
   for (size_t a = 0; a < schema.size(); ++a) {
     if (a > 0) out.push_back(',');
-    AppendJsonString(&out, schema.attribute(a).name);
+    base::AppendJsonString(&out, schema.attribute(a).name);
     out.push_back(':');
-    AppendJsonString(&out, labels[a]);
+    base::AppendJsonString(&out, labels[a]);
   }
   out.push_back('}');
   return out;
 }
 
-void AppendMetrics(std::string* out, const ReleaseMetrics& m) {
+void AppendMetrics(std::string* out, const engine::ReleaseMetrics& m) {
   auto num = [&](const char* name, double v, bool comma = true) {
     if (comma) out->push_back(',');
-    AppendJsonString(out, name);
+    base::AppendJsonString(out, name);
     out->push_back(':');
-    AppendJsonDouble(out, v);
+    base::AppendJsonDouble(out, v);
   };
   out->append("{");
   num("suppression_ratio", m.suppression_ratio, false);
   out->append(",\"suppression_ratio_by_reason\":{");
-  for (int r = 0; r < kSuppressReasonCount; ++r) {
-    num(ToString(static_cast<SuppressReason>(r)), m.suppression_ratio_by_reason[static_cast<size_t>(r)], r > 0);
+  for (int r = 0; r < engine::kSuppressReasonCount; ++r) {
+    num(ToString(static_cast<engine::SuppressReason>(r)), m.suppression_ratio_by_reason[static_cast<size_t>(r)], r > 0);
   }
   out->push_back('}');
   num("discernibility", m.discernibility);
@@ -72,9 +72,9 @@ void AppendMetrics(std::string* out, const ReleaseMetrics& m) {
   if (m.emd_max_hierarchical) num("emd_max_hierarchical", *m.emd_max_hierarchical);
   num("ncp", m.ncp);
   out->append(",\"min_group_size\":");
-  AppendJsonInt(out, m.min_group_size);
+  base::AppendJsonInt(out, m.min_group_size);
   out->append(",\"min_distinct\":");
-  AppendJsonInt(out, m.min_distinct);
+  base::AppendJsonInt(out, m.min_distinct);
   num("avg_group_size", m.avg_group_size);
   num("counterfeit_ratio", m.counterfeit_ratio);
   num("g_balance", m.g_balance);
@@ -85,7 +85,7 @@ void AppendMetrics(std::string* out, const ReleaseMetrics& m) {
 
 }  // namespace
 
-TupleEvents EventsOfBuiltTuples(const BuiltTuples& built, std::span<const BufferedEvent> events,
+TupleEvents EventsOfBuiltTuples(const BuiltTuples& built, std::span<const ingest::BufferedEvent> events,
                                 size_t waiting) {
   TupleEvents out(built.events.size() + waiting);
   for (size_t t = 0; t < built.events.size(); ++t) {
@@ -101,59 +101,59 @@ namespace {
 // a reader who can tell real tuples (they have events) from counterfeits
 // learns nothing about which value is whose (docs/privacy-model.md, "Why
 // values are not linked to tokens").
-std::string GroupRecord(const ReleaseWriterDeps& deps, const ReleaseContext& context, const ReleaseInput& input,
-                        const Group& group, const std::string& group_id, const std::string& qi,
+std::string GroupRecord(const ReleaseWriterDeps& deps, const ReleaseContext& context, const engine::ReleaseInput& input,
+                        const engine::Group& group, const std::string& group_id, const std::string& qi,
                         dp::RandomSource* random) {
-  std::vector<SensitiveId> values;
+  std::vector<engine::SensitiveId> values;
   values.reserve(group.members.size() + group.counterfeits.size());
-  for (TupleRef ref : group.members) values.push_back(ResolveTuple(input, ref).sensitive);
-  for (SensitiveId v : group.counterfeits) values.push_back(v);
+  for (engine::TupleRef ref : group.members) values.push_back(ResolveTuple(input, ref).sensitive);
+  for (engine::SensitiveId v : group.counterfeits) values.push_back(v);
   Shuffle(&values, random);
   std::string rec = "{\"type\":\"group\",\"version\":2,\"release\":";
-  AppendJsonInt(&rec, input.release_id);
+  base::AppendJsonInt(&rec, input.release_id);
   rec.append(",\"partition\":");
-  AppendJsonInt(&rec, context.partition);
+  base::AppendJsonInt(&rec, context.partition);
   rec.append(",\"group\":");
-  AppendJsonString(&rec, group_id);
+  base::AppendJsonString(&rec, group_id);
   rec.append(",\"qi\":").append(qi).append(",\"size\":");
-  AppendJsonInt(&rec, values.size());
+  base::AppendJsonInt(&rec, values.size());
   if (deps.dictionary != nullptr) {
     rec.append(",\"sensitive\":[");
     for (size_t i = 0; i < values.size(); ++i) {
       if (i > 0) rec.push_back(',');
-      AppendJsonString(&rec, deps.dictionary->Value(values[i]));
+      base::AppendJsonString(&rec, deps.dictionary->Value(values[i]));
     }
     rec.push_back(']');
   }
   rec.append(",\"counterfeits\":");
-  AppendJsonInt(&rec, group.counterfeits.size());
+  base::AppendJsonInt(&rec, group.counterfeits.size());
   rec.push_back('}');
   return rec;
 }
 
 // The event records of one group's tuples, in shuffled tuple order, each
 // tuple under a fresh token.
-void AppendEventRecords(const ReleaseWriterDeps& deps, const ReleaseInput& input, const Group& group,
+void AppendEventRecords(const ReleaseWriterDeps& deps, const engine::ReleaseInput& input, const engine::Group& group,
                         const std::string& group_id, const std::string& qi, const TupleEvents& events,
                         IdDrawer* ids, dp::RandomSource* random, std::vector<std::string>* out) {
-  std::vector<TupleRef> members(group.members.begin(), group.members.end());
+  std::vector<engine::TupleRef> members(group.members.begin(), group.members.end());
   Shuffle(&members, random);
   std::string head;  // what every event record of a tuple starts with
-  for (TupleRef ref : members) {
+  for (engine::TupleRef ref : members) {
     head = "{\"release\":";
-    AppendJsonInt(&head, input.release_id);
+    base::AppendJsonInt(&head, input.release_id);
     head.append(",\"group\":");
-    AppendJsonString(&head, group_id);
+    base::AppendJsonString(&head, group_id);
     head.append(",\"tuple\":");
-    AppendJsonString(&head, ids->Next('t'));
+    base::AppendJsonString(&head, ids->Next('t'));
     head.append(",\"qi\":").append(qi).append(",\"ts\":");
-    for (const BufferedEvent* e : events[ref]) {
+    for (const ingest::BufferedEvent* e : events[ref]) {
       std::string ev;
       ev.reserve(48 + head.size() + e->event.size() + e->payload_json.size());
       ev.append(head);
-      AppendJsonInt(&ev, deps.payload->PublishedTime(e->ts_ms));
+      base::AppendJsonInt(&ev, deps.payload->PublishedTime(e->ts_ms));
       ev.append(",\"event\":");
-      AppendJsonString(&ev, e->event);
+      base::AppendJsonString(&ev, e->event);
       ev.append(",\"payload\":").append(e->payload_json);  // transformed at ingestion
       ev.push_back('}');
       out->push_back(std::move(ev));
@@ -161,38 +161,38 @@ void AppendEventRecords(const ReleaseWriterDeps& deps, const ReleaseInput& input
   }
 }
 
-std::string SummaryRecord(const ReleaseContext& context, const ReleaseInput& input, const ReleaseOutput& output,
+std::string SummaryRecord(const ReleaseContext& context, const engine::ReleaseInput& input, const engine::ReleaseOutput& output,
                           uint64_t real, uint64_t counterfeits, size_t events) {
   std::string s = "{\"type\":\"summary\",\"version\":2,\"release\":";
-  AppendJsonInt(&s, input.release_id);
+  base::AppendJsonInt(&s, input.release_id);
   s.append(",\"partition\":");
-  AppendJsonInt(&s, context.partition);
+  base::AppendJsonInt(&s, context.partition);
   s.append(",\"partitions\":");
-  AppendJsonInt(&s, context.partitions);
+  base::AppendJsonInt(&s, context.partitions);
   s.append(",\"epoch_start\":");
-  AppendJsonInt(&s, context.epoch_start_ms);
+  base::AppendJsonInt(&s, context.epoch_start_ms);
   s.append(",\"epoch_end\":");
-  AppendJsonInt(&s, context.epoch_end_ms);
+  base::AppendJsonInt(&s, context.epoch_end_ms);
   s.append(",\"groups\":");
-  AppendJsonInt(&s, output.groups.size());
+  base::AppendJsonInt(&s, output.groups.size());
   s.append(",\"tuples\":");
-  AppendJsonInt(&s, real + counterfeits);
+  base::AppendJsonInt(&s, real + counterfeits);
   s.append(",\"published\":");
-  AppendJsonInt(&s, real);
+  base::AppendJsonInt(&s, real);
   s.append(",\"counterfeits\":");
-  AppendJsonInt(&s, counterfeits);
+  base::AppendJsonInt(&s, counterfeits);
   s.append(",\"events\":");
-  AppendJsonInt(&s, events);
+  base::AppendJsonInt(&s, events);
   s.append(",\"waiting\":");
-  AppendJsonInt(&s, output.waiting.size());
+  base::AppendJsonInt(&s, output.waiting.size());
   s.append(",\"suppressed\":{");
-  std::array<uint64_t, kSuppressReasonCount> by_reason{};
-  for (const Suppressed& x : output.suppressed) by_reason[static_cast<size_t>(x.reason)]++;
-  for (int r = 0; r < kSuppressReasonCount; ++r) {
+  std::array<uint64_t, engine::kSuppressReasonCount> by_reason{};
+  for (const engine::Suppressed& x : output.suppressed) by_reason[static_cast<size_t>(x.reason)]++;
+  for (int r = 0; r < engine::kSuppressReasonCount; ++r) {
     if (r > 0) s.push_back(',');
-    AppendJsonString(&s, ToString(static_cast<SuppressReason>(r)));
+    base::AppendJsonString(&s, ToString(static_cast<engine::SuppressReason>(r)));
     s.push_back(':');
-    AppendJsonInt(&s, by_reason[static_cast<size_t>(r)]);
+    base::AppendJsonInt(&s, by_reason[static_cast<size_t>(r)]);
   }
   s.append("},\"metrics\":");
   AppendMetrics(&s, output.metrics);
@@ -215,7 +215,7 @@ bool IsSummaryOf(std::string_view record, int64_t release, int32_t partition) {
 }
 
 ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext& context,
-                            const ReleaseInput& input, const ReleaseOutput& output,
+                            const engine::ReleaseInput& input, const engine::ReleaseOutput& output,
                             const TupleEvents& events, dp::RandomSource* random) {
   if (deps.schema == nullptr || deps.payload == nullptr || random == nullptr) {
     throw std::invalid_argument("WriteRelease: schema, payload transformer (for the time bucket) and random source are required");
@@ -225,11 +225,11 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
   }
   ReleaseRecords records;
   size_t expected_ids = output.groups.size();
-  for (const Group& g : output.groups) expected_ids += g.members.size() + g.counterfeits.size();
+  for (const engine::Group& g : output.groups) expected_ids += g.members.size() + g.counterfeits.size();
   IdDrawer ids(random, expected_ids);
   size_t expected_events = 0;
-  for (const Group& g : output.groups) {
-    for (TupleRef ref : g.members) expected_events += events[ref].size();
+  for (const engine::Group& g : output.groups) {
+    for (engine::TupleRef ref : g.members) expected_events += events[ref].size();
   }
   records.events.reserve(expected_events);
 
@@ -239,7 +239,7 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
   uint64_t real = 0;
   uint64_t counterfeits = 0;
   for (size_t g : group_order) {
-    const Group& group = output.groups[g];
+    const engine::Group& group = output.groups[g];
     const std::string group_id = ids.Next('g');
     const std::string qi = QiObject(*deps.schema, group);
     records.groups.push_back(GroupRecord(deps, context, input, group, group_id, qi, random));
@@ -251,4 +251,4 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
   return records;
 }
 
-}  // namespace vanon
+}  // namespace vanon::release

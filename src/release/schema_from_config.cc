@@ -6,7 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
-namespace vanon {
+namespace vanon::release {
 
 namespace {
 
@@ -32,7 +32,7 @@ double NumericScale(int precision) {
   return scale;
 }
 
-std::optional<int32_t> NumericQiCode(const QuasiIdentifier& qi, const NumericDomain& domain,
+std::optional<int32_t> NumericQiCode(const config::QuasiIdentifier& qi, const engine::NumericDomain& domain,
                                      std::string_view raw) {
   double v = 0;
   const char* end = raw.data() + raw.size();
@@ -50,13 +50,13 @@ std::optional<int32_t> NumericQiCode(const QuasiIdentifier& qi, const NumericDom
   return static_cast<int32_t>(code);
 }
 
-Schema SchemaFromConfig(const Config& config) {
-  std::vector<QiAttribute> attributes;
-  for (const QuasiIdentifier& qi : config.quasi_identifiers) {
-    QiAttribute a;
+engine::Schema SchemaFromConfig(const config::Config& config) {
+  std::vector<engine::QiAttribute> attributes;
+  for (const config::QuasiIdentifier& qi : config.quasi_identifiers) {
+    engine::QiAttribute a;
     a.name = qi.name;
-    if (qi.type == QiType::kCategorical) {
-      a.hierarchy = std::make_shared<const CategoricalHierarchy>(CategoricalHierarchy::LoadArxCsv(qi.hierarchy));
+    if (qi.type == config::QiType::kCategorical) {
+      a.hierarchy = std::make_shared<const engine::CategoricalHierarchy>(engine::CategoricalHierarchy::LoadArxCsv(qi.hierarchy));
     } else {
       // Codes are value * 10^precision. The range is widened outward to
       // whole codes, so the root still covers every in-range value.
@@ -64,17 +64,17 @@ Schema SchemaFromConfig(const Config& config) {
       a.numeric.decimals = qi.precision;
       a.numeric.min = ToCode(std::floor(qi.range_min * scale), qi.name);
       a.numeric.max = ToCode(std::ceil(qi.range_max * scale), qi.name);
-      if (qi.split == NumericSplit::kFixedBins) {
+      if (qi.split == config::NumericSplit::kFixedBins) {
         a.numeric.bin_width = static_cast<int32_t>(
             std::max(1.0, std::min(std::round(qi.bin_width * scale), static_cast<double>(INT32_MAX))));
       }
     }
     attributes.push_back(std::move(a));
   }
-  Schema schema(std::move(attributes));
+  engine::Schema schema(std::move(attributes));
   if (config.sensitive && !config.sensitive->hierarchy.empty()) {
-    auto h = std::make_shared<const CategoricalHierarchy>(
-        CategoricalHierarchy::LoadArxCsv(config.sensitive->hierarchy));
+    auto h = std::make_shared<const engine::CategoricalHierarchy>(
+        engine::CategoricalHierarchy::LoadArxCsv(config.sensitive->hierarchy));
     // SensitiveDictionary gives leaf i the id i.
     schema.sensitive_leaf.resize(static_cast<size_t>(h->LeafCount()));
     for (int32_t i = 0; i < h->LeafCount(); ++i) schema.sensitive_leaf[static_cast<size_t>(i)] = i;
@@ -83,9 +83,9 @@ Schema SchemaFromConfig(const Config& config) {
   return schema;
 }
 
-ReleaseParams ReleaseParamsFromConfig(const PrivacyConfig& privacy) {
-  ReleaseParams p;
-  p.model = privacy.model == PrivacyModel::kMInvariance ? Model::kMInvariance : Model::kKAnonymity;
+engine::ReleaseParams ReleaseParamsFromConfig(const config::PrivacyConfig& privacy) {
+  engine::ReleaseParams p;
+  p.model = privacy.model == config::PrivacyModel::kMInvariance ? engine::Model::kMInvariance : engine::Model::kKAnonymity;
   p.m = static_cast<uint32_t>(privacy.m);
   p.k = static_cast<uint32_t>(privacy.k);
   p.l = static_cast<uint32_t>(privacy.l);
@@ -96,4 +96,4 @@ ReleaseParams ReleaseParamsFromConfig(const PrivacyConfig& privacy) {
   return p;
 }
 
-}  // namespace vanon
+}  // namespace vanon::release

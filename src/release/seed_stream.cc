@@ -5,7 +5,7 @@
 
 #include <stdexcept>
 
-namespace vanon {
+namespace vanon::release {
 
 ReleaseSeed NewReleaseSeed() {
   ReleaseSeed seed;
@@ -33,4 +33,4 @@ uint64_t SeedStream::NextU64() {
   return block_[next_++];
 }
 
-}  // namespace vanon
+}  // namespace vanon::release

@@ -7,9 +7,9 @@
 #include "vanon/release/schema_from_config.h"
 #include "vanon/vehicle/decoded_vehicle.h"
 
-namespace vanon {
+namespace vanon::release {
 
-TupleBuilder::TupleBuilder(const Config& config, const Schema& schema, int sensitive_extra,
+TupleBuilder::TupleBuilder(const config::Config& config, const engine::Schema& schema, int sensitive_extra,
                            SensitiveDictionary* dictionary)
     : schema_(schema),
       qis_(config.quasi_identifiers),
@@ -17,13 +17,13 @@ TupleBuilder::TupleBuilder(const Config& config, const Schema& schema, int sensi
       sensitive_extra_(sensitive_extra),
       dictionary_(dictionary) {}
 
-std::vector<int32_t> TupleBuilder::EncodeQi(const BufferedEvent& e, uint64_t* at_root) const {
+std::vector<int32_t> TupleBuilder::EncodeQi(const ingest::BufferedEvent& e, uint64_t* at_root) const {
   std::vector<int32_t> codes(schema_.size(), kIneligibleCode);
   if (e.qi_values.size() != schema_.size()) return codes;
   for (size_t a = 0; a < schema_.size(); ++a) {
-    const QiAttribute& attr = schema_.attribute(a);
-    if (e.qi_values[a] == kUnknownAttribute) {
-      codes[a] = kUnknownQiCode;  // published under the root (privacy-model.md section 1)
+    const engine::QiAttribute& attr = schema_.attribute(a);
+    if (e.qi_values[a] == fleet::kUnknownAttribute) {
+      codes[a] = engine::kUnknownQiCode;  // published under the root (privacy-model.md section 1)
       continue;
     }
     if (attr.IsCategorical()) {
@@ -35,7 +35,7 @@ std::vector<int32_t> TupleBuilder::EncodeQi(const BufferedEvent& e, uint64_t* at
     // decimals) is not rounded into a neighbouring interval, which would
     // publish something false: like an unknown VIN, it takes the root.
     const std::optional<int32_t> code = NumericQiCode(qis_[a], attr.numeric, e.qi_values[a]);
-    codes[a] = code.value_or(kUnknownQiCode);
+    codes[a] = code.value_or(engine::kUnknownQiCode);
     if (!code) ++*at_root;
   }
   if (std::find(codes.begin(), codes.end(), kIneligibleCode) != codes.end()) {
@@ -44,20 +44,20 @@ std::vector<int32_t> TupleBuilder::EncodeQi(const BufferedEvent& e, uint64_t* at
   return codes;
 }
 
-std::optional<std::string> TupleBuilder::Aggregate(std::span<const BufferedEvent> events,
+std::optional<std::string> TupleBuilder::Aggregate(std::span<const ingest::BufferedEvent> events,
                                                    const std::vector<uint32_t>& order) const {
   const size_t idx = static_cast<size_t>(sensitive_extra_);
   auto value = [&](uint32_t i) -> const std::optional<std::string>& {
     static const std::optional<std::string> kNone;
-    const BufferedEvent& e = events[i];
+    const ingest::BufferedEvent& e = events[i];
     return idx < e.extras.size() ? e.extras[idx] : kNone;
   };
-  const SensitiveAggregator agg = sensitive_->aggregator;
-  if (agg == SensitiveAggregator::kFirst) {
+  const config::SensitiveAggregator agg = sensitive_->aggregator;
+  if (agg == config::SensitiveAggregator::kFirst) {
     for (uint32_t i : order) {
       if (value(i)) return value(i);
     }
-  } else if (agg == SensitiveAggregator::kLast || agg == SensitiveAggregator::kRegistry) {
+  } else if (agg == config::SensitiveAggregator::kLast || agg == config::SensitiveAggregator::kRegistry) {
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       if (value(*it)) return value(*it);
     }
@@ -84,7 +84,7 @@ std::optional<std::string> TupleBuilder::Aggregate(std::span<const BufferedEvent
   return sensitive_->missing_value;
 }
 
-BuiltTuples TupleBuilder::Build(std::span<const BufferedEvent> events) const {
+BuiltTuples TupleBuilder::Build(std::span<const ingest::BufferedEvent> events) const {
   const std::vector<uint32_t> order = OrderByVehicle(events, /*by_time=*/true);
 
   BuiltTuples out;
@@ -93,9 +93,9 @@ BuiltTuples TupleBuilder::Build(std::span<const BufferedEvent> events) const {
     while (end < order.size() && events[order[end]].vehicle_key == events[order[begin]].vehicle_key) ++end;
     std::vector<uint32_t> mine(order.begin() + static_cast<ptrdiff_t>(begin),
                                order.begin() + static_cast<ptrdiff_t>(end));
-    const BufferedEvent& latest = events[mine.back()];
+    const ingest::BufferedEvent& latest = events[mine.back()];
 
-    Tuple t;
+    engine::Tuple t;
     t.vehicle.assign(reinterpret_cast<const char*>(latest.vehicle_key.data()), latest.vehicle_key.size());
     t.qi = EncodeQi(latest, &out.qi_at_root);
     t.events = static_cast<uint32_t>(std::min<size_t>(mine.size(), UINT32_MAX));
@@ -123,4 +123,4 @@ BuiltTuples TupleBuilder::Build(std::span<const BufferedEvent> events) const {
   return out;
 }
 
-}  // namespace vanon
+}  // namespace vanon::release

@@ -13,7 +13,7 @@
 #include "vanon/service/ingest_pipeline.h"  // kClockMeta
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 // The log keeps this many releases per partition (as ReleaseRunner does):
@@ -21,31 +21,31 @@ namespace {
 constexpr int64_t kReleaseLogLength = 1000;
 }  // namespace
 
-std::string ChangelogKey(int32_t partition, const StateChange& c) {
+std::string ChangelogKey(int32_t partition, const state::StateChange& c) {
   std::string k;
   k.reserve(5 + c.key.size());
-  PutBigEndian32(&k, static_cast<uint32_t>(partition));
+  base::PutBigEndian32(&k, static_cast<uint32_t>(partition));
   k.push_back(static_cast<char>(c.family));
   k.append(c.key);
   return k;
 }
 
-bool DecodeChangelogKey(std::string_view key, int32_t* partition, StateChange* c) {
+bool DecodeChangelogKey(std::string_view key, int32_t* partition, state::StateChange* c) {
   if (key.size() < 6) return false;
-  const auto p = static_cast<uint32_t>(DecodeBigEndian(key, 0, 4));
+  const auto p = static_cast<uint32_t>(base::DecodeBigEndian(key, 0, 4));
   const auto f = static_cast<uint8_t>(key[4]);
-  if (f < static_cast<uint8_t>(StateFamily::kEvents) || f > static_cast<uint8_t>(StateFamily::kReleases)) return false;
+  if (f < static_cast<uint8_t>(state::StateFamily::kEvents) || f > static_cast<uint8_t>(state::StateFamily::kReleases)) return false;
   *partition = static_cast<int32_t>(p);
-  c->family = static_cast<StateFamily>(f);
+  c->family = static_cast<state::StateFamily>(f);
   c->key.assign(key.substr(5));
   return true;
 }
 
-ChangelogWriter::ChangelogWriter(const Config& config, StateStore* store, TransactionalProducer* producer)
+ChangelogWriter::ChangelogWriter(const config::Config& config, state::StateStore* store, kafka::TransactionalProducer* producer)
     : config_(config), store_(store), producer_(producer) {}
 
-ChangelogBase ChangelogWriter::Snapshot(const EpochClock& clock, const PartitionProgress& progress,
-                                        const EventBuffer& events) {
+ChangelogBase ChangelogWriter::Snapshot(const release::EpochClock& clock, const state::PartitionProgress& progress,
+                                        const release::EventBuffer& events) {
   // Every event below the consumer's position is in this release (taken),
   // in an earlier one, changelogged with a waiting tuple, late or rejected;
   // except the buffered events of open epochs, which must be read again.
@@ -55,16 +55,16 @@ ChangelogBase ChangelogWriter::Snapshot(const EpochClock& clock, const Partition
 }
 
 size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const ChangelogBase& base,
-                                     const ReleaseWrite& apply, const ReleaseLogEntry& committed,
+                                     const state::ReleaseWrite& apply, const state::ReleaseLogEntry& committed,
                                      uint64_t published_events, uint64_t suppressed_events,
-                                     const KafkaHeaders& headers) {
+                                     const kafka::KafkaHeaders& headers) {
   // What apply adds to the share's batch on the consuming thread after the
   // commit, computed here from the snapshot so it is in the transaction.
-  ReleaseWrite extra(*store_);
-  EpochClock clock = base.clock;
+  state::ReleaseWrite extra(*store_);
+  release::EpochClock clock = base.clock;
   clock.Close(epoch);
   extra.PutMeta(partition, kClockMeta, clock.EncodeState());
-  PartitionProgress progress = base.progress;
+  state::PartitionProgress progress = base.progress;
   progress.released += published_events;
   progress.suppressed += suppressed_events;
   progress.releases++;
@@ -84,8 +84,8 @@ size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const Cha
 
   const std::string& topic = config_.state.changelog.topic;
   size_t n = 0;
-  for (const ReleaseWrite* w : {&apply, static_cast<const ReleaseWrite*>(&extra)}) {
-    for (const StateChange& c : w->Changes()) {
+  for (const state::ReleaseWrite* w : {&apply, static_cast<const state::ReleaseWrite*>(&extra)}) {
+    for (const state::StateChange& c : w->Changes()) {
       const std::string key = ChangelogKey(partition, c);
       producer_->Produce(topic, partition, key, c.value ? std::string_view(*c.value) : std::string_view(), headers);
       ++n;
@@ -97,8 +97,8 @@ size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const Cha
 void ChangelogWriter::CommitOffsets(const std::map<int32_t, int64_t>& resume_offsets) {
   if (consumer_ == nullptr) throw std::logic_error("ChangelogWriter: no consumer attached");
   std::unique_ptr<RdKafka::ConsumerGroupMetadata> group = consumer_->GroupMetadata();
-  if (!group) throw AbortableKafkaError("changelog: no consumer group metadata");
+  if (!group) throw kafka::AbortableKafkaError("changelog: no consumer group metadata");
   producer_->SendOffsets(config_.kafka.topics.input, resume_offsets, *group);
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

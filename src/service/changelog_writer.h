@@ -34,54 +34,62 @@
 #include "vanon/state/release_state.h"
 #include "vanon/state/state_change.h"
 
-namespace vanon {
-
+namespace vanon::kafka {
 class Consumer;
+class TransactionalProducer;
+}  // namespace vanon::kafka
+
+namespace vanon::release {
 class EventBuffer;
+}  // namespace vanon::release
+
+namespace vanon::state {
 class ReleaseWrite;
 class StateStore;
-class TransactionalProducer;
+}  // namespace vanon::state
+
+namespace vanon::service {
 
 // What the consuming thread knows when a share is submitted and the release
 // thread needs inside the transaction: the partition's clock and progress
 // before the release, and the input offset to commit with it.
 struct ChangelogBase {
-  EpochClock clock;
-  PartitionProgress progress;
+  release::EpochClock clock;
+  state::PartitionProgress progress;
   int64_t resume_offset = 0;
 };
 
 // One changelog record key, and back.
-std::string ChangelogKey(int32_t partition, const StateChange& c);
-bool DecodeChangelogKey(std::string_view key, int32_t* partition, StateChange* c);
+std::string ChangelogKey(int32_t partition, const state::StateChange& c);
+bool DecodeChangelogKey(std::string_view key, int32_t* partition, state::StateChange* c);
 
 class ChangelogWriter {
  public:
-  ChangelogWriter(const Config& config, StateStore* store, TransactionalProducer* producer);
+  ChangelogWriter(const config::Config& config, state::StateStore* store, kafka::TransactionalProducer* producer);
 
   // The input consumer whose group the offsets are committed to. Before the
   // first release.
-  void Attach(const Consumer* consumer) { consumer_ = consumer; }
+  void Attach(const kafka::Consumer* consumer) { consumer_ = consumer; }
 
   // Consuming thread, when a share is submitted (after its events were taken).
-  static ChangelogBase Snapshot(const EpochClock& clock, const PartitionProgress& progress,
-                                const EventBuffer& events);
+  static ChangelogBase Snapshot(const release::EpochClock& clock, const state::PartitionProgress& progress,
+                                const release::EventBuffer& events);
 
   // Release thread, inside the open transaction: the share's changes.
   // Returns the number of records produced.
-  size_t ProduceShare(int32_t partition, int64_t epoch, const ChangelogBase& base, const ReleaseWrite& apply,
-                      const ReleaseLogEntry& committed, uint64_t published_events, uint64_t suppressed_events,
-                      const KafkaHeaders& headers);
+  size_t ProduceShare(int32_t partition, int64_t epoch, const ChangelogBase& base, const state::ReleaseWrite& apply,
+                      const state::ReleaseLogEntry& committed, uint64_t published_events, uint64_t suppressed_events,
+                      const kafka::KafkaHeaders& headers);
   // Release thread, inside the open transaction, after every share.
   void CommitOffsets(const std::map<int32_t, int64_t>& resume_offsets);
 
  private:
-  const Config& config_;
-  StateStore* store_;
-  TransactionalProducer* producer_;
-  const Consumer* consumer_ = nullptr;
+  const config::Config& config_;
+  state::StateStore* store_;
+  kafka::TransactionalProducer* producer_;
+  const kafka::Consumer* consumer_ = nullptr;
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SRC_SERVICE_CHANGELOG_WRITER_H_

@@ -43,7 +43,7 @@
 #include "vanon/service/dp_publisher.h"
 #include "share_state.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 
@@ -59,9 +59,9 @@ std::string PendingMeta(int64_t window) { return std::string(kIndexMeta) + "/" +
 // The noise of one window: a stream keyed by the release's noise base and
 // the window index, so it does not depend on which other windows the
 // release publishes.
-SeedStream WindowStream(ReleaseSeed base, int64_t window) {
+release::SeedStream WindowStream(release::ReleaseSeed base, int64_t window) {
   for (int i = 0; i < 8; ++i) base[24 + i] ^= static_cast<uint8_t>(static_cast<uint64_t>(window) >> (8 * i));
-  return SeedStream(base);
+  return release::SeedStream(base);
 }
 
 // Fields that let a consumer tell a complete window from the data alone.
@@ -94,7 +94,7 @@ void DpPublisher::AggregateWindows(int32_t partition, int64_t epoch, int64_t cur
   }
   // Drawn whether or not a window is published, at the same point of the
   // release's stream, so a recomputation has the same base.
-  ReleaseSeed base;
+  release::ReleaseSeed base;
   for (int i = 0; i < 4; ++i) {
     const uint64_t v = random.NextU64();
     for (int b = 0; b < 8; ++b) base[8 * i + b] = static_cast<uint8_t>(v >> (8 * b));
@@ -106,7 +106,7 @@ void DpPublisher::AggregateWindows(int32_t partition, int64_t epoch, int64_t cur
         agg.sources[*window];
         agg.sums[*window] = ZeroPartial(*window);
       }
-      SeedStream noise = WindowStream(base, *window);
+      release::SeedStream noise = WindowStream(base, *window);
       PublishGlobal(partition, *window, &agg, noise, result);
     }
   };
@@ -278,4 +278,4 @@ void DpPublisher::PublishGlobal(int32_t partition, int64_t window, DpAggregateSt
   CumulativeSums(partition, kGlobalSumsPrefix, release, *out, tail, result);
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 constexpr const char* kMagic = "vdp-partial1";
@@ -83,4 +83,4 @@ bool DpAggregateState::DecodeIndex(std::string_view text) {
   return true;
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

@@ -15,7 +15,7 @@
 
 #include "vanon/dp/count_record.h"
 
-namespace vanon {
+namespace vanon::service {
 
 struct DpPartial {
   int64_t window = 0;      // window index (window_start_ms / window length)
@@ -57,6 +57,6 @@ struct DpAggregateState {
   bool DecodeIndex(std::string_view text);
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SRC_SERVICE_DP_PARTIAL_H_

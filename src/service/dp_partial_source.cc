@@ -2,23 +2,23 @@
 
 #include "vanon/kafka/committed_reader.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 
 class KafkaPartialSource final : public DpPartialSource {
  public:
-  explicit KafkaPartialSource(const Config& c) : config_(c) {}
+  explicit KafkaPartialSource(const config::Config& c) : config_(c) {}
 
   // One consumer for the process's life, made at the first read (issue 17:
   // a consumer per release connected to the cluster every time).
   void Read(int64_t from, int64_t bound, const Visit& fn) override {
     if (!reader_) {
-      const KafkaConfig& k = config_.kafka;
-      reader_ = std::make_unique<CommittedReader>(k.bootstrap, k.properties, k.consumer_properties,
+      const config::KafkaConfig& k = config_.kafka;
+      reader_ = std::make_unique<kafka::CommittedReader>(k.bootstrap, k.properties, k.consumer_properties,
                                                   config_.dp.aggregation.topic, 0);
     }
-    reader_->Read(from, [&](const CommittedRecord& r) {
+    reader_->Read(from, [&](const kafka::CommittedRecord& r) {
       if (bound >= 0 && r.offset >= bound) return false;
       fn(r.offset, r.value);
       return true;
@@ -26,14 +26,14 @@ class KafkaPartialSource final : public DpPartialSource {
   }
 
  private:
-  const Config& config_;
-  std::unique_ptr<CommittedReader> reader_;
+  const config::Config& config_;
+  std::unique_ptr<kafka::CommittedReader> reader_;
 };
 
 }  // namespace
 
-std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const Config& config) {
+std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const config::Config& config) {
   return std::make_unique<KafkaPartialSource>(config);
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

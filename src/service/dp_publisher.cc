@@ -22,7 +22,7 @@
 #include "vanon/release/schema_from_config.h"
 #include "vanon/service/dp_partial_source.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 
@@ -45,13 +45,13 @@ struct QiDomain {
   std::vector<std::string> labels;
 };
 
-QiDomain DomainOf(const Schema& schema, const Config& config, const std::string& name) {
+QiDomain DomainOf(const engine::Schema& schema, const config::Config& config, const std::string& name) {
   for (size_t a = 0; a < config.quasi_identifiers.size(); ++a) {
     if (config.quasi_identifiers[a].name != name) continue;
-    const QiAttribute& attr = schema.attribute(a);
+    const engine::QiAttribute& attr = schema.attribute(a);
     QiDomain d{a, {}};
     if (attr.IsCategorical()) {
-      const CategoricalHierarchy& h = *attr.hierarchy;
+      const engine::CategoricalHierarchy& h = *attr.hierarchy;
       for (int32_t leaf = 0; leaf < h.LeafCount(); ++leaf) d.labels.push_back(h.Name(h.LeafNode(leaf)));
       return d;
     }
@@ -68,9 +68,9 @@ QiDomain DomainOf(const Schema& schema, const Config& config, const std::string&
   throw std::invalid_argument("dp: qi:" + name + " is not a configured quasi-identifier");
 }
 
-void GeneralizeInto(const Schema& schema, size_t attr, const QuasiIdentifier& qi, const std::string& raw,
+void GeneralizeInto(const engine::Schema& schema, size_t attr, const config::QuasiIdentifier& qi, const std::string& raw,
                     std::string* out) {
-  const QiAttribute& a = schema.attribute(attr);
+  const engine::QiAttribute& a = schema.attribute(attr);
   if (a.IsCategorical()) {  // a leaf, or outside the domain
     out->assign(raw);
     return;
@@ -78,7 +78,7 @@ void GeneralizeInto(const Schema& schema, size_t attr, const QuasiIdentifier& qi
   // As TupleBuilder does: the exact code, then its fixed bin. A value with
   // no exact code (not a number, out of range, too many decimals) is in no
   // cell rather than in a neighbouring one.
-  const std::optional<int32_t> code = NumericQiCode(qi, a.numeric, raw);
+  const std::optional<int32_t> code = release::NumericQiCode(qi, a.numeric, raw);
   if (!code) {
     out->clear();
     return;
@@ -99,14 +99,14 @@ bool HasTimeBucket(const dp::CountQuery& q) {
 
 // The DP plan of the config's queries and KPIs; the QIs they use (as a
 // dimension or a filter) go into `qi_domains`.
-dp::DpPlan PlanFromConfig(const Config& config, const Schema& schema, std::map<std::string, QiDomain>* qi_domains) {
-  const DpConfig& dpc = config.dp;
+dp::DpPlan PlanFromConfig(const config::Config& config, const engine::Schema& schema, std::map<std::string, QiDomain>* qi_domains) {
+  const config::DpConfig& dpc = config.dp;
   dp::DpPlan plan;
-  auto to_query = [&](const DpQuery& in) {
+  auto to_query = [&](const config::DpQuery& in) {
     dp::CountQuery q;
     q.name = in.name;
-    q.unit = in.count == DpCount::kEvents   ? dp::CountUnit::kEvents
-             : in.count == DpCount::kTrips ? dp::CountUnit::kTrips
+    q.unit = in.count == config::DpCount::kEvents   ? dp::CountUnit::kEvents
+             : in.count == config::DpCount::kTrips ? dp::CountUnit::kTrips
                                            : dp::CountUnit::kVehicles;
     q.filter = in.filter;
     q.bounds.max_per_cell = static_cast<uint64_t>(dpc.max_per_cell);
@@ -136,12 +136,12 @@ dp::DpPlan PlanFromConfig(const Config& config, const Schema& schema, std::map<s
     }
     return q;
   };
-  std::map<std::string, const DpQuery*> by_name;
-  for (const DpQuery& q : dpc.queries) {
+  std::map<std::string, const config::DpQuery*> by_name;
+  for (const config::DpQuery& q : dpc.queries) {
     plan.counts.push_back(to_query(q));
     by_name[q.name] = &q;
   }
-  for (const DpKpi& k : dpc.kpis) {
+  for (const config::DpKpi& k : dpc.kpis) {
     auto num = by_name.find(k.numerator), den = by_name.find(k.denominator);
     if (num == by_name.end() || den == by_name.end()) {
       throw std::invalid_argument("dp: kpi " + k.name + " names an unknown query");
@@ -168,15 +168,15 @@ struct DpPublisher::TreeQuery {
   dp::Rational scale;  // of the counters' block noise, to spot a changed configuration
 };
 
-DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, StateStore* store,
+DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
                          prometheus::Registry& registry)
     : DpPublisher(config, hmac_key, std::make_unique<StoreShareState>(store), nullptr, registry) {}
 
-DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, ShareState* state,
+DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key, ShareState* state,
                          prometheus::Registry& registry)
     : DpPublisher(config, hmac_key, nullptr, state, registry) {}
 
-DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, std::unique_ptr<ShareState> owned,
+DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key, std::unique_ptr<ShareState> owned,
                          ShareState* state, prometheus::Registry& registry)
     : enabled_(config.dp.enabled),
       owned_state_(std::move(owned)),
@@ -201,7 +201,7 @@ DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, std::u
       partials_dropped_counter_(NewCounter(registry, "vanon_dp_partials_dropped_total",
                                            "Partials of windows already published, or unreadable: dropped.")) {
   if (!enabled_) return;
-  const DpConfig& dpc = config.dp;
+  const config::DpConfig& dpc = config.dp;
   policy_.per_release = EpsilonOf(dpc.epsilon_per_release, "dp.epsilon_per_release");
   policy_.period_total = EpsilonOf(dpc.budget_epsilon, "dp.budget.epsilon");
   policy_.period_ms = static_cast<int64_t>(dpc.budget_period_days) * kDayMs;
@@ -211,14 +211,14 @@ DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, std::u
   if (aggregating() && window_ms_ == 0) throw std::invalid_argument("dp.aggregation.topic: needs dp.window_seconds");
   budget_gauge_.Set(policy_.period_total.ToDouble());
 
-  const Schema schema = SchemaFromConfig(config);
+  const engine::Schema schema = release::SchemaFromConfig(config);
   std::map<std::string, QiDomain> qi_domains;
   plan_ = PlanFromConfig(config, schema, &qi_domains);
   // Keys the choice of kept cells; derived from the service secret so that it
   // is stable over restarts and not guessable from outside.
   {
-    KeyedHasher hasher(hmac_key);
-    const HmacToken t = hasher.Hash("vanon.dp.selection_key");
+    ingest::KeyedHasher hasher(hmac_key);
+    const ingest::HmacToken t = hasher.Hash("vanon.dp.selection_key");
     std::memcpy(&plan_.selection_key, t.data(), sizeof plan_.selection_key);
   }
   if (auto err = dp::ValidatePlan(plan_, window_ms_ > 0 ? window_ms_ : epoch_ms_)) {
@@ -231,7 +231,7 @@ DpPublisher::DpPublisher(const Config& config, std::string_view hmac_key, std::u
   for (auto& [name, domain] : qi_domains) {
     qi_attrs_.push_back({name, domain.attr, config.quasi_identifiers[domain.attr]});
   }
-  schema_ = std::make_unique<Schema>(schema);
+  schema_ = std::make_unique<engine::Schema>(schema);
 
   SetUpTreeCounters();
 }
@@ -289,7 +289,7 @@ void DpPublisher::Forget(int32_t partition) {
 }
 
 DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
-                                         int64_t epoch_end_ms, std::span<const BufferedEvent> events,
+                                         int64_t epoch_end_ms, std::span<const ingest::BufferedEvent> events,
                                          dp::RandomSource& random) {
   Result result;
   result.partition = partition;
@@ -327,7 +327,7 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
 }
 
 // Raw events grouped by vehicle, converted to DpEvents one vehicle at a time.
-void DpPublisher::ForEachVehicle(std::span<const BufferedEvent> events, const VehicleFn& fn) {
+void DpPublisher::ForEachVehicle(std::span<const ingest::BufferedEvent> events, const VehicleFn& fn) {
   // Raw events, suppressed vehicles included, grouped by vehicle: bounding
   // is per vehicle. Events are sorted by index and converted one vehicle at
   // a time into a scratch vector whose strings keep their capacity, so a
@@ -336,7 +336,7 @@ void DpPublisher::ForEachVehicle(std::span<const BufferedEvent> events, const Ve
   std::vector<dp::DpEvent> scratch;
   std::string vehicle;
   for (size_t i = 0; i < order.size();) {
-    const HmacToken& key = events[order[i]].vehicle_key;
+    const ingest::HmacToken& key = events[order[i]].vehicle_key;
     size_t j = i;
     while (j < order.size() && events[order[j]].vehicle_key == key) ++j;
     while (scratch.size() < j - i) {
@@ -345,7 +345,7 @@ void DpPublisher::ForEachVehicle(std::span<const BufferedEvent> events, const Ve
       for (size_t q = 0; q < qi_attrs_.size(); ++q) d.qi[q].first = qi_attrs_[q].name;  // set once
     }
     for (size_t k = i; k < j; ++k) {
-      const BufferedEvent& e = events[order[k]];
+      const ingest::BufferedEvent& e = events[order[k]];
       dp::DpEvent& d = scratch[k - i];
       d.vehicle.assign(reinterpret_cast<const char*>(e.vehicle_key.data()), e.vehicle_key.size());
       d.trip.assign(reinterpret_cast<const char*>(e.trip_key.data()), e.trip_key.size());
@@ -448,7 +448,7 @@ void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_
   if (!charge_record.empty()) result->meta.emplace_back(kTreeChargeMeta, std::move(charge_record));
 }
 
-void DpPublisher::Apply(int32_t partition, const Result& r, ReleaseWrite* w) const {
+void DpPublisher::Apply(int32_t partition, const Result& r, state::ReleaseWrite* w) const {
   ShareDelta d;
   d.partition = partition;
   Apply(r, &d);
@@ -491,4 +491,4 @@ bool DpPublisher::budget_exhausted() const {
   return std::any_of(exhausted_.begin(), exhausted_.end(), [](const auto& e) { return e.second; });
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

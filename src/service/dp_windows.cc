@@ -26,7 +26,7 @@
 #include "vanon/service/dp_publisher.h"
 #include "share_state.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 
@@ -78,7 +78,7 @@ struct DpPublisher::Window {
 };
 
 std::string WindowVehicleMeta(int64_t index, std::string_view vehicle) {
-  return "dp_wv/" + std::to_string(index) + "/" + HexEncode(vehicle);
+  return "dp_wv/" + std::to_string(index) + "/" + base::HexEncode(vehicle);
 }
 
 std::string WindowKeysMeta(int64_t index, int64_t n) {
@@ -156,7 +156,7 @@ void DpPublisher::SaveWindow(const Window& window, Result* result) const {
     }
     if (!any) continue;  // none of its events counted: no record, nothing to delete
     result->meta.emplace_back(WindowVehicleMeta(window.index, v), std::move(lines));
-    if (window.fresh.count(v)) added += (added.empty() ? "" : " ") + HexEncode(v);
+    if (window.fresh.count(v)) added += (added.empty() ? "" : " ") + base::HexEncode(v);
   }
   int64_t key_records = window.key_records;
   if (!added.empty()) result->meta.emplace_back(WindowKeysMeta(window.index, key_records++), std::move(added));
@@ -173,7 +173,7 @@ void DpPublisher::DropWindowKeys(int32_t partition, const Window& window, Result
     std::istringstream in(*list);
     std::string hex, vehicle;
     while (in >> hex) {
-      if (HexDecode(hex, &vehicle)) result->meta_deleted.push_back(WindowVehicleMeta(window.index, vehicle));
+      if (base::HexDecode(hex, &vehicle)) result->meta_deleted.push_back(WindowVehicleMeta(window.index, vehicle));
     }
     result->meta_deleted.push_back(name);
   }
@@ -191,7 +191,7 @@ void DpPublisher::CloseWindow(int32_t partition, Window& window, dp::RandomSourc
 }
 
 DpPublisher::Result DpPublisher::ComputeWindow(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
-                                               int64_t epoch_end_ms, std::span<const BufferedEvent> events,
+                                               int64_t epoch_end_ms, std::span<const ingest::BufferedEvent> events,
                                                dp::RandomSource& random) {
   Result result;
   result.partition = partition;
@@ -327,4 +327,4 @@ void DpPublisher::CumulativeSums(int32_t partition, const std::string& prefix, c
   }
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

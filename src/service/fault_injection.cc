@@ -12,7 +12,7 @@
 
 #ifdef VANON_FAULT_POINTS
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 struct Target {
@@ -75,6 +75,6 @@ bool TakeShareCorruption() {
   return false;
 }
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_FAULT_POINTS

@@ -4,7 +4,7 @@
 #include "vanon/ingest/reject_reason.h"
 #include "vanon/version.h"
 
-namespace vanon {
+namespace vanon::service {
 
 IngestMetrics::IngestMetrics(prometheus::Registry& r)
     : consumed(NewCounter(r, "vanon_events_consumed_total", "Messages read from the input topic.")),
@@ -44,7 +44,7 @@ IngestMetrics::IngestMetrics(prometheus::Registry& r)
                   .Name("vanon_events_rejected_total")
                   .Help("Messages sent to the DLQ, by reason.")
                   .Register(r);
-  for (RejectReason reason : kAllRejectReasons) {
+  for (ingest::RejectReason reason : ingest::kAllRejectReasons) {
     std::string name(RejectReasonName(reason));
     rejected[name] = &rej.Add({{"reason", name}});
   }
@@ -75,4 +75,4 @@ void RegisterBuildInfo(prometheus::Registry& r) {
       .Set(1);
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

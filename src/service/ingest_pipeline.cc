@@ -8,11 +8,11 @@
 #include "vanon/service/ingest_metrics.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
-FieldMapping MappingFrom(const Config& c) {
-  FieldMapping m;
+ingest::FieldMapping MappingFrom(const config::Config& c) {
+  ingest::FieldMapping m;
   m.vin = c.input.fields.vin;
   m.trip = c.input.fields.trip;
   m.timestamp = c.input.fields.timestamp;
@@ -28,8 +28,8 @@ std::string_view DlqValue(std::string_view v) {
   return v.size() <= kDlqMaxValueBytes ? v : v.substr(0, kDlqTruncatedBytes);
 }
 
-ValidationLimits LimitsFrom(const Config& c) {
-  ValidationLimits l;
+ingest::ValidationLimits LimitsFrom(const config::Config& c) {
+  ingest::ValidationLimits l;
   l.max_message_bytes = static_cast<size_t>(c.input.max_message_bytes);
   l.max_depth = static_cast<size_t>(c.input.max_depth);
   l.min_timestamp_ms = c.input.timestamp.min_ms;
@@ -40,10 +40,10 @@ ValidationLimits LimitsFrom(const Config& c) {
 constexpr size_t kMaxCachedVehicles = 1u << 18;
 }  // namespace
 
-IngestPipeline::IngestPipeline(const Config& config, std::string_view hmac_key, StateStore* store,
-                               Producer* dlq, IngestMetrics* metrics)
+IngestPipeline::IngestPipeline(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
+                               kafka::Producer* dlq, IngestMetrics* metrics)
     : config_(config), store_(store), dlq_(dlq), metrics_(metrics), vehicles_(kMaxCachedVehicles) {
-  FieldMapping mapping = MappingFrom(config);
+  ingest::FieldMapping mapping = MappingFrom(config);
   if (config.sensitive && !config.sensitive->field.empty()) {
     layout_.sensitive = static_cast<int>(mapping.extras.size());
     mapping.extras.push_back(config.sensitive->field);
@@ -51,19 +51,19 @@ IngestPipeline::IngestPipeline(const Config& config, std::string_view hmac_key, 
   resolver_ = QiResolver::Create(config, &mapping.extras);
   // With aggregator: registry the value comes from the registry, per
   // vehicle: it is appended after the extras the parser extracts.
-  if (config.sensitive && config.sensitive->aggregator == SensitiveAggregator::kRegistry) {
+  if (config.sensitive && config.sensitive->aggregator == config::SensitiveAggregator::kRegistry) {
     layout_.sensitive = static_cast<int>(mapping.extras.size());
     registry_sensitive_ = true;
   }
-  parser_ = std::make_unique<EventParser>(std::move(mapping), LimitsFrom(config));
-  hasher_ = std::make_unique<KeyedHasher>(hmac_key);
-  payload_ = std::make_unique<PayloadTransformer>(config.payload);
+  parser_ = std::make_unique<ingest::EventParser>(std::move(mapping), LimitsFrom(config));
+  hasher_ = std::make_unique<ingest::KeyedHasher>(hmac_key);
+  payload_ = std::make_unique<release::PayloadTransformer>(config.payload);
   parser_->SetPayloadSink(payload_.get());  // parsed_.payload_json arrives transformed
 }
 
 IngestPipeline::~IngestPipeline() = default;
 
-IngestPipeline::VehicleInfo& IngestPipeline::Lookup(const ParsedEvent& e) {
+IngestPipeline::VehicleInfo& IngestPipeline::Lookup(const ingest::ParsedEvent& e) {
   auto [found, fresh] = vehicles_.FindOrInsert(e.vin);
   VehicleInfo& v = *found;
   if (fresh) v.key = hasher_->Hash(e.vin);
@@ -73,16 +73,16 @@ IngestPipeline::VehicleInfo& IngestPipeline::Lookup(const ParsedEvent& e) {
   return v;
 }
 
-PartitionProgress& IngestPipeline::Progress(int32_t partition) {
+state::PartitionProgress& IngestPipeline::Progress(int32_t partition) {
   auto it = progress_.find(partition);
   if (it == progress_.end()) it = progress_.emplace(partition, store_->LoadProgress(partition)).first;
   return it->second;
 }
 
-EpochClock& IngestPipeline::Clock(int32_t partition) {
+release::EpochClock& IngestPipeline::Clock(int32_t partition) {
   auto it = clocks_.find(partition);
   if (it != clocks_.end()) return it->second;
-  EpochClock clock(config_.privacy.epoch);
+  release::EpochClock clock(config_.privacy.epoch);
   if (auto saved = store_->GetMeta(partition, kClockMeta)) {
     if (!clock.DecodeState(*saved)) {
       throw std::runtime_error("state: unreadable epoch clock of partition " + std::to_string(partition));
@@ -97,17 +97,17 @@ std::optional<int64_t> IngestPipeline::ResumeOffset(int32_t partition) {
   return next;
 }
 
-EventBuffer& IngestPipeline::Events(int32_t partition) {
+release::EventBuffer& IngestPipeline::Events(int32_t partition) {
   auto it = buffers_.find(partition);
   if (it != buffers_.end()) return it->second;
-  EventBuffer buffer(config_.privacy.epoch.length_seconds * 1000);
+  release::EventBuffer buffer(config_.privacy.epoch.length_seconds * 1000);
   store_->ScanEvents(partition, [&](int64_t ts, int64_t offset, std::string_view value) {
-    KeyedEvent e{ts, offset, {}};
+    release::KeyedEvent e{ts, offset, {}};
     uint8_t version = 0;
     if (!DecodeBufferedEvent(value, &e.event, &version)) {
       throw std::runtime_error("state: unreadable buffered event in partition " + std::to_string(partition));
     }
-    if (version == kBufferedEventRawPayloadVersion) {  // stored by a version that transformed at release
+    if (version == ingest::kBufferedEventRawPayloadVersion) {  // stored by a version that transformed at release
       std::string raw = std::move(e.event.payload_json);
       e.event.payload_json.clear();
       payload_->TransformInto(raw, &e.event.payload_json);
@@ -131,8 +131,8 @@ int64_t IngestPipeline::NextOffset(int32_t partition) const {
   return it == progress_.end() ? -1 : it->second.next_offset;
 }
 
-PartitionProgress IngestPipeline::Totals() const {
-  PartitionProgress t;
+state::PartitionProgress IngestPipeline::Totals() const {
+  state::PartitionProgress t;
   for (const auto& [p, pr] : progress_) {
     t.consumed += pr.consumed;
     t.accepted += pr.accepted;
@@ -149,24 +149,24 @@ PartitionProgress IngestPipeline::Totals() const {
 // Per message: already accounted for (skipped), rejected (DLQ), late (late
 // topic or dropped) or buffered; counted in the partition's progress. The
 // batch commits to state atomically, then the in-memory copies move.
-void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now_ms) {
+void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int64_t now_ms) {
   if (batch.empty()) return;
-  IngestWrite write(*store_);
+  state::IngestWrite write(*store_);
   // Work on copies: if the DLQ fails, the in-memory progress must not move.
-  std::map<int32_t, PartitionProgress> next;
-  std::map<int32_t, EpochClock> clocks;
+  std::map<int32_t, state::PartitionProgress> next;
+  std::map<int32_t, release::EpochClock> clocks;
   BatchCounts counts;
-  Rejection rejection;
+  ingest::Rejection rejection;
   stored_.clear();
   stored_.reserve(batch.size());
-  for (const InputMessage& m : batch) {
+  for (const kafka::InputMessage& m : batch) {
     auto it = next.find(m.partition);
     if (it == next.end()) {
       it = next.emplace(m.partition, Progress(m.partition)).first;
       clocks.emplace(m.partition, Clock(m.partition));
       Events(m.partition);  // read from state before this batch adds to it
     }
-    PartitionProgress& pr = it->second;
+    state::PartitionProgress& pr = it->second;
     if (m.offset < pr.next_offset) continue;  // already accounted for
     // Read again after a restore from the state changelog (changelog_writer.h):
     // counted and routed by the previous owner, only buffered again.
@@ -195,8 +195,8 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
       pr.accepted++;
       counts.accepted++;
     }
-    EpochClock& clock = clocks.at(m.partition);
-    if (clock.Observe(parsed_.ts_ms, now_ms) == Arrival::kLate) {
+    release::EpochClock& clock = clocks.at(m.partition);
+    if (clock.Observe(parsed_.ts_ms, now_ms) == release::Arrival::kLate) {
       if (replay) continue;
       pr.late++;
       counts.late++;
@@ -219,10 +219,10 @@ void IngestPipeline::Process(const std::vector<InputMessage>& batch, int64_t now
 
 // The DLQ keeps the original bytes so nothing is lost; it is an
 // input-classified topic. Its key is the HMAC, never the raw key.
-void IngestPipeline::RouteRejected(const InputMessage& m, const std::string& reason, const std::string& detail) {
+void IngestPipeline::RouteRejected(const kafka::InputMessage& m, const std::string& reason, const std::string& detail) {
   if (!dlq_) return;
   std::string key = m.key.empty() ? std::string() : hasher_->HashHex(m.key);
-  KafkaHeaders headers = {{"vanon.reason", reason},
+  kafka::KafkaHeaders headers = {{"vanon.reason", reason},
                           {"vanon.detail", detail},
                           {"vanon.source.topic", config_.kafka.topics.input},
                           {"vanon.source.partition", std::to_string(m.partition)},
@@ -235,9 +235,9 @@ void IngestPipeline::RouteRejected(const InputMessage& m, const std::string& rea
 // Its epoch is released already: it can join no release. Counted, and kept
 // whole in the late topic (input-classified, like the DLQ) when the config
 // routes it there.
-void IngestPipeline::RouteLate(const InputMessage& m, int64_t watermark_ms) {
-  if (config_.privacy.late_events != LateEvents::kTopic || !dlq_) return;
-  KafkaHeaders headers = {{"vanon.reason", "late"},
+void IngestPipeline::RouteLate(const kafka::InputMessage& m, int64_t watermark_ms) {
+  if (config_.privacy.late_events != config::LateEvents::kTopic || !dlq_) return;
+  kafka::KafkaHeaders headers = {{"vanon.reason", "late"},
                           {"vanon.watermark_ms", std::to_string(watermark_ms)},
                           {"vanon.source.topic", config_.kafka.topics.input},
                           {"vanon.source.partition", std::to_string(m.partition)},
@@ -247,9 +247,9 @@ void IngestPipeline::RouteLate(const InputMessage& m, int64_t watermark_ms) {
 
 // The parsed event as state keeps it: tokens instead of identifiers, the
 // vehicle's QI values, the payload already coarsened.
-void IngestPipeline::Buffer(const InputMessage& m, const VehicleInfo& v, IngestWrite* write) {
-  KeyedEvent& kept = stored_.emplace_back(m.partition, KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
-  BufferedEvent& b = kept.event;
+void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v, state::IngestWrite* write) {
+  release::KeyedEvent& kept = stored_.emplace_back(m.partition, release::KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
+  ingest::BufferedEvent& b = kept.event;
   b.vehicle_key = v.key;
   b.trip_key = v.last_trip_key;
   b.ts_ms = parsed_.ts_ms;
@@ -266,7 +266,7 @@ void IngestPipeline::Buffer(const InputMessage& m, const VehicleInfo& v, IngestW
 // Before the batch commits: what was routed must have arrived, or the batch
 // is not recorded (and is read again).
 void IngestPipeline::FlushRouted(const BatchCounts& counts) {
-  const bool routed = counts.rejected > 0 || (counts.late > 0 && config_.privacy.late_events == LateEvents::kTopic);
+  const bool routed = counts.rejected > 0 || (counts.late > 0 && config_.privacy.late_events == config::LateEvents::kTopic);
   if (!routed || !dlq_) return;
   uint64_t failures_before = dlq_->failures();
   if (!dlq_->Flush(30000) || dlq_->failures() != failures_before) {
@@ -276,7 +276,7 @@ void IngestPipeline::FlushRouted(const BatchCounts& counts) {
 
 void IngestPipeline::ReportBatch(const BatchCounts& counts) {
   if (!metrics_) return;
-  const PayloadStats& ps = payload_->stats();
+  const release::PayloadStats& ps = payload_->stats();
   metrics_->payload_malformed_fields.Increment(static_cast<double>(ps.malformed_fields - payload_reported_.malformed_fields));
   metrics_->payload_malformed_payloads.Increment(
       static_cast<double>(ps.malformed_payloads - payload_reported_.malformed_payloads));
@@ -286,8 +286,8 @@ void IngestPipeline::ReportBatch(const BatchCounts& counts) {
   metrics_->unknown_vin.Increment(static_cast<double>(counts.unknown));
   for (const auto& [r, n] : counts.rejected_by) metrics_->Rejected(r).Increment(static_cast<double>(n));
   metrics_->buffered.Increment(static_cast<double>(counts.accepted - counts.late));
-  (config_.privacy.late_events == LateEvents::kTopic ? metrics_->late_topic : metrics_->late_drop)
+  (config_.privacy.late_events == config::LateEvents::kTopic ? metrics_->late_topic : metrics_->late_drop)
       .Increment(static_cast<double>(counts.late));
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

@@ -6,14 +6,14 @@
 
 #include "base/json.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 // %j: the message payload as the inside of a JSON string.
 class JsonEscapedMessage : public spdlog::custom_flag_formatter {
  public:
   void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
-    AppendJsonEscaped(&dest, std::string_view(msg.payload.data(), msg.payload.size()));
+    base::AppendJsonEscaped(&dest, std::string_view(msg.payload.data(), msg.payload.size()));
   }
   std::unique_ptr<custom_flag_formatter> clone() const override {
     return std::make_unique<JsonEscapedMessage>();
@@ -32,4 +32,4 @@ void InitJsonLogging(const std::string& level) {
   spdlog::set_default_logger(std::move(logger));
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

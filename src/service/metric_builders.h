@@ -11,7 +11,7 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
-namespace vanon {
+namespace vanon::service {
 
 inline prometheus::Counter& NewCounter(prometheus::Registry& r, const char* name, const char* help) {
   return prometheus::BuildCounter().Name(name).Help(help).Register(r).Add({});
@@ -26,6 +26,6 @@ inline prometheus::Histogram& NewHistogram(prometheus::Registry& r, const char* 
   return prometheus::BuildHistogram().Name(name).Help(help).Register(r).Add({}, std::move(bounds));
 }
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SRC_SERVICE_METRIC_BUILDERS_H_

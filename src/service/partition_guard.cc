@@ -7,10 +7,10 @@
 
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 
-PartitionGuard::PartitionGuard(StateStore* store, int32_t count) : stored_(count) {
-  if (std::optional<std::string> v = store->GetMeta(kStoreWideMeta, kMetaName)) {
+PartitionGuard::PartitionGuard(state::StateStore* store, int32_t count) : stored_(count) {
+  if (std::optional<std::string> v = store->GetMeta(state::kStoreWideMeta, kMetaName)) {
     int32_t n = 0;
     auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
     if (ec != std::errc() || end != v->data() + v->size() || n <= 0) {
@@ -20,9 +20,9 @@ PartitionGuard::PartitionGuard(StateStore* store, int32_t count) : stored_(count
     Check(count);
     return;
   }
-  ReleaseWrite w(*store);
-  w.PutMeta(kStoreWideMeta, kMetaName, std::to_string(count));
-  store->Commit(w, Durability::kMachineCrash);
+  state::ReleaseWrite w(*store);
+  w.PutMeta(state::kStoreWideMeta, kMetaName, std::to_string(count));
+  store->Commit(w, state::Durability::kMachineCrash);
 }
 
 bool PartitionGuard::Check(int32_t count) {
@@ -34,4 +34,4 @@ bool PartitionGuard::Check(int32_t count) {
   return false;
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

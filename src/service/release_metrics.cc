@@ -7,7 +7,7 @@
 #include "metric_builders.h"
 #include "vanon/engine/release.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 // Upper bounds (le) of the event-to-publication latency, in seconds.
@@ -19,7 +19,7 @@ void SetFinite(prometheus::Gauge& g, double v) {
 }
 }  // namespace
 
-ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const PrivacyConfig& privacy)
+ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const config::PrivacyConfig& privacy)
     : releases_(NewCounter(r, "vanon_releases_total", "Partition shares of releases committed.")),
       check_failures_(NewCounter(r, "vanon_release_check_failures_total",
                                  "Partition shares the independent checker found wrong: withheld, their batch "
@@ -76,26 +76,26 @@ ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const Pr
                          .Name("vanon_tuples_suppressed_total")
                          .Help("Tuples suppressed, by reason.")
                          .Register(r);
-  for (int i = 0; i < kSuppressReasonCount; ++i) {
-    const char* reason = ToString(static_cast<SuppressReason>(i));
+  for (int i = 0; i < engine::kSuppressReasonCount; ++i) {
+    const char* reason = ToString(static_cast<engine::SuppressReason>(i));
     suppression_by_reason_[i] = &by_reason.Add({{"reason", reason}});
     suppressed_total_[i] = &suppressed.Add({{"reason", reason}});
   }
-  bool m_inv = privacy.model == PrivacyModel::kMInvariance;
+  bool m_inv = privacy.model == config::PrivacyModel::kMInvariance;
   NewGauge(r, "vanon_privacy_required_group_size", "Configured m (m-invariance) or k (k-anonymity).")
       .Set(m_inv ? privacy.m : privacy.k);
   NewGauge(r, "vanon_privacy_t", "Configured t-closeness cap (0 when unset).").Set(privacy.t);
 }
 
 void ReleaseMetricsExporter::Record(const CommittedRelease& c) {
-  const ReleaseMetrics& m = c.metrics;
+  const engine::ReleaseMetrics& m = c.metrics;
   releases_.Increment();
   last_release_ts_.Set(static_cast<double>(c.commit_wall_ms) / 1000.0);
   published_total_.Increment(static_cast<double>(m.published));
   counterfeits_total_.Increment(static_cast<double>(m.counterfeits));
   qi_at_root_total_.Increment(static_cast<double>(c.qi_at_root));
   events_released_.Increment(static_cast<double>(c.released_events));
-  for (int i = 0; i < kSuppressReasonCount; ++i) {
+  for (int i = 0; i < engine::kSuppressReasonCount; ++i) {
     suppressed_total_[i]->Increment(static_cast<double>(m.suppressed_by_reason[i]));
   }
   waiting_.Set(static_cast<double>(m.waiting));
@@ -105,7 +105,7 @@ void ReleaseMetricsExporter::Record(const CommittedRelease& c) {
   // last share that published something.
   if (m.tuples == 0) return;
   SetFinite(suppression_ratio_, m.suppression_ratio);
-  for (int i = 0; i < kSuppressReasonCount; ++i) {
+  for (int i = 0; i < engine::kSuppressReasonCount; ++i) {
     SetFinite(*suppression_by_reason_[i], m.suppression_ratio_by_reason[i]);
   }
   if (m.groups == 0) return;
@@ -137,4 +137,4 @@ void ReleaseMetricsExporter::RestoreLastRelease(int64_t commit_wall_ms) {
   last_release_ts_.Set(static_cast<double>(commit_wall_ms) / 1000.0);
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

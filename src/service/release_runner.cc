@@ -33,7 +33,7 @@
 #include "vanon/service/release_metrics.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 
@@ -70,7 +70,7 @@ constexpr size_t kMaxBatchShares = 64;
 std::string AttemptId() {
   unsigned char b[8];
   if (RAND_bytes(b, sizeof b) != 1) throw std::runtime_error("OpenSSL RAND_bytes failed");
-  return HexEncode(std::string_view(reinterpret_cast<const char*>(b), sizeof b));
+  return base::HexEncode(std::string_view(reinterpret_cast<const char*>(b), sizeof b));
 }
 
 }  // namespace
@@ -83,11 +83,11 @@ struct ReleaseRunner::Impl {
   struct Job {
     int32_t partition = 0;
     int64_t epoch = 0;
-    ReleaseLogEntry entry;    // guarded by mu: the seed from the start, the rest at prepare
+    state::ReleaseLogEntry entry;    // guarded by mu: the seed from the start, the rest at prepare
     bool resumed = false;     // prepared by an earlier process
     uint64_t taken_mark = 0;  // EventBuffer::arrivals_behind_take() when taken
     SteadyClock::time_point submitted;  // prepared
-    TakenEvents events;       // until a computing thread claims the job
+    release::TakenEvents events;       // until a computing thread claims the job
     bool prepared = false;    // guarded by mu
     bool claimed = false;     // guarded by mu
     bool computed = false;    // guarded by mu
@@ -95,22 +95,22 @@ struct ReleaseRunner::Impl {
     ComputedShare share;      // written by the computing thread, read once computed
     // share.delta as the share's apply batch (written with it); the apply
     // adds the release-log entry, the closed clock and the progress.
-    std::unique_ptr<ReleaseWrite> apply;
+    std::unique_ptr<state::ReleaseWrite> apply;
     std::optional<ChangelogBase> changelog_base;  // at prepare, when the changelog is on
     int64_t commit_wall_ms = 0;
     double seconds = 0;
   };
   using JobPtr = std::shared_ptr<Job>;
 
-  const Config& config;
-  StateStore* store;
-  TransactionalProducer* producer;
+  const config::Config& config;
+  state::StateStore* store;
+  kafka::TransactionalProducer* producer;
   ReleaseMetricsExporter* metrics;
   OutputTopology topology;
   DpPublisher* dp;
   ChangelogWriter* changelog = nullptr;  // set before the first Submit
-  Schema schema;
-  PayloadTransformer payload;  // for the published time bucket only (const use)
+  engine::Schema schema;
+  release::PayloadTransformer payload;  // for the published time bucket only (const use)
   StoreShareState share_state;
   ShareContext ctx;
   std::map<int32_t, uint64_t> waiting;  // consuming thread only
@@ -129,7 +129,7 @@ struct ReleaseRunner::Impl {
   std::thread thread;
   std::vector<std::thread> computers;
 
-  Impl(const Config& c, int extra, StateStore* s, TransactionalProducer* p, ReleaseMetricsExporter* m,
+  Impl(const config::Config& c, int extra, state::StateStore* s, kafka::TransactionalProducer* p, ReleaseMetricsExporter* m,
        OutputTopology t, DpPublisher* d)
       : config(c),
         store(s),
@@ -137,7 +137,7 @@ struct ReleaseRunner::Impl {
         metrics(m),
         topology(t),
         dp(d),
-        schema(SchemaFromConfig(c)),
+        schema(release::SchemaFromConfig(c)),
         payload(c.payload),
         share_state(s) {
     ctx.config = &config;
@@ -147,7 +147,7 @@ struct ReleaseRunner::Impl {
     ctx.state = &share_state;
     ctx.dp = dp;
     ctx.payload = &payload;
-    for (int k = 0; k < HardwareThreads(); ++k) {
+    for (int k = 0; k < base::HardwareThreads(); ++k) {
       computers.emplace_back([this] {
         pthread_setname_np(pthread_self(), "vanon-compute");
         // Below the consuming thread: when both want the CPU, ingestion must
@@ -208,7 +208,7 @@ struct ReleaseRunner::Impl {
       auto job = std::make_shared<Job>();
       job->partition = p;
       job->epoch = *epoch;
-      job->entry.seed = NewReleaseSeed();
+      job->entry.seed = release::NewReleaseSeed();
       job->events = state.events->Take(state.clock->EpochEnd(*epoch));
       job->taken_mark = state.events->arrivals_behind_take();
       {
@@ -222,13 +222,13 @@ struct ReleaseRunner::Impl {
 
   // Gives a precomputed job's events back to its partition's buffer and
   // forgets the job. Waits for its computation if one is running.
-  void Drop(const JobPtr& job, EventBuffer* events) {
+  void Drop(const JobPtr& job, release::EventBuffer* events) {
     std::unique_lock<std::mutex> l(mu);
     if (!job->claimed) {
       to_compute.erase(std::find(to_compute.begin(), to_compute.end(), job));
       jobs.erase(job->partition);
       l.unlock();
-      for (EpochList& list : job->events) {
+      for (release::EpochList& list : job->events) {
         for (size_t i = 0; i < list.events.size(); ++i) {
           events->Restore({list.keys[i].first, list.keys[i].second, std::move(list.events[i])});
         }
@@ -274,8 +274,8 @@ struct ReleaseRunner::Impl {
         job = nullptr;
       }
     }
-    std::optional<ReleaseLogEntry> stored = store->GetRelease(s.partition, s.epoch);
-    if (stored && stored->status == ReleaseStatus::kCommitted) {
+    std::optional<state::ReleaseLogEntry> stored = store->GetRelease(s.partition, s.epoch);
+    if (stored && stored->status == state::ReleaseStatus::kCommitted) {
       // Apply wrote the log entry and closed the clock in one batch, so
       // this means the clock in memory is behind state: never expected.
       throw std::runtime_error("release " + std::to_string(s.epoch) + " of partition " +
@@ -290,7 +290,7 @@ struct ReleaseRunner::Impl {
       job->entry = *stored;
       job->resumed = true;
     } else {
-      job->entry.seed = NewReleaseSeed();
+      job->entry.seed = release::NewReleaseSeed();
     }
     job->events = state.events->Take(state.clock->EpochEnd(s.epoch));
     return job;
@@ -299,8 +299,8 @@ struct ReleaseRunner::Impl {
   // The prepare record of a share not prepared before: its seed, where its
   // summary will be read back, and the watermark that closed the epoch.
   void PutPrepared(const ShareRequest& s, const PartitionState& state, std::map<int32_t, int64_t>* high_watermarks,
-                   ReleaseLogEntry* entry, ReleaseWrite* w) {
-    entry->status = ReleaseStatus::kPrepared;
+                   state::ReleaseLogEntry* entry, state::ReleaseWrite* w) {
+    entry->status = state::ReleaseStatus::kPrepared;
     entry->readback_partition = ReleasesPartition(s.partition);
     auto hw = high_watermarks->find(entry->readback_partition);
     if (hw == high_watermarks->end()) {
@@ -321,11 +321,11 @@ struct ReleaseRunner::Impl {
   void Submit(const std::vector<ShareRequest>& shares, const std::function<PartitionState(int32_t)>& state_of) {
     if (shares.empty()) return;
     const auto now = SteadyClock::now();
-    ReleaseWrite w(*store);
+    state::ReleaseWrite w(*store);
     std::map<int32_t, int64_t> high_watermarks;
     struct Ready {
       JobPtr job;
-      ReleaseLogEntry entry;
+      state::ReleaseLogEntry entry;
       bool fresh;  // not precomputed: still to compute
     };
     std::vector<Ready> ready;
@@ -333,7 +333,7 @@ struct ReleaseRunner::Impl {
       const PartitionState state = state_of(s.partition);
       bool fresh = false;
       JobPtr job = JobForShare(s, state, &fresh);
-      ReleaseLogEntry entry = job->entry;  // only this thread writes it
+      state::ReleaseLogEntry entry = job->entry;  // only this thread writes it
       if (!job->resumed) PutPrepared(s, state, &high_watermarks, &entry, &w);
       job->submitted = now;
       if (changelog) job->changelog_base = ChangelogWriter::Snapshot(*state.clock, *state.progress, *state.events);
@@ -342,7 +342,7 @@ struct ReleaseRunner::Impl {
     // Synced: the transaction that follows publishes what this seed yields,
     // and a prepare record lost to a machine crash after the commit would
     // make the restart publish a second, different release.
-    store->Commit(w, Durability::kMachineCrash);
+    store->Commit(w, state::Durability::kMachineCrash);
     FaultPoint("release.after_prepare");
     {
       std::lock_guard<std::mutex> l(mu);
@@ -368,12 +368,12 @@ struct ReleaseRunner::Impl {
       JobPtr job = to_compute.front();
       to_compute.pop_front();
       job->claimed = true;
-      const ReleaseLogEntry entry = job->entry;
-      TakenEvents events = std::move(job->events);
+      const state::ReleaseLogEntry entry = job->entry;
+      release::TakenEvents events = std::move(job->events);
       l.unlock();
       std::exception_ptr err;
       ComputedShare share;
-      std::unique_ptr<ReleaseWrite> apply;
+      std::unique_ptr<state::ReleaseWrite> apply;
       try {
         bool committed_before = false;
         if (job->resumed) {
@@ -383,7 +383,7 @@ struct ReleaseRunner::Impl {
                                         : "it was not committed, republishing");
         }
         share = ComputeShare(ctx, job->partition, job->epoch, entry.seed, committed_before, std::move(events));
-        apply = std::make_unique<ReleaseWrite>(*store);
+        apply = std::make_unique<state::ReleaseWrite>(*store);
         AddShareDelta(share.delta, apply.get());
         share.delta = {};
       } catch (...) {
@@ -492,12 +492,12 @@ struct ReleaseRunner::Impl {
 
   // True when a read_committed reader finds this release's summary after the
   // offset recorded at prepare time: the earlier attempt committed.
-  bool SummaryCommitted(int32_t partition, int64_t epoch, const ReleaseLogEntry& entry) {
+  bool SummaryCommitted(int32_t partition, int64_t epoch, const state::ReleaseLogEntry& entry) {
     bool found = false;
-    ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties,
+    kafka::ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties,
                   config.kafka.topics.releases, entry.readback_partition, entry.readback_offset,
-                  [&](const CommittedRecord& r) {
-                    found = IsSummaryOf(r.value, epoch, partition);
+                  [&](const kafka::CommittedRecord& r) {
+                    found = release::IsSummaryOf(r.value, epoch, partition);
                     return !found;
                   });
     return found;
@@ -532,9 +532,9 @@ struct ReleaseRunner::Impl {
   // Puts a computed job back in the computing queue, with the events its
   // share holds. Caller holds mu.
   void Recompute(const JobPtr& job, std::unique_lock<std::mutex>&) {
-    EventBuffer events(config.privacy.epoch.length_seconds * 1000);
+    release::EventBuffer events(config.privacy.epoch.length_seconds * 1000);
     ReturnEvents(&job->share, &events);
-    job->events = events.Take(EpochClock(config.privacy.epoch).EpochEnd(job->epoch));
+    job->events = events.Take(release::EpochClock(config.privacy.epoch).EpochEnd(job->epoch));
     job->share = ComputedShare{};
     job->apply.reset();
     job->computed = false;
@@ -553,7 +553,7 @@ struct ReleaseRunner::Impl {
     for (int attempt = 1;; ++attempt) {
       bool open = false;
       try {
-        KafkaHeaders headers = {{"vanon.attempt", AttemptId()}};
+        kafka::KafkaHeaders headers = {{"vanon.attempt", AttemptId()}};
         std::map<int32_t, int64_t> resume_offsets;  // input partition -> offset, for the changelog
         for (size_t i = 0;; ++i) {
           Job* job = NextComputed(b, i);  // rethrows the share's computation error
@@ -580,7 +580,7 @@ struct ReleaseRunner::Impl {
         }
         producer->CommitTransaction();
         return kNone;
-      } catch (const AbortableKafkaError& e) {
+      } catch (const kafka::AbortableKafkaError& e) {
         spdlog::warn("release batch: transaction attempt {} failed, aborting: {}", attempt, e.what());
         producer->AbortTransaction();
         if (attempt >= kCommitAttempts) throw;
@@ -589,10 +589,10 @@ struct ReleaseRunner::Impl {
   }
 
   // The share's state changes and the offset to resume at, in its transaction.
-  void ProduceChangelog(const Job& job, const KafkaHeaders& headers, std::map<int32_t, int64_t>* resume_offsets) {
+  void ProduceChangelog(const Job& job, const kafka::KafkaHeaders& headers, std::map<int32_t, int64_t>* resume_offsets) {
     const ComputedShare& s = job.share;
-    ReleaseLogEntry committed = job.entry;
-    committed.status = ReleaseStatus::kCommitted;
+    state::ReleaseLogEntry committed = job.entry;
+    committed.status = state::ReleaseStatus::kCommitted;
     committed.seed.fill(0);  // as at apply: a committed release is never computed again
     committed.committed_wall_ms = WallMs();
     committed.summary = s.records.summary;
@@ -601,7 +601,7 @@ struct ReleaseRunner::Impl {
     if (job.changelog_base->resume_offset >= 0) (*resume_offsets)[s.partition] = job.changelog_base->resume_offset;
   }
 
-  void ProduceShare(const ComputedShare& s, const KafkaHeaders& headers, bool first) {
+  void ProduceShare(const ComputedShare& s, const kafka::KafkaHeaders& headers, bool first) {
     const std::string key = std::to_string(s.epoch) + "/" + std::to_string(s.partition);
     const int32_t anon = AnonymizedPartition(s.partition);
     const std::vector<std::string>& events = s.records.events;
@@ -642,13 +642,13 @@ struct ReleaseRunner::Impl {
 
   ReleaseOutcome ApplyShare(Job& job, PartitionState state) {
     ComputedShare& s = job.share;
-    ReleaseWrite& w = *job.apply;
+    state::ReleaseWrite& w = *job.apply;
     state.clock->Close(s.epoch);
     state.progress->released += s.published_events;
     state.progress->suppressed += s.suppressed_events;
     state.progress->releases++;
-    ReleaseLogEntry entry = job.entry;
-    entry.status = ReleaseStatus::kCommitted;
+    state::ReleaseLogEntry entry = job.entry;
+    entry.status = state::ReleaseStatus::kCommitted;
     entry.committed_wall_ms = job.commit_wall_ms;
     // Applied, the release is never computed again: its seed would only let
     // anyone with a copy of state regenerate its randomness (counterfeits,
@@ -660,7 +660,7 @@ struct ReleaseRunner::Impl {
     w.PutRelease(s.partition, s.epoch, entry);
     w.DeleteRelease(s.partition, s.epoch - kReleaseLogLength);
     store->Commit(w);
-    for (KeyedEvent& e : s.remaining) state.events->Restore(std::move(e));
+    for (release::KeyedEvent& e : s.remaining) state.events->Restore(std::move(e));
     s.remaining = {};
     FaultPoint("release.after_apply");
 
@@ -681,7 +681,7 @@ struct ReleaseRunner::Impl {
       metrics->Record({s.metrics, s.published_events, s.qi_at_root, o.seconds, job.commit_wall_ms});
       metrics->SetWaiting(Waiting());
     }
-    const ReleaseMetrics& m = s.metrics;
+    const engine::ReleaseMetrics& m = s.metrics;
     spdlog::info(
         "release {} partition {}: {} tuples, {} published in {} groups, {} counterfeits, suppressed "
         "{}/{}/{} (conflict/delay/ineligible), {} waiting, {} events out, {:.3f} s{}",
@@ -698,8 +698,8 @@ struct ReleaseRunner::Impl {
   }
 };
 
-ReleaseRunner::ReleaseRunner(const Config& config, int sensitive_extra, StateStore* store,
-                             TransactionalProducer* producer, ReleaseMetricsExporter* metrics,
+ReleaseRunner::ReleaseRunner(const config::Config& config, int sensitive_extra, state::StateStore* store,
+                             kafka::TransactionalProducer* producer, ReleaseMetricsExporter* metrics,
                              OutputTopology topology, DpPublisher* dp)
     : impl_(std::make_unique<Impl>(config, sensitive_extra, store, producer, metrics, topology, dp)) {}
 
@@ -732,4 +732,4 @@ void ReleaseRunner::SetChangelog(ChangelogWriter* changelog) { impl_->changelog 
 
 int64_t ReleaseRunner::BatchOpenSince() const { return impl_->batch_open_since.load(); }
 
-}  // namespace vanon
+}  // namespace vanon::service

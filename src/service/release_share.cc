@@ -21,11 +21,11 @@
 #include "vanon/release/tuple_builder.h"
 #include "vanon/service/fault_injection.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 
-std::string VehicleKey(const HmacToken& t) { return std::string(reinterpret_cast<const char*>(t.data()), t.size()); }
+std::string VehicleKey(const ingest::HmacToken& t) { return std::string(reinterpret_cast<const char*>(t.data()), t.size()); }
 
 // Signatures of vehicles not published for longer than the retention
 // horizon are forgotten: the guarantee covers releases inside it. A scan
@@ -35,7 +35,7 @@ void PurgeSignatures(const ShareContext& ctx, int32_t partition, int64_t epoch, 
   if (epoch % 64 != 0) return;
   const int64_t horizon = static_cast<int64_t>(ctx.config->privacy.signature_retention_days) * 86400 /
                           std::max<int64_t>(ctx.config->privacy.epoch.length_seconds, 1);
-  ctx.state->ScanSignatures(partition, [&](std::string_view vehicle, const StoredSignature& s) {
+  ctx.state->ScanSignatures(partition, [&](std::string_view vehicle, const state::StoredSignature& s) {
     if (s.last_release < epoch - horizon) d->Add(ShareDelta::DeleteSignature{std::string(vehicle)});
     return true;
   });
@@ -66,7 +66,7 @@ double ThreadCpuMs() {
 struct ShareWork {
   ShareWork(const ShareContext& c, int32_t p, int64_t e)
       : ctx(c), partition(p), epoch(e), dict(c.schema->sensitive_hierarchy.get()) {
-    const EpochClock clock(c.config->privacy.epoch);
+    const release::EpochClock clock(c.config->privacy.epoch);
     start = clock.EpochStart(e);
     end = clock.EpochEnd(e);
   }
@@ -77,28 +77,28 @@ struct ShareWork {
   const int32_t partition;
   const int64_t epoch;
   int64_t start = 0, end = 0;
-  EpochEvents ev;
-  SensitiveDictionary dict;
-  ReleaseInput in;
-  TupleEvents tuple_events;
+  release::EpochEvents ev;
+  release::SensitiveDictionary dict;
+  engine::ReleaseInput in;
+  release::TupleEvents tuple_events;
   std::unordered_map<std::string, std::vector<size_t>> old_by_vehicle;  // indexes into ev.old
-  std::vector<std::optional<StoredSignature>> stored;
-  std::unordered_map<std::string, const StoredSignature*> stored_by_vehicle;
-  ReleaseOutput out;
+  std::vector<std::optional<state::StoredSignature>> stored;
+  std::unordered_map<std::string, const state::StoredSignature*> stored_by_vehicle;
+  engine::ReleaseOutput out;
   std::vector<bool> consumed, old_deleted;  // per event of ev.current, ev.old
 };
 
 // The epoch's tuples (built from its events with the partition's sensitive
 // dictionary), the waiting tuples with their older events, and the stored
 // signatures of every vehicle among them.
-void LoadInput(ShareWork& w, TakenEvents taken, ComputedShare* share) {
+void LoadInput(ShareWork& w, release::TakenEvents taken, ComputedShare* share) {
   const ShareState& state = *w.ctx.state;
   w.ev = ArrangeEpochEvents(std::move(taken), w.start);
   if (auto d = state.GetMeta(w.partition, kDictionaryMeta)) {
     if (!w.dict.DecodeState(*d)) throw std::runtime_error("state: unreadable sensitive dictionary");
   }
-  TupleBuilder builder(*w.ctx.config, *w.ctx.schema, w.ctx.sensitive_extra, &w.dict);
-  BuiltTuples built = builder.Build(w.ev.current);
+  release::TupleBuilder builder(*w.ctx.config, *w.ctx.schema, w.ctx.sensitive_extra, &w.dict);
+  release::BuiltTuples built = builder.Build(w.ev.current);
   share->qi_at_root = built.qi_at_root;
   w.in.release_id = static_cast<uint64_t>(w.epoch);
   w.in.waiting = state.LoadWaiting(w.partition);
@@ -115,8 +115,8 @@ void LoadInput(ShareWork& w, TakenEvents taken, ComputedShare* share) {
 
   std::vector<std::string> lookup;
   lookup.reserve(w.in.tuples.size() + w.in.waiting.size());
-  for (const Tuple& t : w.in.tuples) lookup.push_back(t.vehicle);
-  for (const WaitingTuple& wt : w.in.waiting) lookup.push_back(wt.tuple.vehicle);
+  for (const engine::Tuple& t : w.in.tuples) lookup.push_back(t.vehicle);
+  for (const engine::WaitingTuple& wt : w.in.waiting) lookup.push_back(wt.tuple.vehicle);
   w.stored = state.GetSignatures(w.partition, lookup);
   for (size_t i = 0; i < lookup.size(); ++i) {
     if (!w.stored[i]) continue;
@@ -128,9 +128,9 @@ void LoadInput(ShareWork& w, TakenEvents taken, ComputedShare* share) {
 // Marks the events of one tuple consumed (current ones are covered by the
 // epoch's range deletion; older ones are deleted one by one). Returns how
 // many.
-uint64_t ConsumeTupleEvents(ShareWork& w, TupleRef ref, bool published, ComputedShare* share) {
+uint64_t ConsumeTupleEvents(ShareWork& w, engine::TupleRef ref, bool published, ComputedShare* share) {
   uint64_t n = 0;
-  for (const BufferedEvent* e : w.tuple_events[ref]) {
+  for (const ingest::BufferedEvent* e : w.tuple_events[ref]) {
     if (ref < w.in.tuples.size()) {
       w.consumed[static_cast<size_t>(e - w.ev.current.data())] = true;
     } else {
@@ -148,21 +148,21 @@ uint64_t ConsumeTupleEvents(ShareWork& w, TupleRef ref, bool published, Computed
 // refresh their signature's last release, new vehicles store theirs.
 void RecordPublication(ShareWork& w, ComputedShare* share) {
   ShareDelta& delta = share->delta;
-  for (const Group& g : w.out.groups) {
-    for (TupleRef ref : g.members) {
+  for (const engine::Group& g : w.out.groups) {
+    for (engine::TupleRef ref : g.members) {
       share->published_events += ConsumeTupleEvents(w, ref, true, share);
       const std::string& vehicle = ResolveTuple(w.in, ref).vehicle;
       auto known = w.stored_by_vehicle.find(vehicle);
       if (known != w.stored_by_vehicle.end()) {
-        StoredSignature s = *known->second;
+        state::StoredSignature s = *known->second;
         s.last_release = w.epoch;
         delta.Add(ShareDelta::PutSignature{vehicle, s});
       }
     }
   }
-  for (const Suppressed& s : w.out.suppressed) share->suppressed_events += ConsumeTupleEvents(w, s.ref, false, share);
+  for (const engine::Suppressed& s : w.out.suppressed) share->suppressed_events += ConsumeTupleEvents(w, s.ref, false, share);
   for (const auto& [vehicle, sig] : w.out.new_signatures) {
-    delta.Add(ShareDelta::PutSignature{vehicle, StoredSignature{sig, w.epoch, w.epoch}});
+    delta.Add(ShareDelta::PutSignature{vehicle, state::StoredSignature{sig, w.epoch, w.epoch}});
   }
 }
 
@@ -171,7 +171,7 @@ void RecordPublication(ShareWork& w, ComputedShare* share) {
 // counted as suppressed rather than kept forever.
 void DropOrphanEvents(ShareWork& w, ComputedShare* share) {
   std::unordered_set<std::string> owned;
-  for (const WaitingTuple& wt : w.in.waiting) owned.insert(wt.tuple.vehicle);
+  for (const engine::WaitingTuple& wt : w.in.waiting) owned.insert(wt.tuple.vehicle);
   uint64_t orphans = 0;
   for (const auto& [vehicle, idx] : w.old_by_vehicle) {
     if (owned.count(vehicle)) continue;
@@ -210,9 +210,9 @@ void WriteStateChanges(ShareWork& w, ComputedShare* share) {
     delta.Add(ShareDelta::PutEvent{w.ev.current_keys[i].first, w.ev.current_keys[i].second, encoded});
   }
   DropOrphanEvents(w, share);
-  for (const WaitingTuple& wt : w.in.waiting) delta.Add(ShareDelta::DeleteWaiting{wt.tuple.vehicle});
-  for (const StillWaiting& sw : w.out.waiting) {
-    delta.Add(ShareDelta::PutWaiting{WaitingTuple{ResolveTuple(w.in, sw.ref), sw.first_release}});
+  for (const engine::WaitingTuple& wt : w.in.waiting) delta.Add(ShareDelta::DeleteWaiting{wt.tuple.vehicle});
+  for (const engine::StillWaiting& sw : w.out.waiting) {
+    delta.Add(ShareDelta::PutWaiting{engine::WaitingTuple{ResolveTuple(w.in, sw.ref), sw.first_release}});
   }
   if (w.ctx.dp) w.ctx.dp->Apply(share->dp, &delta);
   delta.Add(ShareDelta::PutMeta{kDictionaryMeta, w.dict.EncodeState()});
@@ -221,7 +221,7 @@ void WriteStateChanges(ShareWork& w, ComputedShare* share) {
 // What the batch keeps goes back to the partition's EventBuffer at apply;
 // the consumed events travel with the share, to be freed where allocated.
 void HandOverEvents(ShareWork& w, ComputedShare* share) {
-  EpochEvents& ev = w.ev;
+  release::EpochEvents& ev = w.ev;
   for (size_t i = 0; i < ev.current.size(); ++i) {
     if (!w.consumed[i]) share->remaining.push_back({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});
   }
@@ -230,13 +230,13 @@ void HandOverEvents(ShareWork& w, ComputedShare* share) {
   }
   share->current_consumed = std::move(w.consumed);
   share->old_consumed = std::move(w.old_deleted);
-  share->spent = std::make_unique<EpochEvents>(std::move(ev));
+  share->spent = std::make_unique<release::EpochEvents>(std::move(ev));
 }
 
 }  // namespace
 
 ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
-                           const ReleaseSeed& seed, bool committed_before, TakenEvents taken) {
+                           const release::ReleaseSeed& seed, bool committed_before, release::TakenEvents taken) {
   ComputedShare share;
   share.partition = partition;
   share.epoch = epoch;
@@ -247,8 +247,8 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   LoadInput(w, std::move(taken), &share);
   const double load_ms = timer.Lap();
 
-  SeedStream random(seed);
-  w.in.params = ReleaseParamsFromConfig(ctx.config->privacy);
+  release::SeedStream random(seed);
+  w.in.params = release::ReleaseParamsFromConfig(ctx.config->privacy);
   w.in.params.seed = random.NextU64();
   w.out = ComputeRelease(*ctx.schema, w.in);
   if (TakeShareCorruption() && !w.out.groups.empty() && !w.out.groups[0].members.empty()) {
@@ -259,12 +259,12 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   // (groups m-unique, signatures stable, labels covering, every tuple
   // accounted once). A fresh checker per share sees the stored signatures
   // through the input; the sequence of releases is its own test.
-  share.violations = ReleaseChecker(*ctx.schema).Check(w.in, w.out);
+  share.violations = engine::ReleaseChecker(*ctx.schema).Check(w.in, w.out);
   if (!share.violations.empty()) {
     // Nothing computed from `out` may leave; the events go back whole.
     share.current_consumed.assign(w.ev.current.size(), true);
     share.old_consumed.assign(w.ev.old.size(), true);
-    share.spent = std::make_unique<EpochEvents>(std::move(w.ev));
+    share.spent = std::make_unique<release::EpochEvents>(std::move(w.ev));
     return share;
   }
   const double engine_ms = timer.Lap();
@@ -289,11 +289,11 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   return share;
 }
 
-void ReturnEvents(ComputedShare* share, EventBuffer* buffer) {
-  for (KeyedEvent& e : share->remaining) buffer->Restore(std::move(e));
+void ReturnEvents(ComputedShare* share, release::EventBuffer* buffer) {
+  for (release::KeyedEvent& e : share->remaining) buffer->Restore(std::move(e));
   share->remaining.clear();
   if (!share->spent) return;
-  EpochEvents& ev = *share->spent;
+  release::EpochEvents& ev = *share->spent;
   for (size_t i = 0; i < ev.current.size(); ++i) {
     if (share->current_consumed[i]) buffer->Restore({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});
   }
@@ -303,4 +303,4 @@ void ReturnEvents(ComputedShare* share, EventBuffer* buffer) {
   share->spent.reset();
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

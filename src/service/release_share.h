@@ -24,26 +24,26 @@
 #include "share_state.h"
 #include "vanon/state/release_state.h"
 
-namespace vanon {
+namespace vanon::service {
 
 // What every share of a runner needs; owned by the runner.
 struct ShareContext {
-  const Config* config = nullptr;
-  const Schema* schema = nullptr;
+  const config::Config* config = nullptr;
+  const engine::Schema* schema = nullptr;
   int sensitive_extra = -1;      // BufferLayout::sensitive of the ingest pipeline
   int32_t input_partitions = 1;  // for the summary's `partitions`
   ShareState* state = nullptr;   // the partition's state, read only (but the DP ledger)
   DpPublisher* dp = nullptr;     // may be null
-  const PayloadTransformer* payload = nullptr;  // the published time bucket
+  const release::PayloadTransformer* payload = nullptr;  // the published time bucket
 };
 
 struct ComputedShare {
   int32_t partition = 0;
   int64_t epoch = 0;
   bool committed_before = false;  // an earlier attempt committed: publish nothing
-  ReleaseRecords records;
+  release::ReleaseRecords records;
   DpPublisher::Result dp;
-  ReleaseMetrics metrics;
+  engine::ReleaseMetrics metrics;
   uint64_t waiting = 0;  // tuples still waiting after this share
   uint64_t published_events = 0;
   uint64_t qi_at_root = 0;  // BuiltTuples::qi_at_root
@@ -60,11 +60,11 @@ struct ComputedShare {
   ShareDelta delta;
   // The events `apply` keeps in state (those of tuples still waiting), for
   // the partition's EventBuffer once it is committed.
-  std::vector<KeyedEvent> remaining;
+  std::vector<release::KeyedEvent> remaining;
   // The consumed events, freed on the consuming thread that allocated them:
   // a million cross-thread frees per epoch contend for malloc's arena lock
   // with ingestion and halved its rate.
-  std::unique_ptr<EpochEvents> spent;
+  std::unique_ptr<release::EpochEvents> spent;
   // Per event of `spent`: false where it was moved into `remaining`. With
   // both, a share computed ahead of its close and then dropped gives all its
   // events back (ReturnEvents).
@@ -72,18 +72,18 @@ struct ComputedShare {
 };
 
 // Moves every event a share was computed from into `buffer`.
-void ReturnEvents(ComputedShare* share, EventBuffer* buffer);
+void ReturnEvents(ComputedShare* share, release::EventBuffer* buffer);
 
 // `events` are the partition's buffered events up to the epoch's end, as
 // EventBuffer::Take gives them (the same set as a scan of state). Safe to
 // run for different partitions at once.
 // `seed` is the release seed that prepare stores (or stored) for the share.
 ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
-                           const ReleaseSeed& seed, bool committed_before, TakenEvents events);
+                           const release::ReleaseSeed& seed, bool committed_before, release::TakenEvents events);
 
 // Meta record holding a partition's SensitiveDictionary.
 inline constexpr const char* kDictionaryMeta = "dictionary";
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SRC_SERVICE_RELEASE_SHARE_H_

@@ -33,7 +33,7 @@
 #include "vanon/service/release_runner.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 int64_t NowMs() {
@@ -65,8 +65,8 @@ std::string InstanceId() {
 // Service::Run is the sequence of named steps below; each step is a member
 // of Rep, because the health checks and Status() read what the steps set.
 struct Service::Rep {
-  explicit Rep(Config c) : config(std::move(c)) {}
-  Config config;
+  explicit Rep(config::Config c) : config(std::move(c)) {}
+  config::Config config;
   std::string hmac_key;
   std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
   IngestMetrics metrics{*registry};
@@ -91,17 +91,17 @@ struct Service::Rep {
 
   // One run's parts, built by the steps in this order, torn down in reverse
   // by Close(). Only the consuming thread touches them.
-  std::unique_ptr<StateStore> store;
-  std::unique_ptr<Producer> dlq;
+  std::unique_ptr<state::StateStore> store;
+  std::unique_ptr<kafka::Producer> dlq;
   std::unique_ptr<IngestPipeline> pipeline;
-  std::unique_ptr<TransactionalProducer> out;
+  std::unique_ptr<kafka::TransactionalProducer> out;
   OutputTopology topology;
   std::unique_ptr<PartitionGuard> guard;
   std::unique_ptr<DpPublisher> dp;
   std::unique_ptr<ReleaseRunner> runner;
   std::unique_ptr<ChangelogWriter> changelog;
   std::unique_ptr<StateRestorer> restorer;
-  std::unique_ptr<Consumer> consumer;
+  std::unique_ptr<kafka::Consumer> consumer;
   // Callbacks run inside librdkafka's poll: an exception must not unwind
   // through its C frames, so it is kept and rethrown after Poll returns.
   std::exception_ptr rebalance_error;
@@ -138,7 +138,7 @@ struct Service::Rep {
   }
 };
 
-Service::Service(Config config, std::string hmac_key) : rep_(std::make_unique<Rep>(std::move(config))) {
+Service::Service(config::Config config, std::string hmac_key) : rep_(std::make_unique<Rep>(std::move(config))) {
   rep_->hmac_key = std::move(hmac_key);
   RegisterBuildInfo(*rep_->registry);
 }
@@ -183,10 +183,10 @@ int Service::Run(const std::atomic<bool>& stop) {
   // Named for top -H and perf; the main thread keeps the process's name.
   if (getpid() != gettid()) pthread_setname_np(pthread_self(), "vanon-consume");
   Rep& r = *rep_;
-  HealthChecks checks;
+  http::HealthChecks checks;
   checks.healthy = [&r](std::string* detail) { return r.Healthy(detail); };
   checks.ready = [&r](std::string* detail) { return r.Ready(detail); };
-  HttpServer http(r.config.http.listen, r.registry, checks);
+  http::HttpServer http(r.config.http.listen, r.registry, checks);
   {
     std::lock_guard<std::mutex> l(r.url_mu);
     r.url = http.url();
@@ -250,14 +250,14 @@ bool Service::Rep::Ready(std::string* detail) const {
 }
 
 void Service::Rep::OpenState() {
-  store = StateStore::Open(config.state.dir);
+  store = state::StateStore::Open(config.state.dir);
   MigrateStateVersion(store.get());
   uint64_t n = store->CountAllEvents();
   buffered = n;
   metrics.buffered.Set(static_cast<double>(n));
   state_open = true;
   spdlog::info("state open at {} with {} buffered events", config.state.dir, n);
-  dlq = std::make_unique<Producer>(config.kafka.bootstrap, config.kafka.properties,
+  dlq = std::make_unique<kafka::Producer>(config.kafka.bootstrap, config.kafka.properties,
                                    config.kafka.producer_properties);
   pipeline = std::make_unique<IngestPipeline>(config, hmac_key, store.get(), dlq.get(), &metrics);
 }
@@ -266,12 +266,12 @@ void Service::Rep::OpenState() {
 // unreachable): it watches `stop`, so SIGTERM is honoured within a second.
 // False when stopped meanwhile.
 bool Service::Rep::ConnectProducer(const std::atomic<bool>& stop) {
-  const KafkaConfig& k = config.kafka;
+  const config::KafkaConfig& k = config.kafka;
   const std::string txn_id = k.transactional_id_prefix + "-" + InstanceId();
   try {
-    out = std::make_unique<TransactionalProducer>(k.bootstrap, txn_id, k.properties, k.producer_properties, 60000,
+    out = std::make_unique<kafka::TransactionalProducer>(k.bootstrap, txn_id, k.properties, k.producer_properties, 60000,
                                                   &stop);
-  } catch (const KafkaStartInterrupted& e) {
+  } catch (const kafka::KafkaStartInterrupted& e) {
     spdlog::info("stopped during start-up: {}", e.what());
     return false;
   }
@@ -283,7 +283,7 @@ bool Service::Rep::ConnectProducer(const std::atomic<bool>& stop) {
 // good (until a restart) once the input's count differs from state's: the
 // loop then only serves rebalances and finishes releases already in flight.
 void Service::Rep::ReadTopology() {
-  const KafkaTopics& t = config.kafka.topics;
+  const config::KafkaTopics& t = config.kafka.topics;
   topology.input_partitions = out->PartitionCount(t.input);
   guard = std::make_unique<PartitionGuard>(store.get(), topology.input_partitions);
   NotePartitionGuard();
@@ -297,10 +297,10 @@ void Service::Rep::ReadTopology() {
 // metadata request naming a missing topic may auto-create it with the
 // broker's default partition count. Checked even when not created here.
 void Service::Rep::PrepareInternalTopics() {
-  const Config& c = config;
-  std::vector<InternalTopicSpec> topics;
+  const config::Config& c = config;
+  std::vector<kafka::InternalTopicSpec> topics;
   if (c.state.changelog.enabled) {
-    InternalTopicSpec s;
+    kafka::InternalTopicSpec s;
     s.name = c.state.changelog.topic;
     s.purpose = "state.changelog.topic";
     s.partitions = topology.input_partitions;
@@ -309,13 +309,13 @@ void Service::Rep::PrepareInternalTopics() {
     topics.push_back(std::move(s));
   }
   if (c.dp.enabled && !c.dp.aggregation.topic.empty()) {
-    InternalTopicSpec s;
+    kafka::InternalTopicSpec s;
     s.name = c.dp.aggregation.topic;
     s.purpose = "dp.aggregation.topic";
     s.exact_partitions = false;  // partials go to partition 0
     topics.push_back(std::move(s));
   }
-  KafkaProperties admin = c.kafka.properties;  // the same client settings as the producers
+  kafka::KafkaProperties admin = c.kafka.properties;  // the same client settings as the producers
   for (const auto& [k, v] : c.kafka.producer_properties) admin[k] = v;
   for (const std::string& line : EnsureInternalTopics(c.kafka.bootstrap, admin, topics,
                                                       c.kafka.create_internal_topics)) {
@@ -327,7 +327,7 @@ void Service::Rep::PrepareInternalTopics() {
 // (docs/state.md), the writer that puts each release's state changes in its
 // transaction and the restorer that brings a partition's state on assignment.
 void Service::Rep::BuildReleasePath() {
-  const Config& c = config;
+  const config::Config& c = config;
   if (c.dp.enabled) {
     dp = std::make_unique<DpPublisher>(c, hmac_key, store.get(), *registry);
     if (dp->aggregating()) {
@@ -350,8 +350,8 @@ void Service::Rep::BuildReleasePath() {
 void Service::Rep::RestoreLastReleaseTime() {
   int64_t last_commit = 0;
   for (int32_t p = 0; p < topology.input_partitions; ++p) {
-    store->ScanReleasesNewestFirst(p, [&](int64_t, const ReleaseLogEntry& e) {
-      if (e.status != ReleaseStatus::kCommitted) return true;
+    store->ScanReleasesNewestFirst(p, [&](int64_t, const state::ReleaseLogEntry& e) {
+      if (e.status != state::ReleaseStatus::kCommitted) return true;
       last_commit = std::max(last_commit, e.committed_wall_ms);
       return false;
     });
@@ -360,8 +360,8 @@ void Service::Rep::RestoreLastReleaseTime() {
 }
 
 void Service::Rep::SubscribeToInput() {
-  const Config& c = config;
-  consumer = std::make_unique<Consumer>(
+  const config::Config& c = config;
+  consumer = std::make_unique<kafka::Consumer>(
       c.kafka.bootstrap, c.kafka.group_id, c.kafka.topics.input, static_cast<size_t>(c.input.max_message_bytes),
       c.kafka.properties, c.kafka.consumer_properties, [this](int32_t p) { return OnAssigned(p); },
       [this](const std::vector<int32_t>& gone) { OnRevoked(gone); });
@@ -443,7 +443,7 @@ int Service::Rep::ConsumeUntil(const std::atomic<bool>& stop) {
 }
 
 void Service::Rep::CountLostInput() {
-  for (const LostInput& l : consumer->lost()) {
+  for (const kafka::LostInput& l : consumer->lost()) {
     metrics.input_lost_to_retention.Increment(static_cast<double>(l.to - l.from));
     spdlog::error("partition {}: {} input events (offsets {}..{}) were deleted by the broker's retention before "
                   "vanon read them; they are lost (vanon_input_lost_to_retention_total); consuming goes on at {}",
@@ -469,7 +469,7 @@ void Service::Rep::CloseEpochs(int64_t now_ms) {
   std::vector<int32_t> precompute_candidates;
   for (int32_t p : consumer->Assigned()) {
     pipeline->Progress(p);  // loaded, so Totals() covers every assigned partition
-    EpochClock& clock = pipeline->Clock(p);
+    release::EpochClock& clock = pipeline->Clock(p);
     clock.AdvanceIdle(now_ms);
     if (runner->InFlight(p)) continue;
     if (std::optional<int64_t> epoch = clock.NextClosable()) {
@@ -485,7 +485,7 @@ void Service::Rep::CloseEpochs(int64_t now_ms) {
 }
 
 void Service::Rep::PublishTotals() {
-  PartitionProgress t = pipeline->Totals();
+  state::PartitionProgress t = pipeline->Totals();
   {
     std::lock_guard<std::mutex> l(url_mu);
     last_release.late = t.late;
@@ -578,4 +578,4 @@ void Service::Rep::Close(int exit_code) {
   spdlog::info("state closed; exit {}", exit_code);
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

@@ -20,22 +20,22 @@
 #include "vanon/engine/release.h"
 #include "vanon/state/release_state.h"
 
-namespace vanon {
+namespace vanon::service {
 
 class ShareState {
  public:
-  using SignatureVisitor = std::function<bool(std::string_view vehicle, const StoredSignature&)>;
+  using SignatureVisitor = std::function<bool(std::string_view vehicle, const state::StoredSignature&)>;
 
   virtual ~ShareState() = default;
 
   virtual std::optional<std::string> GetMeta(int32_t partition, std::string_view name) const = 0;
   // One result per vehicle key, in the same order.
-  virtual std::vector<std::optional<StoredSignature>> GetSignatures(int32_t partition,
+  virtual std::vector<std::optional<state::StoredSignature>> GetSignatures(int32_t partition,
                                                                     const std::vector<std::string>& vehicles) const = 0;
   // In vehicle key order; fn returns false to stop.
   virtual void ScanSignatures(int32_t partition, const SignatureVisitor& fn) const = 0;
   // Sorted by vehicle key.
-  virtual std::vector<WaitingTuple> LoadWaiting(int32_t partition) const = 0;
+  virtual std::vector<engine::WaitingTuple> LoadWaiting(int32_t partition) const = 0;
   // Writes one meta record at once, durable against a machine crash (not
   // part of any delta): a DP ledger charge or the aggregation's read end
   // must outlive the transaction that publishes what they pay for.
@@ -58,13 +58,13 @@ struct ShareDelta {
   };
   struct PutSignature {
     std::string vehicle;
-    StoredSignature signature;
+    state::StoredSignature signature;
   };
   struct DeleteSignature {
     std::string vehicle;
   };
   struct PutWaiting {
-    WaitingTuple waiting;  // keyed by waiting.tuple.vehicle
+    engine::WaitingTuple waiting;  // keyed by waiting.tuple.vehicle
   };
   struct DeleteWaiting {
     std::string vehicle;
@@ -87,6 +87,6 @@ struct ShareDelta {
   }
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SRC_SERVICE_SHARE_STATE_H_

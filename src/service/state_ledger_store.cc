@@ -4,7 +4,7 @@
 
 #include "share_state.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 constexpr size_t kEntryBytes = 24;  // dp::EncodeLedgerEntry's fixed size
@@ -79,4 +79,4 @@ bool StateLedgerStore::Write(std::string* error) {
   return true;
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

@@ -16,7 +16,7 @@
 
 #include "vanon/dp/ledger_store.h"
 
-namespace vanon {
+namespace vanon::service {
 
 class ShareState;
 
@@ -38,6 +38,6 @@ class StateLedgerStore final : public dp::LedgerStore {
   std::map<uint64_t, dp::LedgerEntry> entries_;  // mirror of the record
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SRC_SERVICE_STATE_LEDGER_STORE_H_

@@ -16,7 +16,7 @@
 #include "vanon/service/ingest_pipeline.h"  // kClockMeta
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 
@@ -35,16 +35,16 @@ prometheus::Counter& RestoreCounter(prometheus::Registry& r, const std::string& 
 
 // The newest committed release-log entry among `records` (release keys sort
 // by release id), or nullopt.
-std::optional<ReleaseLogEntry> NewestCommitted(int32_t partition, const std::map<std::string, std::string>& releases) {
+std::optional<state::ReleaseLogEntry> NewestCommitted(int32_t partition, const std::map<std::string, std::string>& releases) {
   for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
-    std::optional<ReleaseLogEntry> e = ReleaseLogEntry::Decode(it->second);
+    std::optional<state::ReleaseLogEntry> e = state::ReleaseLogEntry::Decode(it->second);
     if (!e) throw std::runtime_error("changelog: corrupt release-log entry of partition " + std::to_string(partition));
-    if (e->status == ReleaseStatus::kCommitted) return e;
+    if (e->status == state::ReleaseStatus::kCommitted) return e;
   }
   return std::nullopt;
 }
 
-bool SameRelease(const std::optional<ReleaseLogEntry>& a, const std::optional<ReleaseLogEntry>& b) {
+bool SameRelease(const std::optional<state::ReleaseLogEntry>& a, const std::optional<state::ReleaseLogEntry>& b) {
   if (!a || !b) return !a && !b;
   return a->seed == b->seed && a->summary == b->summary;
 }
@@ -54,7 +54,7 @@ bool SameRelease(const std::optional<ReleaseLogEntry>& a, const std::optional<Re
 // after every check or restore; dropped with the partition's state.
 constexpr const char* kChangelogOffsetMeta = "changelog_offset";
 
-int64_t LocalChangelogOffset(const StateStore& store, int32_t partition) {
+int64_t LocalChangelogOffset(const state::StateStore& store, int32_t partition) {
   std::optional<std::string> v = store.GetMeta(partition, kChangelogOffsetMeta);
   if (!v) return 0;
   try {
@@ -64,16 +64,16 @@ int64_t LocalChangelogOffset(const StateStore& store, int32_t partition) {
   }
 }
 
-void SaveLocalChangelogOffset(StateStore* store, int32_t partition, int64_t offset) {
-  ReleaseWrite w(*store);
+void SaveLocalChangelogOffset(state::StateStore* store, int32_t partition, int64_t offset) {
+  state::ReleaseWrite w(*store);
   w.PutMeta(partition, kChangelogOffsetMeta, std::to_string(offset));
   store->Commit(w);
 }
 
-std::optional<ReleaseLogEntry> LocalNewestCommitted(const StateStore& store, int32_t partition) {
-  std::optional<ReleaseLogEntry> local;
-  store.ScanReleasesNewestFirst(partition, [&](int64_t, const ReleaseLogEntry& e) {
-    if (e.status != ReleaseStatus::kCommitted) return true;
+std::optional<state::ReleaseLogEntry> LocalNewestCommitted(const state::StateStore& store, int32_t partition) {
+  std::optional<state::ReleaseLogEntry> local;
+  store.ScanReleasesNewestFirst(partition, [&](int64_t, const state::ReleaseLogEntry& e) {
+    if (e.status != state::ReleaseStatus::kCommitted) return true;
     local = e;
     return false;
   });
@@ -85,17 +85,17 @@ std::optional<ReleaseLogEntry> LocalNewestCommitted(const StateStore& store, int
 // Reads the partition's changelog from `from` to its last stable offset,
 // applying compaction's rule itself: the last record of a key wins, a
 // tombstone removes it.
-StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const Config& config, int32_t partition, int64_t from,
+StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const config::Config& config, int32_t partition, int64_t from,
                                                           prometheus::Gauge* lag) {
   ChangelogRead read;
   read.next_offset = from;
-  ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties,
-                config.state.changelog.topic, partition, from, [&](const CommittedRecord& r) {
+  kafka::ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties,
+                config.state.changelog.topic, partition, from, [&](const kafka::CommittedRecord& r) {
                   ++read.records;
                   read.next_offset = r.offset + 1;
                   if (lag != nullptr) lag->Set(static_cast<double>(r.end - read.next_offset));
                   int32_t p = -1;
-                  StateChange c;
+                  state::StateChange c;
                   if (!DecodeChangelogKey(r.key, &p, &c) || p != partition) {
                     throw std::runtime_error("changelog: a record of partition " + std::to_string(partition) +
                                              " has a malformed key");
@@ -103,11 +103,11 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const Config& config, 
                   std::string k = r.key.data() ? std::string(r.key) : std::string();
                   if (r.value.empty()) {
                     read.latest.erase(k);
-                    if (c.family == StateFamily::kReleases) read.releases.erase(c.key);
+                    if (c.family == state::StateFamily::kReleases) read.releases.erase(c.key);
                     return true;
                   }
                   c.value = std::string(r.value);
-                  if (c.family == StateFamily::kReleases) read.releases[c.key] = *c.value;
+                  if (c.family == state::StateFamily::kReleases) read.releases[c.key] = *c.value;
                   read.latest[k] = std::move(c);
                   return true;
                 },
@@ -116,7 +116,7 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const Config& config, 
   return read;
 }
 
-StateRestorer::StateRestorer(const Config& config, StateStore* store, prometheus::Registry& registry)
+StateRestorer::StateRestorer(const config::Config& config, state::StateStore* store, prometheus::Registry& registry)
     : config_(config),
       store_(store),
       restored_(RestoreCounter(registry, "restored")),
@@ -163,7 +163,7 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   } done{this, partition};
 
   const int64_t committed = committed_offset(partition);
-  const std::optional<ReleaseLogEntry> local = LocalNewestCommitted(*store_, partition);
+  const std::optional<state::ReleaseLogEntry> local = LocalNewestCommitted(*store_, partition);
   // First only what is ahead of the offset local state already holds: if
   // no release was committed there since, or only the ones this instance
   // committed itself, local state is the changelog's head.
@@ -172,7 +172,7 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   bool replace = false;
   if (from > 0) {
     read = ReadChangelog(config_, partition, from, &lag_);
-    const std::optional<ReleaseLogEntry> ahead = NewestCommitted(partition, read.releases);
+    const std::optional<state::ReleaseLogEntry> ahead = NewestCommitted(partition, read.releases);
     replace = ahead && !SameRelease(local, ahead);
   }
   // An empty (or pre-changelog) store, or another owner released the
@@ -198,7 +198,7 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
 }
 
 void StateRestorer::ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed) {
-  std::vector<StateChange> records;
+  std::vector<state::StateChange> records;
   records.reserve(read->latest.size());
   for (auto& [k, c] : read->latest) records.push_back(std::move(c));
   store_->ReplacePartition(partition, records);
@@ -212,15 +212,15 @@ void StateRestorer::ApplyRestore(int32_t partition, ChangelogRead* read, int64_t
   // The input is read again from the changelogged offset: the events of
   // open epochs must find their epochs open (see RewindToFirstOpen).
   if (std::optional<std::string> state = store_->GetMeta(partition, kClockMeta)) {
-    EpochClock clock(config_.privacy.epoch);
+    release::EpochClock clock(config_.privacy.epoch);
     if (!clock.DecodeState(*state)) {
       throw std::runtime_error("changelog: unreadable epoch clock of partition " + std::to_string(partition));
     }
     clock.RewindToFirstOpen();
-    ReleaseWrite w(*store_);
+    state::ReleaseWrite w(*store_);
     w.PutMeta(partition, kClockMeta, clock.EncodeState());
     store_->Commit(w);
   }
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

@@ -30,13 +30,15 @@ class Gauge;
 class Registry;
 }  // namespace prometheus
 
-namespace vanon {
-
+namespace vanon::state {
 class StateStore;
+}  // namespace vanon::state
+
+namespace vanon::service {
 
 class StateRestorer {
  public:
-  StateRestorer(const Config& config, StateStore* store, prometheus::Registry& registry);
+  StateRestorer(const config::Config& config, state::StateStore* store, prometheus::Registry& registry);
 
   // Brings the partition's local state up to the changelog. Returns true
   // when it was replaced. Throws on a Kafka error or a corrupt record.
@@ -52,18 +54,18 @@ class StateRestorer {
  private:
   // One read of a partition's changelog, compacted: key -> last record.
   struct ChangelogRead {
-    std::map<std::string, StateChange> latest;    // changelog key -> change
+    std::map<std::string, state::StateChange> latest;    // changelog key -> change
     std::map<std::string, std::string> releases;  // release-log store key -> value
     uint64_t records = 0;
     int64_t next_offset = 0;  // after the last record read
   };
   // `lag` (may be null) follows the offsets still to read.
-  static ChangelogRead ReadChangelog(const Config& config, int32_t partition, int64_t from, prometheus::Gauge* lag);
+  static ChangelogRead ReadChangelog(const config::Config& config, int32_t partition, int64_t from, prometheus::Gauge* lag);
   // Replaces the partition's local state with the changelog's.
   void ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed);
 
-  const Config& config_;
-  StateStore* store_;
+  const config::Config& config_;
+  state::StateStore* store_;
   mutable std::mutex mu_;
   std::set<int32_t> restoring_;  // guarded by mu_
   prometheus::Counter& restored_;
@@ -74,6 +76,6 @@ class StateRestorer {
   prometheus::Gauge& lag_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SRC_SERVICE_STATE_RESTORER_H_

@@ -8,15 +8,15 @@
 
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 
 namespace {
 constexpr const char* kMetaName = "state_version";
 }  // namespace
 
-int MigrateStateVersion(StateStore* store) {
+int MigrateStateVersion(state::StateStore* store) {
   int found = 1;
-  if (std::optional<std::string> v = store->GetMeta(kStoreWideMeta, kMetaName)) {
+  if (std::optional<std::string> v = store->GetMeta(state::kStoreWideMeta, kMetaName)) {
     auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), found);
     if (ec != std::errc() || end != v->data() + v->size() || found < 1) {
       throw std::runtime_error("state: unreadable state_version record");
@@ -34,10 +34,10 @@ int MigrateStateVersion(StateStore* store) {
   spdlog::info("state: version {} -> {}: trip tokens are domain-separated from now on; buffered events keep "
                "theirs (a trip spanning the upgrade counts twice in that epoch's DP trip counts)",
                found, kStateVersion);
-  ReleaseWrite w(*store);
-  w.PutMeta(kStoreWideMeta, kMetaName, std::to_string(kStateVersion));
-  store->Commit(w, Durability::kMachineCrash);
+  state::ReleaseWrite w(*store);
+  w.PutMeta(state::kStoreWideMeta, kMetaName, std::to_string(kStateVersion));
+  store->Commit(w, state::Durability::kMachineCrash);
   return found;
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

@@ -4,13 +4,13 @@
 
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 
 std::optional<std::string> StoreShareState::GetMeta(int32_t partition, std::string_view name) const {
   return store_->GetMeta(partition, name);
 }
 
-std::vector<std::optional<StoredSignature>> StoreShareState::GetSignatures(
+std::vector<std::optional<state::StoredSignature>> StoreShareState::GetSignatures(
     int32_t partition, const std::vector<std::string>& vehicles) const {
   return store_->GetSignatures(partition, vehicles);
 }
@@ -19,17 +19,17 @@ void StoreShareState::ScanSignatures(int32_t partition, const SignatureVisitor& 
   store_->ScanSignatures(partition, fn);
 }
 
-std::vector<WaitingTuple> StoreShareState::LoadWaiting(int32_t partition) const {
+std::vector<engine::WaitingTuple> StoreShareState::LoadWaiting(int32_t partition) const {
   return store_->LoadWaiting(partition);
 }
 
 void StoreShareState::CommitMetaNow(int32_t partition, std::string_view name, std::string_view value) {
-  ReleaseWrite w(*store_);
+  state::ReleaseWrite w(*store_);
   w.PutMeta(partition, name, value);
-  store_->Commit(w, Durability::kMachineCrash);
+  store_->Commit(w, state::Durability::kMachineCrash);
 }
 
-void AddShareDelta(const ShareDelta& delta, ReleaseWrite* w) {
+void AddShareDelta(const ShareDelta& delta, state::ReleaseWrite* w) {
   const int32_t p = delta.partition;
   for (const ShareDelta::Op& op : delta.ops) {
     std::visit(
@@ -60,4 +60,4 @@ void AddShareDelta(const ShareDelta& delta, ReleaseWrite* w) {
   }
 }
 
-}  // namespace vanon
+}  // namespace vanon::service

@@ -11,28 +11,28 @@
 
 #include "base/coding.h"
 
-namespace vanon {
+namespace vanon::state {
 
 inline std::string EventKey(int32_t partition, int64_t ts_ms, int64_t offset) {
   std::string k;
   k.reserve(20);
-  PutBigEndian32(&k, static_cast<uint32_t>(partition));
-  PutBigEndian64(&k, static_cast<uint64_t>(ts_ms));
-  PutBigEndian64(&k, static_cast<uint64_t>(offset));
+  base::PutBigEndian32(&k, static_cast<uint32_t>(partition));
+  base::PutBigEndian64(&k, static_cast<uint64_t>(ts_ms));
+  base::PutBigEndian64(&k, static_cast<uint64_t>(offset));
   return k;
 }
 
 inline bool DecodeEventKey(std::string_view k, int32_t* partition, int64_t* ts_ms, int64_t* offset) {
   if (k.size() != 20) return false;
-  *partition = static_cast<int32_t>(DecodeBigEndian(k, 0, 4));
-  *ts_ms = static_cast<int64_t>(DecodeBigEndian(k, 4, 8));
-  *offset = static_cast<int64_t>(DecodeBigEndian(k, 12, 8));
+  *partition = static_cast<int32_t>(base::DecodeBigEndian(k, 0, 4));
+  *ts_ms = static_cast<int64_t>(base::DecodeBigEndian(k, 4, 8));
+  *offset = static_cast<int64_t>(base::DecodeBigEndian(k, 12, 8));
   return true;
 }
 
 inline std::string PartitionPrefix(int32_t partition) {
   std::string k;
-  PutBigEndian32(&k, static_cast<uint32_t>(partition));
+  base::PutBigEndian32(&k, static_cast<uint32_t>(partition));
   return k;
 }
 
@@ -43,7 +43,7 @@ inline std::string MetaKey(int32_t partition, std::string_view name) {
   k.reserve(name.size() + 5);
   k.append(name);
   k.push_back('/');
-  PutBigEndian32(&k, static_cast<uint32_t>(partition));
+  base::PutBigEndian32(&k, static_cast<uint32_t>(partition));
   return k;
 }
 
@@ -51,7 +51,7 @@ inline std::string MetaKey(int32_t partition, std::string_view name) {
 inline std::string VehicleKey(int32_t partition, std::string_view vehicle) {
   std::string k;
   k.reserve(4 + vehicle.size());
-  PutBigEndian32(&k, static_cast<uint32_t>(partition));
+  base::PutBigEndian32(&k, static_cast<uint32_t>(partition));
   k.append(vehicle);
   return k;
 }
@@ -64,17 +64,17 @@ constexpr uint64_t kReleaseSignBit = uint64_t{1} << 63;
 inline std::string ReleaseKey(int32_t partition, int64_t release) {
   std::string k;
   k.reserve(12);
-  PutBigEndian32(&k, static_cast<uint32_t>(partition));
-  PutBigEndian64(&k, static_cast<uint64_t>(release) ^ kReleaseSignBit);
+  base::PutBigEndian32(&k, static_cast<uint32_t>(partition));
+  base::PutBigEndian64(&k, static_cast<uint64_t>(release) ^ kReleaseSignBit);
   return k;
 }
 
 inline bool DecodeReleaseKey(std::string_view k, int64_t* release) {
   if (k.size() != 12) return false;
-  *release = static_cast<int64_t>(DecodeBigEndian(k, 4, 8) ^ kReleaseSignBit);
+  *release = static_cast<int64_t>(base::DecodeBigEndian(k, 4, 8) ^ kReleaseSignBit);
   return true;
 }
 
-}  // namespace vanon
+}  // namespace vanon::state
 
 #endif  // VANON_SRC_STATE_KEY_CODEC_H_

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-namespace vanon {
+namespace vanon::state {
 
 // Text "key=value;" pairs: tiny, written once per batch, readable with
 // ldb when debugging, and new reasons need no format version.
@@ -64,4 +64,4 @@ std::optional<PartitionProgress> PartitionProgress::Decode(std::string_view s) {
   return p;
 }
 
-}  // namespace vanon
+}  // namespace vanon::state

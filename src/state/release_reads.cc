@@ -10,7 +10,7 @@
 #include "key_codec.h"
 #include "state_store_rep.h"
 
-namespace vanon {
+namespace vanon::state {
 
 namespace {
 [[noreturn]] void ThrowCorrupt(const char* what, int32_t partition) {
@@ -69,8 +69,8 @@ void StateStore::ScanSignatures(
                 });
 }
 
-std::vector<WaitingTuple> StateStore::LoadWaiting(int32_t partition) const {
-  std::vector<WaitingTuple> out;
+std::vector<engine::WaitingTuple> StateStore::LoadWaiting(int32_t partition) const {
+  std::vector<engine::WaitingTuple> out;
   ScanPartition(rep_->db.get(), rep_->waiting, partition, "waiting tuples",
                 [&](std::string_view vehicle, std::string_view value) {
                   auto w = DecodeWaitingTuple(vehicle, value);
@@ -110,4 +110,4 @@ void StateStore::ScanReleasesNewestFirst(
   CheckStatus(it->status(), "scan release log of partition " + std::to_string(partition));
 }
 
-}  // namespace vanon
+}  // namespace vanon::state

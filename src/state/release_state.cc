@@ -2,7 +2,7 @@
 
 #include "base/coding.h"
 
-namespace vanon {
+namespace vanon::state {
 
 
 namespace {
@@ -17,15 +17,15 @@ std::string StoredSignature::Encode() const {
   std::string out;
   out.reserve(3 + 2 * 10 + values.size() * 2);
   out.push_back(static_cast<char>(kSignatureV1));
-  PutSignedVarint64(&out, first_release);
-  PutSignedVarint64(&out, last_release);
-  PutVarint64(&out, values.size());
-  for (SensitiveId id : values) PutVarint64(&out, id);
+  base::PutSignedVarint64(&out, first_release);
+  base::PutSignedVarint64(&out, last_release);
+  base::PutVarint64(&out, values.size());
+  for (engine::SensitiveId id : values) base::PutVarint64(&out, id);
   return out;
 }
 
 std::optional<StoredSignature> StoredSignature::Decode(std::string_view bytes) {
-  ByteReader r(bytes);
+  base::ByteReader r(bytes);
   uint8_t version;
   if (!r.GetByte(&version) || version != kSignatureV1) return std::nullopt;
   StoredSignature s;
@@ -36,7 +36,7 @@ std::optional<StoredSignature> StoredSignature::Decode(std::string_view bytes) {
   }
   s.values.reserve(n);
   for (uint32_t i = 0; i < n; ++i) {
-    SensitiveId id;
+    engine::SensitiveId id;
     if (!r.GetVarint32(&id)) return std::nullopt;
     // A signature is a set: the engine relies on sorted, duplicate-free ids.
     if (!s.values.empty() && id <= s.values.back()) return std::nullopt;
@@ -47,23 +47,23 @@ std::optional<StoredSignature> StoredSignature::Decode(std::string_view bytes) {
 }
 
 // [v1][first_release][n][n qi codes zigzag][sensitive][events]
-std::string EncodeWaitingTuple(const WaitingTuple& w) {
+std::string EncodeWaitingTuple(const engine::WaitingTuple& w) {
   std::string out;
   out.reserve(1 + 10 + 5 + w.tuple.qi.size() * 2 + 10);
   out.push_back(static_cast<char>(kWaitingV1));
-  PutVarint64(&out, w.first_release);
-  PutVarint64(&out, w.tuple.qi.size());
-  for (int32_t code : w.tuple.qi) PutSignedVarint64(&out, code);
-  PutVarint64(&out, w.tuple.sensitive);
-  PutVarint64(&out, w.tuple.events);
+  base::PutVarint64(&out, w.first_release);
+  base::PutVarint64(&out, w.tuple.qi.size());
+  for (int32_t code : w.tuple.qi) base::PutSignedVarint64(&out, code);
+  base::PutVarint64(&out, w.tuple.sensitive);
+  base::PutVarint64(&out, w.tuple.events);
   return out;
 }
 
-std::optional<WaitingTuple> DecodeWaitingTuple(std::string_view vehicle, std::string_view bytes) {
-  ByteReader r(bytes);
+std::optional<engine::WaitingTuple> DecodeWaitingTuple(std::string_view vehicle, std::string_view bytes) {
+  base::ByteReader r(bytes);
   uint8_t version;
   if (!r.GetByte(&version) || version != kWaitingV1) return std::nullopt;
-  WaitingTuple w;
+  engine::WaitingTuple w;
   uint32_t n;
   if (!r.GetVarint64(&w.first_release) || !r.GetCount(&n)) return std::nullopt;
   w.tuple.qi.resize(n);
@@ -85,16 +85,16 @@ std::string ReleaseLogEntry::Encode() const {
   out.push_back(static_cast<char>(kReleaseLogV1));
   out.push_back(static_cast<char>(status));
   out.append(reinterpret_cast<const char*>(seed.data()), seed.size());
-  PutSignedVarint64(&out, readback_partition);
-  PutSignedVarint64(&out, readback_offset);
-  PutSignedVarint64(&out, prepared_wall_ms);
-  PutSignedVarint64(&out, committed_wall_ms);
-  PutLengthPrefixed(&out, summary);
+  base::PutSignedVarint64(&out, readback_partition);
+  base::PutSignedVarint64(&out, readback_offset);
+  base::PutSignedVarint64(&out, prepared_wall_ms);
+  base::PutSignedVarint64(&out, committed_wall_ms);
+  base::PutLengthPrefixed(&out, summary);
   return out;
 }
 
 std::optional<ReleaseLogEntry> ReleaseLogEntry::Decode(std::string_view bytes) {
-  ByteReader r(bytes);
+  base::ByteReader r(bytes);
   uint8_t version, status;
   if (!r.GetByte(&version) || version != kReleaseLogV1 || !r.GetByte(&status)) return std::nullopt;
   if (status != static_cast<uint8_t>(ReleaseStatus::kPrepared) &&
@@ -114,4 +114,4 @@ std::optional<ReleaseLogEntry> ReleaseLogEntry::Decode(std::string_view bytes) {
   return e;
 }
 
-}  // namespace vanon
+}  // namespace vanon::state

@@ -5,7 +5,7 @@
 #include "key_codec.h"
 #include "state_store_rep.h"
 
-namespace vanon {
+namespace vanon::state {
 
 namespace {
 rocksdb::Slice ToSlice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
@@ -43,7 +43,7 @@ void ReleaseWrite::DeleteSignature(int32_t partition, std::string_view vehicle) 
   CheckStatus(rep_->batch.Delete(rep_->store->signatures, VehicleKey(partition, vehicle)), "batch delete");
 }
 
-void ReleaseWrite::PutWaiting(int32_t partition, const WaitingTuple& w) {
+void ReleaseWrite::PutWaiting(int32_t partition, const engine::WaitingTuple& w) {
   CheckStatus(rep_->batch.Put(rep_->store->waiting, VehicleKey(partition, w.tuple.vehicle), EncodeWaitingTuple(w)),
               "batch put");
 }
@@ -84,9 +84,9 @@ void StateStore::Commit(ReleaseWrite& w, Durability durability) {
   b.Clear();
 }
 
-}  // namespace vanon
+}  // namespace vanon::state
 
-namespace vanon {
+namespace vanon::state {
 std::vector<StateChange> ReleaseWrite::Changes() const {
   const StateStore::Rep& r = *rep_->store;
   return CollectChanges({{StateFamily::kEvents, r.events},
@@ -96,4 +96,4 @@ std::vector<StateChange> ReleaseWrite::Changes() const {
                          {StateFamily::kReleases, r.releases}},
                         rep_->batch);
 }
-}  // namespace vanon
+}  // namespace vanon::state

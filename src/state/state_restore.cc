@@ -6,7 +6,7 @@
 #include "key_codec.h"
 #include "state_store_rep.h"
 
-namespace vanon {
+namespace vanon::state {
 
 namespace {
 
@@ -82,4 +82,4 @@ void StateStore::ReplacePartition(int32_t partition, const std::vector<StateChan
   CheckStatus(rep_->db->Write(rocksdb::WriteOptions(), &b), "restore partition " + std::to_string(partition));
 }
 
-}  // namespace vanon
+}  // namespace vanon::state

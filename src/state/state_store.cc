@@ -13,7 +13,7 @@
 #include "key_codec.h"
 #include "state_store_rep.h"
 
-namespace vanon {
+namespace vanon::state {
 
 namespace {
 constexpr const char* kEventsCf = "events";
@@ -73,7 +73,7 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir, std::shared
   }
   opts.create_if_missing = true;
   opts.create_missing_column_families = true;
-  opts.max_background_jobs = HardwareThreads();  // flushes and compactions: 2 on the target machines
+  opts.max_background_jobs = base::HardwareThreads();  // flushes and compactions: 2 on the target machines
   // Flushes and compactions can wait for an idle moment; ingestion and the
   // release computed during the allowed lateness cannot. A flush of the
   // events column family sorts about a million entries once an epoch, and
@@ -148,7 +148,7 @@ void StateStore::ScanEvents(
     int32_t partition,
     const std::function<bool(int64_t, int64_t, std::string_view)>& fn) const {
   std::string prefix;
-  PutBigEndian32(&prefix, static_cast<uint32_t>(partition));
+  base::PutBigEndian32(&prefix, static_cast<uint32_t>(partition));
   rocksdb::ReadOptions ro;
   ro.fill_cache = false;  // read once by a release: keep the block cache for signatures
   std::unique_ptr<rocksdb::Iterator> it(rep_->db->NewIterator(ro, rep_->events));
@@ -186,4 +186,4 @@ void StateStore::Flush() {
   rep_->db->Flush(fo, rep_->handles);
 }
 
-}  // namespace vanon
+}  // namespace vanon::state

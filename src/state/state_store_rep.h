@@ -14,7 +14,7 @@
 
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::state {
 
 struct StateStore::Rep {
   std::unique_ptr<rocksdb::Env> env;  // only with a file system given to Open; outlives db
@@ -33,16 +33,16 @@ inline void CheckStatus(const rocksdb::Status& s, const std::string& what) {
   if (!s.ok()) throw std::runtime_error("state: " + what + ": " + s.ToString());
 }
 
-}  // namespace vanon
+}  // namespace vanon::state
 
 namespace rocksdb {
 class WriteBatch;
 }
 
-namespace vanon {
+namespace vanon::state {
 using FamilyHandles = std::vector<std::pair<StateFamily, rocksdb::ColumnFamilyHandle*>>;
 // The puts and deletes of a batch, range deletions left out (state_restore.cc).
 std::vector<StateChange> CollectChanges(const FamilyHandles& families, const rocksdb::WriteBatch& batch);
-}  // namespace vanon
+}  // namespace vanon::state
 
 #endif  // VANON_SRC_STATE_STATE_STORE_REP_H_

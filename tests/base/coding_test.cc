@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace vanon {
+namespace vanon::base {
 namespace {
 
 TEST(CodingTest, Fixed64IsLittleEndian) {
@@ -145,4 +145,4 @@ TEST(CodingTest, ByteReaderBytesAndByte) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::base

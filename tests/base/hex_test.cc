@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace vanon {
+namespace vanon::base {
 namespace {
 
 TEST(HexTest, EncodesLowerCaseHighNibbleFirst) {
@@ -35,4 +35,4 @@ TEST(HexTest, DecodeRoundTripsAndRefusesBadInput) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::base

@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-namespace vanon {
+namespace vanon::base {
 namespace {
 
 std::string Quoted(std::string_view s) {
@@ -46,4 +46,4 @@ TEST(JsonTest, NumbersAreShortestAndNeverNaN) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::base

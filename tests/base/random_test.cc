@@ -6,7 +6,7 @@
 
 #include "vanon/dp/random_source.h"
 
-namespace vanon {
+namespace vanon::base {
 namespace {
 
 // Published reference values: splitmix64 from state 0 (Vigna's splitmix64.c)
@@ -74,4 +74,4 @@ TEST(RandomTest, ChanceThresholdEdges) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::base

@@ -18,7 +18,7 @@
 #include "vanon/release/sensitive_dictionary.h"
 #include "vanon/state/release_state.h"
 
-namespace vanon {
+namespace vanon::base {
 namespace {
 
 std::string Bytes(std::string_view hex) {
@@ -33,7 +33,7 @@ constexpr char kBufferedEvent[] =
 
 TEST(StoredFormatTest, BufferedEvent) {
   const std::string old = Bytes(kBufferedEvent) + std::string(200, 'p');
-  BufferedEvent e;
+  ingest::BufferedEvent e;
   uint8_t version = 0;
   ASSERT_TRUE(DecodeBufferedEvent(old, &e, &version));
   EXPECT_EQ(version, 2);
@@ -55,9 +55,9 @@ TEST(StoredFormatTest, BufferedEvent) {
 
 TEST(StoredFormatTest, StoredSignature) {
   const std::string old = Bytes("01098eda9601040003ac02f0a204");
-  auto s = StoredSignature::Decode(old);
+  auto s = state::StoredSignature::Decode(old);
   ASSERT_TRUE(s);
-  EXPECT_EQ(s->values, (Signature{0, 3, 300, 70000}));
+  EXPECT_EQ(s->values, (engine::Signature{0, 3, 300, 70000}));
   EXPECT_EQ(s->first_release, -5);
   EXPECT_EQ(s->last_release, 1234567);
   EXPECT_EQ(s->Encode(), old);
@@ -65,23 +65,23 @@ TEST(StoredFormatTest, StoredSignature) {
 
 TEST(StoredFormatTest, WaitingTuple) {
   const std::string old = Bytes("0163040100820280f1044d03");
-  auto w = DecodeWaitingTuple("veh", old);
+  auto w = state::DecodeWaitingTuple("veh", old);
   ASSERT_TRUE(w);
   EXPECT_EQ(w->tuple.vehicle, "veh");
   EXPECT_EQ(w->tuple.qi, (std::vector<int32_t>{-1, 0, 129, 40000}));
   EXPECT_EQ(w->tuple.sensitive, 77u);
   EXPECT_EQ(w->tuple.events, 3u);
   EXPECT_EQ(w->first_release, 99u);
-  EXPECT_EQ(EncodeWaitingTuple(*w), old);
+  EXPECT_EQ(state::EncodeWaitingTuple(*w), old);
 }
 
 TEST(StoredFormatTest, ReleaseLogEntries) {
   const std::string committed = Bytes(
       "0102000306090c0f1215181b1e2124272a2d303336393c3f4245484b4e5154575a5d08aab4de7580a0abfef962e8a7abfef9620d7b2272"
       "656c65617365223a357d");
-  auto c = ReleaseLogEntry::Decode(committed);
+  auto c = state::ReleaseLogEntry::Decode(committed);
   ASSERT_TRUE(c);
-  EXPECT_EQ(c->status, ReleaseStatus::kCommitted);
+  EXPECT_EQ(c->status, state::ReleaseStatus::kCommitted);
   for (int i = 0; i < 32; ++i) EXPECT_EQ(c->seed[i], 3 * i);
   EXPECT_EQ(c->readback_partition, 4);
   EXPECT_EQ(c->readback_offset, 123456789);
@@ -92,9 +92,9 @@ TEST(StoredFormatTest, ReleaseLogEntries) {
 
   const std::string prepared =
       Bytes("0101000306090c0f1215181b1e2124272a2d303336393c3f4245484b4e5154575a5d020e540000");
-  auto p = ReleaseLogEntry::Decode(prepared);
+  auto p = state::ReleaseLogEntry::Decode(prepared);
   ASSERT_TRUE(p);
-  EXPECT_EQ(p->status, ReleaseStatus::kPrepared);
+  EXPECT_EQ(p->status, state::ReleaseStatus::kPrepared);
   EXPECT_EQ(p->readback_partition, 1);
   EXPECT_EQ(p->readback_offset, 7);
   EXPECT_EQ(p->prepared_wall_ms, 42);
@@ -113,8 +113,8 @@ TEST(StoredFormatTest, DpLedgerEntry) {
 
 TEST(StoredFormatTest, EpochClockState) {
   const std::string old = Bytes("010390c7e6cf8b010000d06fe5cf8b01000080a0e6cf8b0100001555b00100000000");
-  EpochConfig config;
-  EpochClock clock(config);
+  config::EpochConfig config;
+  release::EpochClock clock(config);
   ASSERT_TRUE(clock.DecodeState(old));
   EXPECT_EQ(clock.EncodeState(), old);
   // Written after events at 1700000000123 and 1700000090000 (60 s epochs,
@@ -125,42 +125,42 @@ TEST(StoredFormatTest, EpochClockState) {
 TEST(StoredFormatTest, SensitiveDictionary) {
   const std::string old =
       Bytes("03000000000000000400000000000000726f636b000000000000000004000000000000006a617a7a");
-  SensitiveDictionary d;
+  release::SensitiveDictionary d;
   ASSERT_TRUE(d.DecodeState(old));
-  EXPECT_EQ(d.Find("rock"), std::optional<SensitiveId>(0));
-  EXPECT_EQ(d.Find(""), std::optional<SensitiveId>(1));
-  EXPECT_EQ(d.Find("jazz"), std::optional<SensitiveId>(2));
+  EXPECT_EQ(d.Find("rock"), std::optional<engine::SensitiveId>(0));
+  EXPECT_EQ(d.Find(""), std::optional<engine::SensitiveId>(1));
+  EXPECT_EQ(d.Find("jazz"), std::optional<engine::SensitiveId>(2));
   EXPECT_EQ(d.EncodeState(), old);
 }
 
 TEST(StoredFormatTest, ColumnFamilyKeys) {
-  EXPECT_EQ(EventKey(3, 1700000000123, 42), Bytes("000000030000018bcfe5687b000000000000002a"));
+  EXPECT_EQ(state::EventKey(3, 1700000000123, 42), Bytes("000000030000018bcfe5687b000000000000002a"));
   int32_t partition = 0;
   int64_t ts = 0, offset = 0;
-  ASSERT_TRUE(DecodeEventKey(Bytes("000000030000018bcfe5687b000000000000002a"), &partition, &ts, &offset));
+  ASSERT_TRUE(state::DecodeEventKey(Bytes("000000030000018bcfe5687b000000000000002a"), &partition, &ts, &offset));
   EXPECT_EQ(partition, 3);
   EXPECT_EQ(ts, 1700000000123);
   EXPECT_EQ(offset, 42);
-  EXPECT_EQ(MetaKey(2, "clock"), Bytes("636c6f636b2f00000002"));
-  EXPECT_EQ(VehicleKey(1, "\x01\xff"), Bytes("0000000101ff"));
-  EXPECT_EQ(ReleaseKey(0, -2), Bytes("000000007ffffffffffffffe"));
-  EXPECT_EQ(ReleaseKey(5, 28333333), Bytes("000000058000000001b05515"));
+  EXPECT_EQ(state::MetaKey(2, "clock"), Bytes("636c6f636b2f00000002"));
+  EXPECT_EQ(state::VehicleKey(1, "\x01\xff"), Bytes("0000000101ff"));
+  EXPECT_EQ(state::ReleaseKey(0, -2), Bytes("000000007ffffffffffffffe"));
+  EXPECT_EQ(state::ReleaseKey(5, 28333333), Bytes("000000058000000001b05515"));
   int64_t release = 0;
-  ASSERT_TRUE(DecodeReleaseKey(Bytes("000000007ffffffffffffffe"), &release));
+  ASSERT_TRUE(state::DecodeReleaseKey(Bytes("000000007ffffffffffffffe"), &release));
   EXPECT_EQ(release, -2);
 }
 
 TEST(StoredFormatTest, ChangelogKey) {
   // [partition u32 BE][family u8][key as stored in the column family]
   const std::string old = Bytes("0000000703616263");
-  StateChange c;
+  state::StateChange c;
   int32_t partition = 0;
-  ASSERT_TRUE(DecodeChangelogKey(old, &partition, &c));
+  ASSERT_TRUE(service::DecodeChangelogKey(old, &partition, &c));
   EXPECT_EQ(partition, 7);
-  EXPECT_EQ(c.family, StateFamily::kSignatures);
+  EXPECT_EQ(c.family, state::StateFamily::kSignatures);
   EXPECT_EQ(c.key, "abc");
-  EXPECT_EQ(ChangelogKey(7, c), old);
+  EXPECT_EQ(service::ChangelogKey(7, c), old);
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::base

@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace vanon {
+namespace vanon::base {
 namespace {
 
 TEST(VinTest, AcceptsIso3779Vins) {
@@ -39,4 +39,4 @@ TEST(VinTest, RejectsLowerCaseAndOtherCharacters) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::base

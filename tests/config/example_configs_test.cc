@@ -8,7 +8,7 @@
 #include "vanon/config.h"
 #include "vanon/config/dp_budget.h"
 
-namespace vanon {
+namespace vanon::config {
 namespace {
 
 const std::string kConfigDir = VANON_SOURCE_DIR "/config/";
@@ -62,4 +62,4 @@ TEST(ExampleConfigsTest, DemoTakesOverrides) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::config

@@ -170,7 +170,7 @@ TEST(SensitiveNotPublished, DefaultKeepWithExplicitDropLoads) {
   const std::string text = Replace(Replace(kBaseConfig, "  default: drop\n", "  default: keep\n"),
                                    "    - {path: source, transform: keep}\n",
                                    "    - {path: source, transform: keep}\n    - {path: artist, transform: drop}\n");
-  EXPECT_NO_THROW(LoadConfig(dir.Write("vanon.yaml", text), {}));
+  EXPECT_NO_THROW(config::LoadConfig(dir.Write("vanon.yaml", text), {}));
 }
 
 // Keeps gtest from dumping the struct's bytes into test names and logs.
@@ -186,9 +186,9 @@ TEST_P(InvalidConfigTest, ReportsFileLineAndKey) {
                                     : Replace(kBaseConfig, c.from, c.to);
   std::string path = dir.Write("vanon.yaml", text);
   try {
-    LoadConfig(path, c.overrides);
+    config::LoadConfig(path, c.overrides);
     FAIL() << "config loaded but should fail:\n" << text;
-  } catch (const ConfigError& e) {
+  } catch (const config::ConfigError& e) {
     ParsedError got = ParseFirstError(e.what());
     if (c.overrides.empty()) {
       EXPECT_EQ(got.file, path) << e.what();

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace vanon::config_internal {
+namespace vanon::config::internal {
 namespace {
 
 TEST(ListenAddressTest, Accepts) {
@@ -31,4 +31,4 @@ TEST(ListenAddressTest, Rejects) {
 }
 
 }  // namespace
-}  // namespace vanon::config_internal
+}  // namespace vanon::config::internal

@@ -24,26 +24,26 @@ class LoadConfigTest : public ::testing::Test {
 };
 
 TEST_F(LoadConfigTest, BaseConfigLoads) {
-  Config c = LoadConfig(WriteConfig(kBaseConfig));
+  config::Config c = config::LoadConfig(WriteConfig(kBaseConfig));
   EXPECT_EQ(c.kafka.bootstrap, "127.0.0.1:9092");
   EXPECT_EQ(c.kafka.properties.at("security.protocol"), "PLAINTEXT");
   ASSERT_EQ(c.quasi_identifiers.size(), 3u);
   EXPECT_EQ(c.quasi_identifiers[0].name, "engine");
-  EXPECT_EQ(c.quasi_identifiers[0].type, QiType::kCategorical);
-  EXPECT_EQ(c.quasi_identifiers[1].type, QiType::kNumeric);
-  EXPECT_EQ(c.quasi_identifiers[1].split, NumericSplit::kFixedBins);
+  EXPECT_EQ(c.quasi_identifiers[0].type, config::QiType::kCategorical);
+  EXPECT_EQ(c.quasi_identifiers[1].type, config::QiType::kNumeric);
+  EXPECT_EQ(c.quasi_identifiers[1].split, config::NumericSplit::kFixedBins);
   EXPECT_EQ(c.quasi_identifiers[1].bin_width, 2);
   EXPECT_EQ(c.quasi_identifiers[1].range_min, 1);
   EXPECT_EQ(c.quasi_identifiers[1].range_max, 9);
-  EXPECT_EQ(c.quasi_identifiers[2].split, NumericSplit::kOnDemand);
+  EXPECT_EQ(c.quasi_identifiers[2].split, config::NumericSplit::kOnDemand);
   ASSERT_TRUE(c.sensitive.has_value());
   EXPECT_EQ(c.sensitive->field, "payload.artist");
-  EXPECT_EQ(c.sensitive->aggregator, SensitiveAggregator::kMode);
+  EXPECT_EQ(c.sensitive->aggregator, config::SensitiveAggregator::kMode);
   EXPECT_EQ(c.sensitive->missing_value, "Radio");
   ASSERT_EQ(c.payload.fields.size(), 3u);
-  EXPECT_EQ(c.payload.fields[1].transform, PayloadTransform::kBin);
+  EXPECT_EQ(c.payload.fields[1].transform, config::PayloadTransform::kBin);
   EXPECT_EQ(c.payload.fields[1].width, 10);
-  EXPECT_EQ(c.payload.fields[2].transform, PayloadTransform::kGpsGrid);
+  EXPECT_EQ(c.payload.fields[2].transform, config::PayloadTransform::kGpsGrid);
   EXPECT_EQ(c.payload.fields[2].cell_meters, 500);
   EXPECT_EQ(c.privacy.epoch.length_seconds, 10);
   ASSERT_EQ(c.dp.queries.size(), 2u);
@@ -59,41 +59,41 @@ TEST_F(LoadConfigTest, BaseConfigLoads) {
 // Issue 17: the plan validate-config prints. 10 s epochs in 30 days are
 // 259,200 releases; the tree horizon is 2^17 releases, so 2 counter starts.
 TEST_F(LoadConfigTest, DpBudgetPlanOfTheBaseConfig) {
-  Config c = LoadConfig(WriteConfig(kBaseConfig));
-  const DpBudgetPlan p = PlanDpBudget(c);
+  config::Config c = config::LoadConfig(WriteConfig(kBaseConfig));
+  const config::DpBudgetPlan p = PlanDpBudget(c);
   EXPECT_EQ(p.releases_per_period, 259200);
   EXPECT_EQ(p.tree_starts_per_period, 2);
   EXPECT_NEAR(p.epsilon_per_period, 259202 * 0.00003, 1e-9);
   EXPECT_TRUE(p.lasts_period);
   EXPECT_EQ(p.seconds_before_pause, 30 * 86400);
-  EXPECT_EQ(DescribeDpBudget(c, p),
+  EXPECT_EQ(config::DescribeDpBudget(c, p),
             "dp budget: 7.77606 of 10 epsilon per 30 days (259200 releases + 2 running-total starts, "
             "3e-05 each, 10 s epochs): lasts the period, publication never pauses");
   // Without running totals (every query has a time bucket) there are no starts.
   c.dp.queries.resize(1);
   c.dp.queries[0].dimensions = {"time_bucket"};
-  EXPECT_EQ(PlanDpBudget(c).tree_starts_per_period, 0);
+  EXPECT_EQ(config::PlanDpBudget(c).tree_starts_per_period, 0);
   // 0.1 per release: 100 charges, the first release takes 2.
   c.dp.queries.clear();
   c.dp.epsilon_per_release = 0.1;
-  const DpBudgetPlan short_plan = PlanDpBudget(c);
+  const config::DpBudgetPlan short_plan = PlanDpBudget(c);
   EXPECT_FALSE(short_plan.lasts_period);
   EXPECT_EQ(short_plan.releases_before_pause, 100);
-  EXPECT_EQ(FormatDuration(short_plan.seconds_before_pause), "16m 40s");
+  EXPECT_EQ(config::FormatDuration(short_plan.seconds_before_pause), "16m 40s");
   // Daily DP windows: 30 charges per period, no counter starts.
   c.dp.window_seconds = 86400;
-  const DpBudgetPlan daily = PlanDpBudget(c);
+  const config::DpBudgetPlan daily = PlanDpBudget(c);
   EXPECT_EQ(daily.releases_per_period, 30);
   EXPECT_EQ(daily.tree_starts_per_period, 0);
   EXPECT_NEAR(daily.epsilon_per_period, 3, 1e-9);
   EXPECT_TRUE(daily.lasts_period);
-  EXPECT_EQ(DescribeDpBudget(c, daily),
+  EXPECT_EQ(config::DescribeDpBudget(c, daily),
             "dp budget: 3 of 10 epsilon per 30 days (30 windows, 0.1 each, 86400 s windows): lasts the period, "
             "publication never pauses");
 }
 
 TEST_F(LoadConfigTest, DefaultsApplyForOmittedKeys) {
-  Config c = LoadConfig(WriteConfig(kBaseConfig));
+  config::Config c = config::LoadConfig(WriteConfig(kBaseConfig));
   EXPECT_EQ(c.kafka.group_id, "vanon");
   EXPECT_EQ(c.kafka.topics.input, "vehicle.events.raw");
   EXPECT_EQ(c.kafka.topics.late, "vehicle.events.late");
@@ -105,14 +105,14 @@ TEST_F(LoadConfigTest, DefaultsApplyForOmittedKeys) {
   EXPECT_EQ(c.input.fields.trip, "trip_id");
   EXPECT_EQ(c.payload.time_bucket_seconds, 60);
   EXPECT_EQ(c.privacy.k, 5);
-  EXPECT_EQ(c.privacy.late_events, LateEvents::kTopic);
+  EXPECT_EQ(c.privacy.late_events, config::LateEvents::kTopic);
   EXPECT_EQ(c.dp.max_cells, 4);
   EXPECT_EQ(c.security.hmac_key_env, "VANON_HMAC_KEY");
-  EXPECT_EQ(c.logging.level, LogLevel::kInfo);
+  EXPECT_EQ(c.logging.level, config::LogLevel::kInfo);
 }
 
 TEST_F(LoadConfigTest, RelativePathsResolveAgainstConfigDirectory) {
-  Config c = LoadConfig(WriteConfig(kBaseConfig));
+  config::Config c = config::LoadConfig(WriteConfig(kBaseConfig));
   EXPECT_EQ(c.quasi_identifiers[0].hierarchy, Abs("h/engine.csv"));
   EXPECT_EQ(c.vehicle.vin_table, Abs("vehicle/vin.yaml"));
   EXPECT_EQ(c.state.dir, Abs("state"));
@@ -120,7 +120,7 @@ TEST_F(LoadConfigTest, RelativePathsResolveAgainstConfigDirectory) {
 }
 
 TEST_F(LoadConfigTest, OverridesApplyBeforeValidation) {
-  Config c = LoadConfig(WriteConfig(kBaseConfig),
+  config::Config c = config::LoadConfig(WriteConfig(kBaseConfig),
                         {"kafka.bootstrap=127.0.0.1:1234", "privacy.m=7",
                          "quasi_identifiers.1.bins.width=5",
                          "kafka.topics={input: raw.in}", "logging.level=debug"});
@@ -129,27 +129,27 @@ TEST_F(LoadConfigTest, OverridesApplyBeforeValidation) {
   EXPECT_EQ(c.quasi_identifiers[1].bin_width, 5);
   EXPECT_EQ(c.kafka.topics.input, "raw.in");
   EXPECT_EQ(c.kafka.topics.dlq, "vehicle.events.dlq");
-  EXPECT_EQ(c.logging.level, LogLevel::kDebug);
+  EXPECT_EQ(c.logging.level, config::LogLevel::kDebug);
 }
 
 TEST_F(LoadConfigTest, NumericPrecisionDefaultsToZeroAndIsRead) {
-  Config c = LoadConfig(WriteConfig(kBaseConfig));
+  config::Config c = config::LoadConfig(WriteConfig(kBaseConfig));
   EXPECT_EQ(c.quasi_identifiers[1].precision, 0);
-  c = LoadConfig(WriteConfig(kBaseConfig), {"quasi_identifiers.1.precision=2"});
+  c = config::LoadConfig(WriteConfig(kBaseConfig), {"quasi_identifiers.1.precision=2"});
   EXPECT_EQ(c.quasi_identifiers[1].precision, 2);
 }
 
 TEST_F(LoadConfigTest, OverrideKeepsDotsInKafkaPropertyNames) {
-  Config c = LoadConfig(WriteConfig(kBaseConfig),
+  config::Config c = config::LoadConfig(WriteConfig(kBaseConfig),
                         {"kafka.properties.sasl.username=vanon",
                          "kafka.producer_properties.linger.ms=5"});
   EXPECT_EQ(c.kafka.properties.at("sasl.username"), "vanon");
   EXPECT_EQ(c.kafka.properties.at("security.protocol"), "PLAINTEXT");
   EXPECT_EQ(c.kafka.producer_properties.at("linger.ms"), "5");
   try {
-    LoadConfig(WriteConfig(kBaseConfig), {"kafka.properties.group.id=x"});
+    config::LoadConfig(WriteConfig(kBaseConfig), {"kafka.properties.group.id=x"});
     FAIL() << "group.id accepted in kafka.properties";
-  } catch (const ConfigError& e) {
+  } catch (const config::ConfigError& e) {
     ParsedError got = ParseFirstError(e.what());
     EXPECT_EQ(got.file, "--set");
     EXPECT_EQ(got.line, 1);
@@ -158,21 +158,21 @@ TEST_F(LoadConfigTest, OverrideKeepsDotsInKafkaPropertyNames) {
 }
 
 TEST_F(LoadConfigTest, LaterOverrideWins) {
-  Config c = LoadConfig(WriteConfig(kBaseConfig), {"privacy.m=7", "privacy.m=9"});
+  config::Config c = config::LoadConfig(WriteConfig(kBaseConfig), {"privacy.m=7", "privacy.m=9"});
   EXPECT_EQ(c.privacy.m, 9);
 }
 
 TEST_F(LoadConfigTest, OverrideCanAddAMissingSection) {
   std::string text = Replace(kBaseConfig, "http:\n  listen: 127.0.0.1:9464\n", "");
   // Override values are YAML: a leading '[' must be quoted.
-  Config c = LoadConfig(WriteConfig(text), {"http.listen=\"[::1]:8080\""});
+  config::Config c = config::LoadConfig(WriteConfig(text), {"http.listen=\"[::1]:8080\""});
   EXPECT_EQ(c.http.host, "::1");
   EXPECT_EQ(c.http.port, 8080);
 }
 
 TEST_F(LoadConfigTest, OverrideFilePathIsAbsoluteOrCwdRelative) {
   std::string other = dir_.Write("elsewhere/vin2.yaml", "{}\n");
-  Config c = LoadConfig(WriteConfig(kBaseConfig), {"vehicle.vin_table=" + other});
+  config::Config c = config::LoadConfig(WriteConfig(kBaseConfig), {"vehicle.vin_table=" + other});
   EXPECT_EQ(c.vehicle.vin_table, other);
 }
 
@@ -182,11 +182,11 @@ TEST_F(LoadConfigTest, KAnonymityNeedsNoSensitive) {
                              "  aggregator: mode\n  missing_value: Radio\n",
                              "");
   text = Replace(text, "model: m_invariance", "model: k_anonymity");
-  Config c = LoadConfig(WriteConfig(text));
-  EXPECT_EQ(c.privacy.model, PrivacyModel::kKAnonymity);
+  config::Config c = config::LoadConfig(WriteConfig(text));
+  EXPECT_EQ(c.privacy.model, config::PrivacyModel::kKAnonymity);
   EXPECT_FALSE(c.sensitive.has_value());
   // ...but a distinct-l cap needs a sensitive attribute.
-  EXPECT_THROW(LoadConfig(WriteConfig(text), {"privacy.l=3"}), ConfigError);
+  EXPECT_THROW(config::LoadConfig(WriteConfig(text), {"privacy.l=3"}), config::ConfigError);
 }
 
 TEST_F(LoadConfigTest, EventFieldsSourceNeedsAFieldPerQi) {
@@ -194,15 +194,15 @@ TEST_F(LoadConfigTest, EventFieldsSourceNeedsAFieldPerQi) {
                              "source: vin_table\n  vin_table: vehicle/vin.yaml",
                              "source: event_fields\n  fields: {engine: car.engine, "
                              "seats: car.seats, model_year: car.year}");
-  Config c = LoadConfig(WriteConfig(text));
-  EXPECT_EQ(c.vehicle.source, VehicleSource::kEventFields);
+  config::Config c = config::LoadConfig(WriteConfig(text));
+  EXPECT_EQ(c.vehicle.source, config::VehicleSource::kEventFields);
   EXPECT_EQ(c.vehicle.fields.at("model_year"), "car.year");
 
   std::string missing = Replace(text, ", model_year: car.year}", "}");
   try {
-    LoadConfig(WriteConfig(missing));
+    config::LoadConfig(WriteConfig(missing));
     FAIL() << "loaded without a field for model_year";
-  } catch (const ConfigError& e) {
+  } catch (const config::ConfigError& e) {
     ParsedError got = ParseFirstError(e.what());
     EXPECT_EQ(got.key, "vehicle.fields");
     EXPECT_EQ(got.line, LineOf(missing, "fields: {engine"));
@@ -217,10 +217,10 @@ TEST_F(LoadConfigTest, RegistrySource) {
                              "source: registry\n  registry: {file: registry.csv}");
   text = Replace(text, "  field: payload.artist\n  aggregator: mode\n",
                  "  aggregator: registry\n  registry_column: artist\n");
-  Config c = LoadConfig(WriteConfig(text));
+  config::Config c = config::LoadConfig(WriteConfig(text));
   EXPECT_EQ(c.vehicle.registry.file, Abs("registry.csv"));
   EXPECT_EQ(c.vehicle.registry.key_column, "vin");
-  EXPECT_EQ(c.sensitive->aggregator, SensitiveAggregator::kRegistry);
+  EXPECT_EQ(c.sensitive->aggregator, config::SensitiveAggregator::kRegistry);
   EXPECT_EQ(c.sensitive->registry_column, "artist");
 }
 
@@ -228,9 +228,9 @@ TEST_F(LoadConfigTest, ReportsEveryErrorSortedByLine) {
   std::string text = Replace(kBaseConfig, "  m: 5\n", "  m: 0\n");
   text = Replace(text, "  bootstrap:", "  bootstrapp:");
   try {
-    LoadConfig(WriteConfig(text));
+    config::LoadConfig(WriteConfig(text));
     FAIL() << "loaded an invalid config";
-  } catch (const ConfigError& e) {
+  } catch (const config::ConfigError& e) {
     std::string what = e.what();
     std::string second = what.substr(what.find('\n') + 1);
     EXPECT_EQ(ParseFirstError(what).key, "kafka.bootstrap");  // line 1 (kafka:)
@@ -244,16 +244,16 @@ TEST_F(LoadConfigTest, ReportsEveryErrorSortedByLine) {
 TEST_F(LoadConfigTest, MissingFileIsAConfigError) {
   std::string path = (dir_.path() / "absent.yaml").string();
   try {
-    LoadConfig(path);
+    config::LoadConfig(path);
     FAIL() << "loaded a missing file";
-  } catch (const ConfigError& e) {
+  } catch (const config::ConfigError& e) {
     EXPECT_EQ(ParseFirstError(e.what()).file, path);
   }
 }
 
 TEST_F(LoadConfigTest, EmptyFileIsAConfigError) {
-  EXPECT_THROW(LoadConfig(WriteConfig("")), ConfigError);
-  EXPECT_THROW(LoadConfig(WriteConfig("- a\n- b\n")), ConfigError);
+  EXPECT_THROW(config::LoadConfig(WriteConfig("")), config::ConfigError);
+  EXPECT_THROW(config::LoadConfig(WriteConfig("- a\n- b\n")), config::ConfigError);
 }
 
 }  // namespace

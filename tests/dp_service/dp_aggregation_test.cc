@@ -20,7 +20,7 @@
 #include "vanon/service/dp_publisher.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 using dp_test::Events;
@@ -52,8 +52,8 @@ class MemorySource final : public DpPartialSource {
   MemoryTopic* topic_;
 };
 
-Config GlobalConfig(const TempDir& dir, double epsilon = 0.1) {
-  Config c = TestConfig(dir);
+config::Config GlobalConfig(const TempDir& dir, double epsilon = 0.1) {
+  config::Config c = TestConfig(dir);
   c.dp.window_seconds = kWindowMs / 1000;
   c.dp.epsilon_per_release = epsilon;
   c.dp.budget_epsilon = 1000 * epsilon;
@@ -64,9 +64,9 @@ Config GlobalConfig(const TempDir& dir, double epsilon = 0.1) {
 }
 
 // Vehicles of partition p: disjoint key ranges (a vehicle is in one partition).
-std::vector<BufferedEvent> PartitionEvents(int32_t p, int64_t epoch, int vehicles) {
-  std::vector<BufferedEvent> ev = Events(vehicles, epoch * kEpochMs);
-  for (BufferedEvent& e : ev) {
+std::vector<ingest::BufferedEvent> PartitionEvents(int32_t p, int64_t epoch, int vehicles) {
+  std::vector<ingest::BufferedEvent> ev = Events(vehicles, epoch * kEpochMs);
+  for (ingest::BufferedEvent& e : ev) {
     e.vehicle_key[2] = static_cast<uint8_t>(p + 1);
     e.trip_key[2] = static_cast<uint8_t>(p + 1);
   }
@@ -76,12 +76,12 @@ std::vector<BufferedEvent> PartitionEvents(int32_t p, int64_t epoch, int vehicle
 struct Service : dp_test::DpService {
   MemoryTopic* topic;
 
-  Service(const Config& c, const std::string& dir, MemoryTopic* t) : DpService(c, dir), topic(t) {
+  Service(const config::Config& c, const std::string& dir, MemoryTopic* t) : DpService(c, dir), topic(t) {
     dp->SetAggregation(kPartitions, std::make_unique<MemorySource>(t));
   }
   DpPublisher::Result Compute(int32_t p, int64_t epoch, uint8_t seed, int vehicles = 12) {
     const auto events = PartitionEvents(p, epoch, vehicles);
-    SeedStream random(SeedOf(static_cast<uint8_t>(seed + 16 * p)));
+    release::SeedStream random(SeedOf(static_cast<uint8_t>(seed + 16 * p)));
     const int64_t start = epoch * kEpochMs;
     return dp->Compute(p, epoch, start, start + kEpochMs, events, random);
   }
@@ -158,7 +158,7 @@ TEST(DpAggregationTest, GlobalCountIsTheSumOverPartitions) {
 TEST(DpAggregationTest, RecomputeAfterCrashRepublishesTheSameGlobalCountsWithoutChargingTwice) {
   TempDir dir("agg_crash");
   MemoryTopic topic;
-  const Config config = GlobalConfig(dir);
+  const config::Config config = GlobalConfig(dir);
   DpPublisher::Result first;
   {
     Service s(config, dir.Sub("state"), &topic);
@@ -277,4 +277,4 @@ TEST(DpAggregationTest, EveryGlobalCountVariesWithTheReleaseSeed) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

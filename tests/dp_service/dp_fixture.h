@@ -48,22 +48,22 @@ class TempDir {
 
 // engine leaves: Petrol, Diesel, BEV, PHEV (4 cells); seats 2..9 in bins of
 // 2 (4 cells).
-inline Config TestConfig(const TempDir& dir) {
+inline config::Config TestConfig(const TempDir& dir) {
   const std::string hierarchy = dir.Sub("engine.csv");
   std::ofstream(hierarchy) << "Petrol;Combustion;*\nDiesel;Combustion;*\nBEV;Electrified;*\nPHEV;Electrified;*\n";
-  Config c;
-  QuasiIdentifier engine;
+  config::Config c;
+  config::QuasiIdentifier engine;
   engine.name = "engine";
   engine.hierarchy = hierarchy;
-  QuasiIdentifier seats;
+  config::QuasiIdentifier seats;
   seats.name = "seats";
-  seats.type = QiType::kNumeric;
+  seats.type = config::QiType::kNumeric;
   seats.range_min = 2;
   seats.range_max = 9;
   seats.bin_width = 2;
   c.quasi_identifiers = {engine, seats};
   c.privacy.epoch.length_seconds = kEpochMs / 1000;
-  DpConfig& dp = c.dp;
+  config::DpConfig& dp = c.dp;
   dp.enabled = true;
   dp.epsilon_per_release = 0.1;
   dp.budget_epsilon = 0.3;
@@ -73,23 +73,23 @@ inline Config TestConfig(const TempDir& dir) {
   dp.event_names = {"touchscreen_used", "door_open"};
   dp.time_bucket_seconds = 30;
   dp.queries = {
-      {"events_by_name", DpCount::kEvents, {"event", "time_bucket"}, {}},
-      {"vehicles_by_engine", DpCount::kVehicles, {"qi:engine"}, {}},
-      {"touch_vehicles_by_engine", DpCount::kVehicles, {"qi:engine"}, {{"event", "touchscreen_used"}}},
-      {"trips_by_seats", DpCount::kTrips, {"qi:seats"}, {}},
+      {"events_by_name", config::DpCount::kEvents, {"event", "time_bucket"}, {}},
+      {"vehicles_by_engine", config::DpCount::kVehicles, {"qi:engine"}, {}},
+      {"touch_vehicles_by_engine", config::DpCount::kVehicles, {"qi:engine"}, {{"event", "touchscreen_used"}}},
+      {"trips_by_seats", config::DpCount::kTrips, {"qi:seats"}, {}},
   };
   dp.kpis = {{"touch_share_by_engine", "touch_vehicles_by_engine", "vehicles_by_engine"}};
   return c;
 }
 
 // `vehicles` vehicles with 4 events each in [start, start + kEpochMs).
-inline std::vector<BufferedEvent> Events(int vehicles, int64_t start) {
+inline std::vector<ingest::BufferedEvent> Events(int vehicles, int64_t start) {
   static const char* kEngines[] = {"Petrol", "Diesel", "BEV", "PHEV"};
   static const char* kSeats[] = {"2", "4", "5", "7", "9"};
-  std::vector<BufferedEvent> out;
+  std::vector<ingest::BufferedEvent> out;
   for (int v = 0; v < vehicles; ++v) {
     for (int i = 0; i < 4; ++i) {
-      BufferedEvent e;
+      ingest::BufferedEvent e;
       e.vehicle_key.fill(0);
       e.vehicle_key[0] = static_cast<uint8_t>(v);
       e.vehicle_key[1] = static_cast<uint8_t>(v >> 8);
@@ -104,26 +104,26 @@ inline std::vector<BufferedEvent> Events(int vehicles, int64_t start) {
   return out;
 }
 
-inline ReleaseSeed SeedOf(uint8_t b) {
-  ReleaseSeed s;
+inline release::ReleaseSeed SeedOf(uint8_t b) {
+  release::ReleaseSeed s;
   s.fill(b);
   return s;
 }
 
 // One service instance's DP side: a store and a publisher over it.
 struct DpService {
-  std::unique_ptr<StateStore> store;
+  std::unique_ptr<state::StateStore> store;
   prometheus::Registry registry;
-  std::unique_ptr<DpPublisher> dp;
+  std::unique_ptr<service::DpPublisher> dp;
 
-  DpService(const Config& c, const std::string& dir, std::shared_ptr<rocksdb::FileSystem> fs = nullptr)
-      : store(StateStore::Open(dir, std::move(fs))) {
-    dp = std::make_unique<DpPublisher>(c, kHmacKey, store.get(), registry);
+  DpService(const config::Config& c, const std::string& dir, std::shared_ptr<rocksdb::FileSystem> fs = nullptr)
+      : store(state::StateStore::Open(dir, std::move(fs))) {
+    dp = std::make_unique<service::DpPublisher>(c, kHmacKey, store.get(), registry);
   }
 
   // What the runner does after Compute: apply, commit, then Committed().
-  void Commit(int32_t partition, const DpPublisher::Result& r) {
-    ReleaseWrite w(*store);
+  void Commit(int32_t partition, const service::DpPublisher::Result& r) {
+    state::ReleaseWrite w(*store);
     dp->Apply(partition, r, &w);
     store->Commit(w);
     dp->Committed(r);

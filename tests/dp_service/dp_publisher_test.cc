@@ -13,7 +13,7 @@
 #include "vanon/release/seed_stream.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 using dp_test::Events;
@@ -27,16 +27,16 @@ constexpr int32_t kPartition = 3;
 
 // One service's worth of state: a store and a publisher over it.
 struct Service : dp_test::DpService {
-  Config config;
+  config::Config config;
 
-  Service(const Config& c, const std::string& dir, std::shared_ptr<rocksdb::FileSystem> fs = nullptr)
+  Service(const config::Config& c, const std::string& dir, std::shared_ptr<rocksdb::FileSystem> fs = nullptr)
       : DpService(c, dir, std::move(fs)), config(c) {}
 
   // Compute, apply and commit one release, as the runner does.
   DpPublisher::Result Release(int64_t epoch, int vehicles = 12, uint8_t seed = 7) {
     const int64_t start = epoch * kEpochMs;
     const auto events = Events(vehicles, start);
-    SeedStream random(SeedOf(seed));
+    release::SeedStream random(SeedOf(seed));
     random.NextU64();  // what the release itself drew first
     DpPublisher::Result r = dp->Compute(kPartition, epoch, start, start + kEpochMs, events, random);
     Commit(kPartition, r);
@@ -55,7 +55,7 @@ struct Service : dp_test::DpService {
 // Records one release publishes with the fixture config, computed from the
 // config's domains: per-release cells of every query and KPI, plus running
 // totals of the queries without a time bucket.
-size_t ExpectedRecords(const Config& c) {
+size_t ExpectedRecords(const config::Config& c) {
   const size_t events = c.dp.event_names.size();
   const size_t buckets = static_cast<size_t>(kEpochMs / (c.dp.time_bucket_seconds * 1000));
   const size_t engines = 4, seat_bins = 4;  // fixture hierarchy and bins
@@ -89,7 +89,7 @@ TEST(DpPublisherTest, PublishesEveryCellOfEveryQuery) {
 // precision, labelled with exact decimals (no 2.4000000000000004).
 TEST(DpPublisherTest, DecimalBinsAreCellsWithExactLabels) {
   TempDir dir("decimals");
-  Config c = TestConfig(dir);
+  config::Config c = TestConfig(dir);
   c.quasi_identifiers[1].precision = 1;
   c.quasi_identifiers[1].bin_width = 0.5;
   Service s(c, dir.Sub("state"));
@@ -152,7 +152,7 @@ TEST(DpPublisherTest, ExhaustedBudgetStopsRecordsAndSetsTheFlag) {
 
 TEST(DpPublisherTest, RestartDoesNotRestoreBudget) {
   TempDir dir("restart");
-  const Config config = TestConfig(dir);
+  const config::Config config = TestConfig(dir);
   {
     Service s(config, dir.Sub("state"));
     s.Release(0);
@@ -188,17 +188,17 @@ TEST(DpPublisherTest, NextPeriodPublishesAgain) {
 
 TEST(DpPublisherTest, RecomputeAfterCrashRepublishesIdenticalValuesWithoutCharging) {
   TempDir dir("recompute");
-  const Config config = TestConfig(dir);
+  const config::Config config = TestConfig(dir);
   const auto events = Events(15, 0);
   DpPublisher::Result first;
   {
     Service s(config, dir.Sub("state"));
-    SeedStream random(SeedOf(5));
+    release::SeedStream random(SeedOf(5));
     first = s.dp->Compute(kPartition, 0, 0, kEpochMs, events, random);
     // Crash: the records may or may not have been committed; apply never ran.
   }
   Service restarted(config, dir.Sub("state"));
-  SeedStream random(SeedOf(5));
+  release::SeedStream random(SeedOf(5));
   const auto again = restarted.dp->Compute(kPartition, 0, 0, kEpochMs, events, random);
   ASSERT_FALSE(first.records.empty());
   EXPECT_EQ(again.records, first.records);
@@ -211,20 +211,20 @@ TEST(DpPublisherTest, RecomputeAfterCrashRepublishesIdenticalValuesWithoutChargi
 // the restart neither charges again nor draws fresh noise for the counts.
 TEST(DpPublisherTest, LedgerChargeSurvivesAMachineCrash) {
   TempDir dir("machine_crash");
-  const Config config = TestConfig(dir);
+  const config::Config config = TestConfig(dir);
   const auto events = Events(15, 0);
   DpPublisher::Result first;
   auto fs = std::make_shared<testing::LostWriteFs>();
   {
     Service s(config, dir.Sub("state"), fs);
-    SeedStream random(SeedOf(5));
+    release::SeedStream random(SeedOf(5));
     first = s.dp->Compute(kPartition, 0, 0, kEpochMs, events, random);
     fs->Crash();  // the records committed; the machine dies before apply
   }
   fs->LoseUnsyncedWrites();
   Service restarted(config, dir.Sub("state"));
   ASSERT_TRUE(restarted.store->GetMeta(kPartition, "dp_ledger").has_value()) << "the ledger charge was lost";
-  SeedStream random(SeedOf(5));
+  release::SeedStream random(SeedOf(5));
   const auto again = restarted.dp->Compute(kPartition, 0, 0, kEpochMs, events, random);
   ASSERT_FALSE(first.records.empty());
   EXPECT_EQ(again.records, first.records);
@@ -251,7 +251,7 @@ TEST(DpPublisherTest, RunningTotalsRestartWhenTheirChargeLeavesTheWindow) {
 
 TEST(DpPublisherTest, RunningTotalsContinueFromAppliedState) {
   TempDir dir("totals");
-  Config config = TestConfig(dir);
+  config::Config config = TestConfig(dir);
   config.dp.budget_epsilon = 10;
   Service s(config, dir.Sub("state"));
   const auto r0 = s.Release(0);
@@ -271,7 +271,7 @@ TEST(DpPublisherTest, RunningTotalsContinueFromAppliedState) {
 
 TEST(DpPublisherTest, DisabledPublishesNothingAndWritesNoState) {
   TempDir dir("disabled");
-  Config config = TestConfig(dir);
+  config::Config config = TestConfig(dir);
   config.dp.enabled = false;
   Service s(config, dir.Sub("state"));
   const auto r = s.Release(0);
@@ -284,14 +284,14 @@ TEST(DpPublisherTest, DisabledPublishesNothingAndWritesNoState) {
 TEST(DpPublisherTest, RefusesDimensionsWithoutFixedDomain) {
   TempDir dir("refuse");
   prometheus::Registry registry;
-  auto store = StateStore::Open(dir.Sub("state"));
-  Config no_events = TestConfig(dir);
+  auto store = state::StateStore::Open(dir.Sub("state"));
+  config::Config no_events = TestConfig(dir);
   no_events.dp.event_names.clear();
   EXPECT_THROW(DpPublisher(no_events, kHmacKey, store.get(), registry), std::invalid_argument);
 
   prometheus::Registry registry2;
-  Config on_demand = TestConfig(dir);
-  on_demand.quasi_identifiers[1].split = NumericSplit::kOnDemand;
+  config::Config on_demand = TestConfig(dir);
+  on_demand.quasi_identifiers[1].split = config::NumericSplit::kOnDemand;
   on_demand.quasi_identifiers[1].bin_width = 0;
   EXPECT_THROW(DpPublisher(on_demand, kHmacKey, store.get(), registry2), std::invalid_argument);
 }
@@ -304,11 +304,11 @@ TEST(DpPublisherTest, PartitionsHaveSeparateLedgers) {
   ASSERT_TRUE(s.Release(2).budget_exhausted);
   // Another partition's vehicles are disjoint (parallel composition).
   const auto events = Events(5, 2 * kEpochMs);
-  SeedStream random(SeedOf(1));
+  release::SeedStream random(SeedOf(1));
   const auto other = s.dp->Compute(kPartition + 1, 2, 2 * kEpochMs, 3 * kEpochMs, events, random);
   EXPECT_FALSE(other.budget_exhausted);
   EXPECT_FALSE(other.records.empty());
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

@@ -19,7 +19,7 @@
 #include "vanon/service/dp_publisher.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 using dp_test::Events;
@@ -33,8 +33,8 @@ using dp_test::Values;
 constexpr int32_t kPartition = 1;
 constexpr int64_t kWindowMs = 3 * kEpochMs;
 
-Config WindowConfig(const TempDir& dir) {
-  Config c = TestConfig(dir);
+config::Config WindowConfig(const TempDir& dir) {
+  config::Config c = TestConfig(dir);
   c.dp.window_seconds = kWindowMs / 1000;
   c.dp.budget_epsilon = 10;
   return c;
@@ -46,7 +46,7 @@ struct Service : dp_test::DpService {
   DpPublisher::Result Compute(int64_t epoch, uint8_t seed, int vehicles = 12) {
     const int64_t start = epoch * kEpochMs;
     const auto events = Events(vehicles, start);
-    SeedStream random(SeedOf(seed));
+    release::SeedStream random(SeedOf(seed));
     return dp->Compute(kPartition, epoch, start, start + kEpochMs, events, random);
   }
   DpPublisher::Result Release(int64_t epoch, uint8_t seed = 7, int vehicles = 12) {
@@ -82,7 +82,7 @@ TEST(DpWindowsTest, PublishedOncePerWindowWithOneCharge) {
 // measurement).
 TEST(DpWindowsTest, VehiclesAreBoundedOverTheWholeWindow) {
   TempDir dir("windows_bound");
-  Config c = WindowConfig(dir);
+  config::Config c = WindowConfig(dir);
   c.dp.epsilon_per_release = 100;
   c.dp.budget_epsilon = 1000;
   Service s(c, dir.Sub("state"));
@@ -101,7 +101,7 @@ TEST(DpWindowsTest, VehiclesAreBoundedOverTheWholeWindow) {
 // window again, and the recomputation must publish the same values.
 TEST(DpWindowsTest, RecomputeAfterCrashRepublishesTheWindowWithoutChargingTwice) {
   TempDir dir("windows_crash");
-  const Config config = WindowConfig(dir);
+  const config::Config config = WindowConfig(dir);
   DpPublisher::Result first;
   {
     Service s(config, dir.Sub("state"));
@@ -147,15 +147,15 @@ TEST(DpWindowsTest, EveryWindowCountVariesWithTheReleaseSeed) {
 // and a closed window leaves no per-vehicle record behind.
 TEST(DpWindowsTest, IncrementalWindowStateRestoresFromTheChangelog) {
   TempDir dir("windows_changelog");
-  const Config config = WindowConfig(dir);
+  const config::Config config = WindowConfig(dir);
   Service original(config, dir.Sub("state"));
   std::map<std::string, std::optional<std::string>> changelog;  // key -> last value (nullopt: tombstone)
   auto release = [&](int64_t epoch, int vehicles) {
     DpPublisher::Result r = original.Compute(epoch, 7, vehicles);
-    ReleaseWrite w(*original.store);
+    state::ReleaseWrite w(*original.store);
     original.dp->Apply(kPartition, r, &w);
-    for (const StateChange& c : w.Changes()) {
-      if (c.family == StateFamily::kMeta) changelog[c.key] = c.value;
+    for (const state::StateChange& c : w.Changes()) {
+      if (c.family == state::StateFamily::kMeta) changelog[c.key] = c.value;
     }
     original.store->Commit(w);
     original.dp->Committed(r);
@@ -179,9 +179,9 @@ TEST(DpWindowsTest, IncrementalWindowStateRestoresFromTheChangelog) {
   EXPECT_EQ(count_named(r1, "dp_wk/"), 0u);
   EXPECT_EQ(live_vehicle_records(), 12u);
 
-  std::vector<StateChange> records;
+  std::vector<state::StateChange> records;
   for (const auto& [key, value] : changelog) {
-    if (value) records.push_back({StateFamily::kMeta, key, value});
+    if (value) records.push_back({state::StateFamily::kMeta, key, value});
   }
   Service restored(config, dir.Sub("restored"));
   restored.store->ReplacePartition(kPartition, records);
@@ -236,4 +236,4 @@ TEST(DpWindowsTest, RunningTotalsAreSumsOfTheWindowCounts) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

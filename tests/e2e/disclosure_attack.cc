@@ -12,9 +12,9 @@ namespace {
 
 // Whether a published label can stand for a vehicle with QI code `code`.
 // An unknown VIN's QIs take the root, so only a root label covers it.
-bool Covers(const Schema& schema, size_t a, const std::string& label, int32_t code) {
-  const QiAttribute& attr = schema.attribute(a);
-  if (code == kUnknownQiCode) {
+bool Covers(const engine::Schema& schema, size_t a, const std::string& label, int32_t code) {
+  const engine::QiAttribute& attr = schema.attribute(a);
+  if (code == engine::kUnknownQiCode) {
     const auto cover = CoverOfLabel(attr, label, {});
     return cover && *cover == schema.RootCover(a);
   }
@@ -37,7 +37,7 @@ std::set<std::string> MemberCandidates(const GroupRecord& group, const std::set<
   return out;
 }
 
-AttackReport RunDisclosureAttack(const Schema& schema, const std::vector<EventRecord>& events,
+AttackReport RunDisclosureAttack(const engine::Schema& schema, const std::vector<EventRecord>& events,
                                  const std::vector<GroupRecord>& groups, std::span<const Target> targets,
                                  size_t m) {
   std::map<std::pair<int64_t, std::string>, std::set<std::string>> tokens;  // (release, group) -> tokens

@@ -49,7 +49,7 @@ struct AttackReport {
 };
 
 // `events` and `groups` are the records as read back; `m` the bound to test.
-AttackReport RunDisclosureAttack(const Schema& schema, const std::vector<EventRecord>& events,
+AttackReport RunDisclosureAttack(const engine::Schema& schema, const std::vector<EventRecord>& events,
                                  const std::vector<GroupRecord>& groups, std::span<const Target> targets,
                                  size_t m);
 

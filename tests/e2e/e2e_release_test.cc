@@ -43,9 +43,9 @@ struct Produced {
   uint64_t malformed = 0;
 };
 
-Produced ProduceFleet(const Config& config, const std::string& bootstrap, int64_t start_ms) {
-  VinDecoder table = VinDecoder::Load(config.vehicle.vin_table);
-  FleetOptions f;
+Produced ProduceFleet(const config::Config& config, const std::string& bootstrap, int64_t start_ms) {
+  fleet::VinDecoder table = fleet::VinDecoder::Load(config.vehicle.vin_table);
+  fleet::FleetOptions f;
   f.vehicles = 300;
   f.seed = 23;
   f.invalid_fraction = 0.01;
@@ -54,8 +54,8 @@ Produced ProduceFleet(const Config& config, const std::string& bootstrap, int64_
   f.churn = 0.2;
   f.churn_epoch_ms = config.privacy.epoch.length_seconds * 1000;
   f.start_ms = start_ms;
-  FleetGenerator gen(f, table);
-  Producer producer(bootstrap, {}, {}, {{"message.max.bytes", "4000000"}});
+  fleet::FleetGenerator gen(f, table);
+  kafka::Producer producer(bootstrap, {}, {}, {{"message.max.bytes", "4000000"}});
   Produced out;
   uint64_t seq = 0;
   auto send = [&](int32_t p, const std::string& key, const std::string& value) {
@@ -64,7 +64,7 @@ Produced ProduceFleet(const Config& config, const std::string& bootstrap, int64_
   };
   const auto total = static_cast<uint64_t>(kEventSeconds * kEventsPerSecond);
   for (uint64_t i = 0; i < total; ++i) {
-    const FleetMessage& m = gen.Next();
+    const fleet::FleetMessage& m = gen.Next();
     const int32_t p = PartitionOfVin(m.key, kInputPartitions);
     std::string value = m.value;
     if (m.expected_reject) {
@@ -79,14 +79,14 @@ Produced ProduceFleet(const Config& config, const std::string& bootstrap, int64_
   // Valid events of the first epoch, sent after everything else: their
   // partition's watermark is seconds past that epoch, so they are late.
   for (int i = 0; i < kLateMessages; ++i) {
-    const FleetVehicle& v = gen.Vehicles()[static_cast<size_t>(i) * 7];
+    const fleet::FleetVehicle& v = gen.Vehicles()[static_cast<size_t>(i) * 7];
     const int32_t p = PartitionOfVin(v.vin, kInputPartitions);
     const int64_t ts = start_ms + 100 + i;
     const std::string value = "{\"vin\":\"" + v.vin + "\",\"trip_id\":\"late-" + std::to_string(i) +
                               "\",\"ts\":" + std::to_string(ts) +
                               ",\"event\":\"touchscreen_used\",\"payload\":{\"seq\":" + std::to_string(++seq) +
                               ",\"screen\":\"nav\"}}";
-    FleetMessage m;
+    fleet::FleetMessage m;
     m.key = v.vin;
     m.ts_ms = ts;
     out.truth.push_back(TruthOf(p, m, value, config, v));
@@ -105,7 +105,7 @@ struct Output {
   size_t other_attempts = 0;
 };
 
-Output ReadOutput(const std::string& bootstrap, const Config& config) {
+Output ReadOutput(const std::string& bootstrap, const config::Config& config) {
   std::map<std::string, std::vector<const testing::TopicRecord*>> by_attempt;
   std::set<std::string> committed;
   const auto rel = testing::ReadTopic(bootstrap, config.kafka.topics.releases);
@@ -133,9 +133,9 @@ Output ReadOutput(const std::string& bootstrap, const Config& config) {
 // One run of the service over the fleet, shared by the tests below.
 struct ServiceRun {
   std::string failure;  // set when the run itself went wrong
-  std::unique_ptr<MockCluster> cluster;
+  std::unique_ptr<kafka::MockCluster> cluster;
   testing::TempDir state;
-  Config config;
+  config::Config config;
   Produced in;
   uint64_t produced = 0;
   Output out;
@@ -144,12 +144,12 @@ struct ServiceRun {
 const ServiceRun& TheRun() {
   static const ServiceRun* run = [] {
     auto* r = new ServiceRun;
-    r->cluster = std::make_unique<MockCluster>(1);
-    MockCluster& cluster = *r->cluster;
+    r->cluster = std::make_unique<kafka::MockCluster>(1);
+    kafka::MockCluster& cluster = *r->cluster;
     const std::string bootstrap = cluster.Bootstrap();
     testing::TempDir& state = r->state;
-    Config& config = r->config;
-    config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+    config::Config& config = r->config;
+    config = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
                                {"kafka.bootstrap=" + bootstrap, "state.dir=" + state.path(),
                                 "http.listen=127.0.0.1:" + std::to_string(testing::FreePort()), "input.max_message_bytes=16384",
                                 "privacy.epoch.length_seconds=1", "privacy.epoch.allowed_lateness_seconds=1",
@@ -171,13 +171,13 @@ const ServiceRun& TheRun() {
     uint64_t& produced = r->produced;
     for (const auto& [p, n] : in.messages) produced += n;
 
-    Service service(config, "e2e-hmac-key-0123456789abcdefghij");
+    service::Service service(config, "e2e-hmac-key-0123456789abcdefghij");
     std::atomic<bool> stop{false};
     int rc = -1;
     std::thread run([&] { rc = service.Run(stop); });
     // Done when everything is consumed, nothing is buffered or waiting.
     const bool drained = testing::WaitFor(120, [&] {
-      const ServiceStatus s = service.Status();
+      const service::ServiceStatus s = service.Status();
       return s.consumed == produced && s.buffered == 0 && s.waiting == 0 && s.releases >= 6 * kInputPartitions;
     });
     stop = true;
@@ -205,7 +205,7 @@ const ServiceRun& TheRun() {
 TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
   const ServiceRun& run = TheRun();
   ASSERT_TRUE(run.failure.empty()) << run.failure;
-  const Config& config = run.config;
+  const config::Config& config = run.config;
   const std::string bootstrap = run.cluster->Bootstrap();
   const Produced& in = run.in;
   const uint64_t produced = run.produced;
@@ -216,7 +216,7 @@ TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
   const auto late = testing::ReadTopic(bootstrap, config.kafka.topics.late);
   EXPECT_EQ(late.size(), static_cast<size_t>(kLateMessages));
 
-  const Schema schema = SchemaFromConfig(config);
+  const engine::Schema schema = release::SchemaFromConfig(config);
   ReleaseReconstructor r(config, schema, kInputPartitions);
   for (const TruthMessage& t : in.truth) r.AddTruth(t);
   for (const auto& l : late) r.AddLateMessage(l.value);
@@ -228,12 +228,12 @@ TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
   EXPECT_TRUE(report.violations.empty()) << report.violations.size() << " violations:\n" << shown;
 
   // The service's counters, from its state, against the records.
-  auto store = StateStore::Open(state.path());
+  auto store = state::StateStore::Open(state.path());
   ASSERT_EQ(report.partitions.size(), static_cast<size_t>(kInputPartitions));
   uint64_t summary_events = 0, suppressed = 0, late_events = 0, rejected = 0, with_events = 0;
   uint64_t releases = 0, tuples = 0, counterfeits = 0, after_waiting = 0;
   for (const auto& [p, a] : report.partitions) {
-    const PartitionProgress pr = store->LoadProgress(p);
+    const state::PartitionProgress pr = store->LoadProgress(p);
     EXPECT_GE(a.releases, 6u) << "partition " << p;
     EXPECT_EQ(pr.consumed, in.messages.at(p)) << "partition " << p;
     EXPECT_EQ(pr.rejected_total(), in.rejected.count(p) ? in.rejected.at(p) : 0) << "partition " << p;
@@ -270,7 +270,7 @@ TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
 TEST(E2eRelease, ConsumerAttackLeavesEveryVehicleMCandidates) {
   const ServiceRun& run = TheRun();
   ASSERT_TRUE(run.failure.empty()) << run.failure;
-  const Schema schema = SchemaFromConfig(run.config);
+  const engine::Schema schema = release::SchemaFromConfig(run.config);
   const TruthValues values(run.config, schema);
   std::string error;
   std::vector<EventRecord> events;

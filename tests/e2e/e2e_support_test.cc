@@ -33,40 +33,40 @@ class TruthValuesTest : public ::testing::Test {
     path_ = std::filesystem::temp_directory_path() / ("vanon_e2e_engine_" + std::to_string(::getpid()) + ".csv");
     // Leaves in depth-first order: Petrol 0, Diesel 1, BEV 2, PHEV 3.
     std::ofstream(path_) << "Petrol;Combustion;*\nDiesel;Combustion;*\nBEV;Electrified;*\nPHEV;Electrified;*\n";
-    QuasiIdentifier engine;
+    config::QuasiIdentifier engine;
     engine.name = "engine";
     engine.hierarchy = path_.string();
-    QuasiIdentifier seats;
+    config::QuasiIdentifier seats;
     seats.name = "seats";
-    seats.type = QiType::kNumeric;
+    seats.type = config::QiType::kNumeric;
     seats.range_min = 2;
     seats.range_max = 9;
     seats.bin_width = 2;
     config_.quasi_identifiers = {engine, seats};
-    SensitiveConfig s;
+    config::SensitiveConfig s;
     s.field = "payload.artist";
-    s.aggregator = SensitiveAggregator::kMode;
+    s.aggregator = config::SensitiveAggregator::kMode;
     s.missing_value = "Radio";
     config_.sensitive = s;
-    schema_ = SchemaFromConfig(config_);
+    schema_ = release::SchemaFromConfig(config_);
   }
   void TearDown() override { std::filesystem::remove(path_); }
 
   std::filesystem::path path_;
-  Config config_;
-  Schema schema_;
+  config::Config config_;
+  engine::Schema schema_;
 };
 
 // Numbers are never clamped or rounded: without an exact code, the root.
 TEST_F(TruthValuesTest, EncodesLeavesAndExactNumbersOthersAtTheRoot) {
   TruthValues v(config_, schema_);
   EXPECT_EQ(v.EncodeQi({"BEV", "5"}), (std::vector<int32_t>{2, 5}));
-  EXPECT_EQ(v.EncodeQi({"Diesel", "12"}), (std::vector<int32_t>{1, kUnknownQiCode}));   // above max
-  EXPECT_EQ(v.EncodeQi({"PHEV", "0.4"}), (std::vector<int32_t>{3, kUnknownQiCode}));    // below min
-  EXPECT_EQ(v.EncodeQi({"Petrol", "4.6"}), (std::vector<int32_t>{0, kUnknownQiCode}));  // precision 0
-  EXPECT_EQ(v.EncodeQi({"Petrol", "NO DATA"}), (std::vector<int32_t>{0, kUnknownQiCode}));
-  EXPECT_EQ(v.EncodeQi({"*", "5"}), (std::vector<int32_t>{kUnknownQiCode, 5}));  // unknown VIN
-  EXPECT_EQ(v.EncodeQi({"BEV", "*"}), (std::vector<int32_t>{2, kUnknownQiCode}));
+  EXPECT_EQ(v.EncodeQi({"Diesel", "12"}), (std::vector<int32_t>{1, engine::kUnknownQiCode}));   // above max
+  EXPECT_EQ(v.EncodeQi({"PHEV", "0.4"}), (std::vector<int32_t>{3, engine::kUnknownQiCode}));    // below min
+  EXPECT_EQ(v.EncodeQi({"Petrol", "4.6"}), (std::vector<int32_t>{0, engine::kUnknownQiCode}));  // precision 0
+  EXPECT_EQ(v.EncodeQi({"Petrol", "NO DATA"}), (std::vector<int32_t>{0, engine::kUnknownQiCode}));
+  EXPECT_EQ(v.EncodeQi({"*", "5"}), (std::vector<int32_t>{engine::kUnknownQiCode, 5}));  // unknown VIN
+  EXPECT_EQ(v.EncodeQi({"BEV", "*"}), (std::vector<int32_t>{2, engine::kUnknownQiCode}));
   EXPECT_FALSE(v.EncodeQi({"Electrified", "5"}).has_value());  // not a leaf
 }
 
@@ -85,14 +85,14 @@ TEST_F(TruthValuesTest, ModeTiesGoToTheFirstOccurrence) {
 }
 
 TEST_F(TruthValuesTest, LabelsReadBackIntoCovers) {
-  const QiAttribute& engine = schema_.attribute(0);
-  const QiAttribute& seats = schema_.attribute(1);
-  EXPECT_EQ(CoverOfLabel(engine, "Electrified", {}), (Cover{2, 3}));
-  EXPECT_EQ(CoverOfLabel(engine, "*", {}), (Cover{0, 3}));
-  EXPECT_EQ(CoverOfLabel(engine, "Diesel", {}), (Cover{1, 1}));
+  const engine::QiAttribute& engine = schema_.attribute(0);
+  const engine::QiAttribute& seats = schema_.attribute(1);
+  EXPECT_EQ(CoverOfLabel(engine, "Electrified", {}), (engine::Cover{2, 3}));
+  EXPECT_EQ(CoverOfLabel(engine, "*", {}), (engine::Cover{0, 3}));
+  EXPECT_EQ(CoverOfLabel(engine, "Diesel", {}), (engine::Cover{1, 1}));
   EXPECT_FALSE(CoverOfLabel(engine, "Hydrogen", {}).has_value());
-  EXPECT_EQ(CoverOfLabel(seats, "[4,5]", {}), (Cover{4, 5}));
-  EXPECT_EQ(CoverOfLabel(seats, "7", {}), (Cover{7, 7}));
+  EXPECT_EQ(CoverOfLabel(seats, "[4,5]", {}), (engine::Cover{4, 5}));
+  EXPECT_EQ(CoverOfLabel(seats, "7", {}), (engine::Cover{7, 7}));
   EXPECT_FALSE(CoverOfLabel(seats, "[5,4]", {}).has_value());
   EXPECT_FALSE(CoverOfLabel(seats, "4-5", {}).has_value());
 }

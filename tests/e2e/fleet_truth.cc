@@ -12,8 +12,8 @@ int32_t PartitionOfVin(std::string_view vin, int32_t partitions) {
   return static_cast<int32_t>(h % static_cast<uint32_t>(partitions));
 }
 
-TruthMessage TruthOf(int32_t partition, const FleetMessage& message, std::string_view value,
-                     const Config& config, const FleetVehicle& vehicle) {
+TruthMessage TruthOf(int32_t partition, const fleet::FleetMessage& message, std::string_view value,
+                     const config::Config& config, const fleet::FleetVehicle& vehicle) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc, payload;
   std::string_view event;
@@ -27,7 +27,7 @@ TruthMessage TruthOf(int32_t partition, const FleetMessage& message, std::string
   t.ts_ms = message.ts_ms;
   t.event = std::string(event);
   t.payload_json = simdjson::minify(payload);
-  for (const QuasiIdentifier& qi : config.quasi_identifiers) {
+  for (const config::QuasiIdentifier& qi : config.quasi_identifiers) {
     std::string v = "*";
     for (const auto& [name, raw] : vehicle.decoded.attributes) {
       if (name == qi.name) v = raw;

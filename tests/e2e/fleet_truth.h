@@ -19,8 +19,8 @@ int32_t PartitionOfVin(std::string_view vin, int32_t partitions);
 // `value` is the message as produced (with its seq); QIs come from the
 // generator's own record of the vehicle, picked by the configured names.
 // Throws std::runtime_error if `value` is not an event with a payload.
-TruthMessage TruthOf(int32_t partition, const FleetMessage& message, std::string_view value,
-                     const Config& config, const FleetVehicle& vehicle);
+TruthMessage TruthOf(int32_t partition, const fleet::FleetMessage& message, std::string_view value,
+                     const config::Config& config, const fleet::FleetVehicle& vehicle);
 
 }  // namespace vanon::e2e
 

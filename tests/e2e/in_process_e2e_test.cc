@@ -32,7 +32,7 @@ constexpr double kEventsPerSecond = 150;
 // The default fleet with 5% valid VINs the decoding table does not know,
 // so that vehicles with root QIs occur in every release.
 std::string DistributionWithUnknowns() {
-  std::string yaml(FleetDistribution::DefaultYaml());
+  std::string yaml(fleet::FleetDistribution::DefaultYaml());
   const std::string from = "fraction: 0.005";
   const size_t at = yaml.find(from);
   if (at == std::string::npos) throw std::runtime_error("default distribution changed");
@@ -43,8 +43,8 @@ std::string DistributionWithUnknowns() {
 }
 
 struct Outcome {
-  Config config;
-  Schema schema;
+  config::Config config;
+  engine::Schema schema;
   std::vector<TruthMessage> truth;
   std::vector<std::string> events;
   std::vector<std::string> releases;
@@ -62,10 +62,10 @@ Outcome RunFleet(const std::vector<std::string>& extra_overrides = {}) {
   // already does.
   std::vector<std::string> overrides{"state.dir=/tmp/vanon-e2e-unused", "payload.fields.3={path: seq, transform: keep}"};
   overrides.insert(overrides.end(), extra_overrides.begin(), extra_overrides.end());
-  o.config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", overrides);
-  o.schema = SchemaFromConfig(o.config);
+  o.config = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", overrides);
+  o.schema = release::SchemaFromConfig(o.config);
   const int64_t len = o.config.privacy.epoch.length_seconds * 1000;
-  FleetOptions f;
+  fleet::FleetOptions f;
   f.vehicles = 150;
   f.seed = 11;
   f.invalid_fraction = 0.01;
@@ -75,8 +75,8 @@ Outcome RunFleet(const std::vector<std::string>& extra_overrides = {}) {
   f.churn_epoch_ms = len;
   f.start_ms = 1763805600000;  // an epoch boundary
   f.distribution = DistributionWithUnknowns();
-  VinDecoder table = VinDecoder::Load(o.config.vehicle.vin_table);
-  FleetGenerator gen(f, table);
+  fleet::VinDecoder table = fleet::VinDecoder::Load(o.config.vehicle.vin_table);
+  fleet::FleetGenerator gen(f, table);
   std::filesystem::remove(f.distribution);
   InProcessRelease service(o.config, "e2e-hmac-key-0123456789abcdefghij", kPartitions);
 
@@ -84,7 +84,7 @@ Outcome RunFleet(const std::vector<std::string>& extra_overrides = {}) {
   int64_t open = FloorDiv(f.start_ms, len);
   uint64_t seq = 0;
   for (uint64_t i = 0; i < total; ++i) {
-    const FleetMessage& m = gen.Next();
+    const fleet::FleetMessage& m = gen.Next();
     const int64_t epoch = FloorDiv(m.ts_ms, len);
     if (epoch > open) {
       service.ReleaseThrough(epoch - 1);
@@ -181,8 +181,8 @@ TEST(InProcessE2e, CheckerFindsNoViolationOverEightReleasesWithChurn) {
     published += a.published_tuples;
     unknown += a.published_unknown_qi;
     counterfeits += a.counterfeits;
-    ineligible += a.suppressed_tuples[static_cast<size_t>(SuppressReason::kIneligible)];
-    delayed += a.suppressed_tuples[static_cast<size_t>(SuppressReason::kDelay)];
+    ineligible += a.suppressed_tuples[static_cast<size_t>(engine::SuppressReason::kIneligible)];
+    delayed += a.suppressed_tuples[static_cast<size_t>(engine::SuppressReason::kDelay)];
     events += a.published_events;
     from_waiting += a.published_from_waiting;
   }

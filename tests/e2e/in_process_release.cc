@@ -24,16 +24,16 @@ namespace {
 struct PartitionState {
   // Epoch -> its events. A released epoch's vector is never touched again,
   // so waiting tuples can point into it.
-  std::map<int64_t, std::vector<BufferedEvent>> buffers;
+  std::map<int64_t, std::vector<ingest::BufferedEvent>> buffers;
   std::optional<int64_t> next_release;
-  SensitiveDictionary dictionary;
-  std::map<std::string, Signature, std::less<>> signatures;
-  std::vector<WaitingTuple> waiting;
-  std::vector<std::vector<const BufferedEvent*>> waiting_events;
+  release::SensitiveDictionary dictionary;
+  std::map<std::string, engine::Signature, std::less<>> signatures;
+  std::vector<engine::WaitingTuple> waiting;
+  std::vector<std::vector<const ingest::BufferedEvent*>> waiting_events;
 };
 
-FieldMapping MappingOf(const Config& c) {
-  FieldMapping m;
+ingest::FieldMapping MappingOf(const config::Config& c) {
+  ingest::FieldMapping m;
   m.vin = c.input.fields.vin;
   m.trip = c.input.fields.trip;
   m.timestamp = c.input.fields.timestamp;
@@ -43,8 +43,8 @@ FieldMapping MappingOf(const Config& c) {
   return m;
 }
 
-ValidationLimits LimitsOf(const Config& c) {
-  ValidationLimits l;
+ingest::ValidationLimits LimitsOf(const config::Config& c) {
+  ingest::ValidationLimits l;
   l.max_message_bytes = static_cast<size_t>(c.input.max_message_bytes);
   l.max_depth = static_cast<size_t>(c.input.max_depth);
   l.min_timestamp_ms = c.input.timestamp.min_ms;
@@ -55,27 +55,27 @@ ValidationLimits LimitsOf(const Config& c) {
 }  // namespace
 
 struct InProcessRelease::Rep {
-  Rep(const Config& c, std::string_view key, int32_t n)
+  Rep(const config::Config& c, std::string_view key, int32_t n)
       : config(c),
         partitions(n),
-        schema(SchemaFromConfig(c)),
+        schema(release::SchemaFromConfig(c)),
         parser(MappingOf(c), LimitsOf(c)),
         hasher(key),
-        table(VinDecoder::Load(c.vehicle.vin_table)),
+        table(fleet::VinDecoder::Load(c.vehicle.vin_table)),
         payload(c.payload),
         state(static_cast<size_t>(n)) {
-    for (auto& s : state) s.dictionary = SensitiveDictionary(schema.sensitive_hierarchy.get());
+    for (auto& s : state) s.dictionary = release::SensitiveDictionary(schema.sensitive_hierarchy.get());
   }
 
   void Release(int32_t p, int64_t e);
 
-  const Config& config;
+  const config::Config& config;
   int32_t partitions;
-  Schema schema;
-  EventParser parser;
-  KeyedHasher hasher;
-  VinDecoder table;
-  PayloadTransformer payload;
+  engine::Schema schema;
+  ingest::EventParser parser;
+  ingest::KeyedHasher hasher;
+  fleet::VinDecoder table;
+  release::PayloadTransformer payload;
   std::vector<PartitionState> state;
   std::vector<std::string> events;
   std::vector<std::string> releases;
@@ -83,35 +83,35 @@ struct InProcessRelease::Rep {
 
 void InProcessRelease::Rep::Release(int32_t p, int64_t e) {
   PartitionState& s = state[static_cast<size_t>(p)];
-  const std::vector<BufferedEvent>& buffered = s.buffers[e];
-  TupleBuilder builder(config, schema, 0, &s.dictionary);
-  BuiltTuples built = builder.Build(buffered);
-  ReleaseInput in;
+  const std::vector<ingest::BufferedEvent>& buffered = s.buffers[e];
+  release::TupleBuilder builder(config, schema, 0, &s.dictionary);
+  release::BuiltTuples built = builder.Build(buffered);
+  engine::ReleaseInput in;
   in.release_id = static_cast<uint64_t>(e);
   in.tuples = built.tuples;
   in.known_signatures = s.signatures;
   in.waiting = s.waiting;
-  in.params = ReleaseParamsFromConfig(config.privacy);
+  in.params = release::ReleaseParamsFromConfig(config.privacy);
   in.params.seed = static_cast<uint64_t>(e);
-  ReleaseOutput out = ComputeRelease(schema, in);
+  engine::ReleaseOutput out = ComputeRelease(schema, in);
 
-  TupleEvents tuple_events = EventsOfBuiltTuples(built, buffered, in.waiting.size());
+  release::TupleEvents tuple_events = EventsOfBuiltTuples(built, buffered, in.waiting.size());
   for (size_t i = 0; i < s.waiting_events.size(); ++i) tuple_events[in.tuples.size() + i] = s.waiting_events[i];
-  ReleaseSeed seed{};
+  release::ReleaseSeed seed{};
   seed[0] = static_cast<uint8_t>(p);
   for (int b = 0; b < 8; ++b) seed[1 + b] = static_cast<uint8_t>(static_cast<uint64_t>(e) >> (8 * b));
-  SeedStream random(seed);
+  release::SeedStream random(seed);
   const int64_t len = config.privacy.epoch.length_seconds * 1000;
-  ReleaseRecords rec = WriteRelease({&schema, &s.dictionary, &payload}, {p, partitions, e * len, (e + 1) * len},
+  release::ReleaseRecords rec = WriteRelease({&schema, &s.dictionary, &payload}, {p, partitions, e * len, (e + 1) * len},
                                     in, out, tuple_events, &random);
   events.insert(events.end(), rec.events.begin(), rec.events.end());
   releases.insert(releases.end(), rec.groups.begin(), rec.groups.end());
   releases.push_back(rec.summary);
 
   for (const auto& [vehicle, sig] : out.new_signatures) s.signatures[vehicle] = sig;
-  std::vector<WaitingTuple> waiting;
-  std::vector<std::vector<const BufferedEvent*>> waiting_events;
-  for (const StillWaiting& w : out.waiting) {
+  std::vector<engine::WaitingTuple> waiting;
+  std::vector<std::vector<const ingest::BufferedEvent*>> waiting_events;
+  for (const engine::StillWaiting& w : out.waiting) {
     waiting.push_back({ResolveTuple(in, w.ref), w.first_release});
     waiting_events.push_back(tuple_events[w.ref]);
   }
@@ -120,27 +120,27 @@ void InProcessRelease::Rep::Release(int32_t p, int64_t e) {
   s.next_release = e + 1;
 }
 
-InProcessRelease::InProcessRelease(const Config& config, std::string_view hmac_key, int32_t partitions)
+InProcessRelease::InProcessRelease(const config::Config& config, std::string_view hmac_key, int32_t partitions)
     : rep_(std::make_unique<Rep>(config, hmac_key, partitions)) {}
 
 InProcessRelease::~InProcessRelease() = default;
 
 Ingested InProcessRelease::Ingest(int32_t partition, std::string_view key, std::string_view value,
                                   int64_t now_ms) {
-  ParsedEvent parsed;
-  Rejection rejection;
+  ingest::ParsedEvent parsed;
+  ingest::Rejection rejection;
   if (!rep_->parser.Parse(key, value, now_ms, &parsed, &rejection)) return Ingested::kRejected;
   PartitionState& s = rep_->state.at(static_cast<size_t>(partition));
   const int64_t epoch = FloorDiv(parsed.ts_ms, rep_->config.privacy.epoch.length_seconds * 1000);
   if (s.next_release && epoch < *s.next_release) return Ingested::kLate;
-  BufferedEvent b;
+  ingest::BufferedEvent b;
   b.vehicle_key = rep_->hasher.Hash(parsed.vin);
   b.trip_key = rep_->hasher.HashTrip(parsed.trip_id);
   b.ts_ms = parsed.ts_ms;
   b.event = parsed.event;
-  const DecodedVehicle decoded = rep_->table.Decode(parsed.vin);
-  for (const QuasiIdentifier& qi : rep_->config.quasi_identifiers) {
-    std::string v = kUnknownAttribute;
+  const fleet::DecodedVehicle decoded = rep_->table.Decode(parsed.vin);
+  for (const config::QuasiIdentifier& qi : rep_->config.quasi_identifiers) {
+    std::string v = fleet::kUnknownAttribute;
     for (const auto& [name, value] : decoded.attributes) {
       if (name == qi.name) v = value;
     }

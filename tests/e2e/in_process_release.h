@@ -22,7 +22,7 @@ enum class Ingested { kBuffered, kRejected, kLate };
 
 class InProcessRelease {
  public:
-  InProcessRelease(const Config& config, std::string_view hmac_key, int32_t partitions);
+  InProcessRelease(const config::Config& config, std::string_view hmac_key, int32_t partitions);
   ~InProcessRelease();
   InProcessRelease(const InProcessRelease&) = delete;
   InProcessRelease& operator=(const InProcessRelease&) = delete;

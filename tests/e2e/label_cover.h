@@ -17,7 +17,7 @@ namespace vanon::e2e {
 // leaves. Should several nodes share the name, the one covering all of
 // `members` (raw codes of the group's real tuples) is taken. Numeric: "v"
 // or "[lo,hi]". Nullopt when the label names nothing.
-std::optional<Cover> CoverOfLabel(const QiAttribute& attribute, std::string_view label,
+std::optional<engine::Cover> CoverOfLabel(const engine::QiAttribute& attribute, std::string_view label,
                                   std::span<const int32_t> members);
 
 }  // namespace vanon::e2e

@@ -10,7 +10,7 @@ int64_t FloorDiv(int64_t a, int64_t b) {
   return q;
 }
 
-void RecordIndex::IndexTruth(const Config& config, const std::vector<std::string>& late_messages,
+void RecordIndex::IndexTruth(const config::Config& config, const std::vector<std::string>& late_messages,
                              std::vector<std::string>* violations) {
   const int64_t epoch_ms = config.privacy.epoch.length_seconds * 1000;
   seq.resize(truth.size());
@@ -52,7 +52,7 @@ void RecordIndex::IndexTruth(const Config& config, const std::vector<std::string
   }
 }
 
-RecordIndex::RecordIndex(const Config& config, const std::vector<TruthMessage>& truth_in,
+RecordIndex::RecordIndex(const config::Config& config, const std::vector<TruthMessage>& truth_in,
                          const std::vector<std::string>& late_messages, const std::vector<EventRecord>& events,
                          const std::vector<GroupRecord>& groups, std::vector<std::string>* violations)
     : truth(truth_in) {

@@ -34,7 +34,7 @@ struct TokenLink {
 
 struct RecordIndex {
   // Builds every index and reports record-level violations.
-  RecordIndex(const Config& config, const std::vector<TruthMessage>& truth,
+  RecordIndex(const config::Config& config, const std::vector<TruthMessage>& truth,
               const std::vector<std::string>& late_messages, const std::vector<EventRecord>& events,
               const std::vector<GroupRecord>& groups, std::vector<std::string>* violations);
 
@@ -53,7 +53,7 @@ struct RecordIndex {
   std::map<int32_t, std::map<std::pair<std::string, int64_t>, std::vector<int64_t>>> published_in;
 
  private:
-  void IndexTruth(const Config& config, const std::vector<std::string>& late_messages,
+  void IndexTruth(const config::Config& config, const std::vector<std::string>& late_messages,
                   std::vector<std::string>* violations);
 };
 

@@ -30,13 +30,13 @@ struct TupleInfo {
 };
 
 struct Carried {
-  WaitingTuple tuple;
+  engine::WaitingTuple tuple;
   TupleInfo info;
 };
 
 }  // namespace
 
-ReleaseReconstructor::ReleaseReconstructor(const Config& config, const Schema& schema, int32_t partitions)
+ReleaseReconstructor::ReleaseReconstructor(const config::Config& config, const engine::Schema& schema, int32_t partitions)
     : config_(config), schema_(schema), partitions_(partitions) {}
 
 void ReleaseReconstructor::AddTruth(TruthMessage message) { truth_.push_back(std::move(message)); }
@@ -74,7 +74,7 @@ class ReleaseReconstructor::Run {
         report_(report),
         values_(r.config_, r.schema_),
         index_(r.config_, r.truth_, r.late_messages_, r.events_, r.groups_, &report->violations),
-        params_(ReleaseParamsFromConfig(r.config_.privacy)) {
+        params_(release::ReleaseParamsFromConfig(r.config_.privacy)) {
     for (size_t i = 0; i < r.summaries_.size(); ++i) {
       summaries_of_[{r.summaries_[i].partition, r.summaries_[i].release}].push_back(i);
     }
@@ -86,25 +86,25 @@ class ReleaseReconstructor::Run {
   void Bad(int32_t p, const std::string& what) {
     report_->violations.push_back("partition " + std::to_string(p) + ": " + what);
   }
-  TupleInfo Current(const std::string& vin, int64_t epoch, const std::vector<size_t>& messages, Tuple* t);
+  TupleInfo Current(const std::string& vin, int64_t epoch, const std::vector<size_t>& messages, engine::Tuple* t);
   void Release(int32_t p, int64_t e, PartitionAccount* account);
 
   const ReleaseReconstructor& r_;
   E2eReport* report_;
   TruthValues values_;
   RecordIndex index_;
-  ReleaseParams params_;
+  engine::ReleaseParams params_;
   ValueIds ids_;
   std::map<std::pair<int32_t, int64_t>, std::vector<size_t>> summaries_of_;
 
   // Per-partition state carried from one release to the next.
-  std::unique_ptr<ReleaseChecker> checker_;
-  std::map<std::string, Signature, std::less<>> known_;
+  std::unique_ptr<engine::ReleaseChecker> checker_;
+  std::map<std::string, engine::Signature, std::less<>> known_;
   std::vector<Carried> waiting_;
 };
 
 TupleInfo ReleaseReconstructor::Run::Current(const std::string& vin, int64_t epoch,
-                                             const std::vector<size_t>& messages, Tuple* t) {
+                                             const std::vector<size_t>& messages, engine::Tuple* t) {
   TupleInfo info{vin, epoch, messages, false, ""};
   t->vehicle = vin;
   t->events = static_cast<uint32_t>(messages.size());
@@ -124,7 +124,7 @@ void ReleaseReconstructor::Run::Partition(int32_t p) {
   PartitionAccount& account = report_->partitions[p];
   account.truth_events = index_.truth_count[p];
   account.late_events = index_.late_count[p];
-  checker_ = std::make_unique<ReleaseChecker>(r_.schema_);
+  checker_ = std::make_unique<engine::ReleaseChecker>(r_.schema_);
   known_.clear();
   waiting_.clear();
 
@@ -181,7 +181,7 @@ void ReleaseReconstructor::Run::Partition(int32_t p) {
 
 void ReleaseReconstructor::Run::Release(int32_t p, int64_t e, PartitionAccount* account) {
   const std::string at = "release " + std::to_string(e) + ": ";
-  ReleaseInput in;
+  engine::ReleaseInput in;
   in.release_id = static_cast<uint64_t>(e);
   in.params = params_;
   in.known_signatures = known_;
@@ -189,7 +189,7 @@ void ReleaseReconstructor::Run::Release(int32_t p, int64_t e, PartitionAccount* 
   auto epoch = index_.on_time[p].find(e);
   if (epoch != index_.on_time[p].end()) {
     for (const auto& [vin, msgs] : epoch->second) {
-      Tuple t;
+      engine::Tuple t;
       info.push_back(Current(vin, e, msgs, &t));
       in.tuples.push_back(std::move(t));
     }
@@ -201,11 +201,11 @@ void ReleaseReconstructor::Run::Release(int32_t p, int64_t e, PartitionAccount* 
     in.waiting.push_back(c.tuple);
     info.push_back(c.info);
   }
-  std::map<std::pair<std::string, int64_t>, TupleRef> ref_of;
-  for (size_t i = 0; i < info.size(); ++i) ref_of[{info[i].vin, info[i].epoch}] = static_cast<TupleRef>(i);
+  std::map<std::pair<std::string, int64_t>, engine::TupleRef> ref_of;
+  for (size_t i = 0; i < info.size(); ++i) ref_of[{info[i].vin, info[i].epoch}] = static_cast<engine::TupleRef>(i);
 
   // Groups, as the records show them.
-  ReleaseOutput out;
+  engine::ReleaseOutput out;
   std::vector<bool> published(info.size(), false);
   uint64_t tokens = 0, eventless = 0, events = 0;
   auto groups = index_.groups_of.find({e, p});
@@ -213,13 +213,13 @@ void ReleaseReconstructor::Run::Release(int32_t p, int64_t e, PartitionAccount* 
   for (size_t g : groups == index_.groups_of.end() ? no_groups : groups->second) {
     const GroupRecord& gr = r_.groups_[g];
     const std::string where = at + "group " + gr.group + ": ";
-    Group group;
+    engine::Group group;
     // The listed values, which must be distinct; each real tuple takes its
     // own value out, and what is left is the counterfeits'.
-    std::multiset<SensitiveId> left;
-    std::set<SensitiveId> listed;
+    std::multiset<engine::SensitiveId> left;
+    std::set<engine::SensitiveId> listed;
     for (const std::string& v : gr.sensitive) {
-      const SensitiveId id = ids_.Intern(v);
+      const engine::SensitiveId id = ids_.Intern(v);
       if (!listed.insert(id).second) Bad(p, where + "lists value '" + v + "' twice");
       left.insert(id);
     }
@@ -264,24 +264,24 @@ void ReleaseReconstructor::Run::Release(int32_t p, int64_t e, PartitionAccount* 
                  " of its tuples have no event");
     }
     std::sort(group.members.begin(), group.members.end());
-    for (TupleRef m : group.members) {
-      const Tuple& t = m < current ? in.tuples[m] : in.waiting[m - current].tuple;
-      if (std::find(t.qi.begin(), t.qi.end(), kUnknownQiCode) != t.qi.end()) ++report_->partitions[p].published_unknown_qi;
+    for (engine::TupleRef m : group.members) {
+      const engine::Tuple& t = m < current ? in.tuples[m] : in.waiting[m - current].tuple;
+      if (std::find(t.qi.begin(), t.qi.end(), engine::kUnknownQiCode) != t.qi.end()) ++report_->partitions[p].published_unknown_qi;
     }
     group.signature.assign(listed.begin(), listed.end());
     for (size_t a = 0; a < r_.schema_.size(); ++a) {
-      const QiAttribute& attr = r_.schema_.attribute(a);
+      const engine::QiAttribute& attr = r_.schema_.attribute(a);
       std::vector<int32_t> codes;
-      for (TupleRef m : group.members) {
-        const Tuple& t = m < current ? in.tuples[m] : in.waiting[m - current].tuple;
+      for (engine::TupleRef m : group.members) {
+        const engine::Tuple& t = m < current ? in.tuples[m] : in.waiting[m - current].tuple;
         codes.push_back(t.qi[a]);
       }
       auto label = gr.qi.find(attr.name);
       auto cover = label == gr.qi.end() ? std::nullopt : CoverOfLabel(attr, label->second, codes);
       if (!cover) Bad(p, where + "no readable label for '" + attr.name + "'");
-      group.qi.push_back(cover.value_or(Cover{1, 0}));  // an empty cover fails the checker
+      group.qi.push_back(cover.value_or(engine::Cover{1, 0}));  // an empty cover fails the checker
     }
-    for (TupleRef m : group.members) {
+    for (engine::TupleRef m : group.members) {
       if (!known_.count(info[m].vin)) out.new_signatures.emplace_back(info[m].vin, group.signature);
     }
     out.groups.push_back(std::move(group));
@@ -289,28 +289,28 @@ void ReleaseReconstructor::Run::Release(int32_t p, int64_t e, PartitionAccount* 
 
   // Every tuple the records do not show: the one reason the engine must
   // have had, or still waiting.
-  const bool minv = params_.model == Model::kMInvariance;
+  const bool minv = params_.model == engine::Model::kMInvariance;
   for (size_t i = 0; i < info.size(); ++i) {
     if (published[i]) continue;
     const TupleInfo& t = info[i];
-    const auto ref = static_cast<TupleRef>(i);
+    const auto ref = static_cast<engine::TupleRef>(i);
     bool newer_waiting = false;
     for (size_t j = current; j < info.size(); ++j) newer_waiting |= info[j].vin == t.vin && info[j].epoch > t.epoch;
     auto sig = known_.find(t.vin);
-    const SensitiveId value = ids_.Intern(t.value);
+    const engine::SensitiveId value = ids_.Intern(t.value);
     auto later = index_.published_in[p].find({t.vin, t.epoch});
     const bool published_later =
         later != index_.published_in[p].end() &&
         std::any_of(later->second.begin(), later->second.end(), [&](int64_t r) { return r > e; });
-    std::optional<SuppressReason> reason;
+    std::optional<engine::SuppressReason> reason;
     if (t.ineligible) {
-      reason = SuppressReason::kIneligible;
+      reason = engine::SuppressReason::kIneligible;
     } else if (i >= current && (has_current.count(t.vin) || newer_waiting)) {
-      reason = SuppressReason::kDelay;  // superseded by a newer tuple
+      reason = engine::SuppressReason::kDelay;  // superseded by a newer tuple
     } else if (minv && sig != known_.end() && !std::binary_search(sig->second.begin(), sig->second.end(), value)) {
-      reason = SuppressReason::kSignatureConflict;
+      reason = engine::SuppressReason::kSignatureConflict;
     } else if (!published_later && e - t.epoch >= static_cast<int64_t>(params_.max_delay)) {
-      reason = SuppressReason::kDelay;
+      reason = engine::SuppressReason::kDelay;
     }
     if (reason) {
       out.suppressed.push_back({ref, *reason});
@@ -356,8 +356,8 @@ void ReleaseReconstructor::Run::Release(int32_t p, int64_t e, PartitionAccount* 
   account->counterfeits += eventless;
   for (const auto& [vin, sig] : out.new_signatures) known_.emplace(vin, sig);
   std::vector<Carried> next;
-  for (const StillWaiting& w : out.waiting) {
-    const Tuple& t = w.ref < current ? in.tuples[w.ref] : in.waiting[w.ref - current].tuple;
+  for (const engine::StillWaiting& w : out.waiting) {
+    const engine::Tuple& t = w.ref < current ? in.tuples[w.ref] : in.waiting[w.ref - current].tuple;
     next.push_back({{t, w.first_release}, info[w.ref]});
   }
   waiting_ = std::move(next);

@@ -59,7 +59,7 @@ struct E2eReport {
 class ReleaseReconstructor {
  public:
   // `partitions`: the input topic's partition count (summaries must say it).
-  ReleaseReconstructor(const Config& config, const Schema& schema, int32_t partitions);
+  ReleaseReconstructor(const config::Config& config, const engine::Schema& schema, int32_t partitions);
 
   // Every valid message produced (malformed ones are not truth).
   void AddTruth(TruthMessage message);
@@ -74,8 +74,8 @@ class ReleaseReconstructor {
  private:
   class Run;
 
-  const Config& config_;
-  const Schema& schema_;
+  const config::Config& config_;
+  const engine::Schema& schema_;
   int32_t partitions_;
   std::vector<TruthMessage> truth_;
   std::vector<std::string> late_messages_;

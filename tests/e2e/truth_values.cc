@@ -26,11 +26,11 @@ std::vector<std::string> SplitPath(std::string_view path) {
 
 }  // namespace
 
-TruthValues::TruthValues(const Config& config, const Schema& schema)
+TruthValues::TruthValues(const config::Config& config, const engine::Schema& schema)
     : schema_(schema), qis_(config.quasi_identifiers) {
   if (!config.sensitive) throw std::invalid_argument("the end-to-end check needs a sensitive attribute");
   sensitive_ = *config.sensitive;
-  if (sensitive_.aggregator == SensitiveAggregator::kRegistry) {
+  if (sensitive_.aggregator == config::SensitiveAggregator::kRegistry) {
     throw std::invalid_argument("the registry aggregator is not modelled");
   }
   const std::string_view field = sensitive_.field;
@@ -39,7 +39,7 @@ TruthValues::TruthValues(const Config& config, const Schema& schema)
   leaves_.resize(schema.size());
   for (size_t a = 0; a < schema.size(); ++a) {
     if (!schema.attribute(a).IsCategorical()) continue;
-    const CategoricalHierarchy& h = *schema.attribute(a).hierarchy;
+    const engine::CategoricalHierarchy& h = *schema.attribute(a).hierarchy;
     for (int32_t leaf = 0; leaf < h.LeafCount(); ++leaf) leaves_[a][h.Name(h.LeafNode(leaf))] = leaf;
   }
 }
@@ -49,7 +49,7 @@ std::optional<std::vector<int32_t>> TruthValues::EncodeQi(const std::vector<std:
   std::vector<int32_t> codes;
   for (size_t a = 0; a < raw.size(); ++a) {
     if (raw[a] == "*") {  // unknown to the VIN table: published under the root
-      codes.push_back(kUnknownQiCode);
+      codes.push_back(engine::kUnknownQiCode);
       continue;
     }
     if (schema_.attribute(a).IsCategorical()) {
@@ -59,7 +59,7 @@ std::optional<std::vector<int32_t>> TruthValues::EncodeQi(const std::vector<std:
       continue;
     }
     // No exact code (not a number, out of range, too many decimals): the root.
-    codes.push_back(NumericQiCode(qis_[a], schema_.attribute(a).numeric, raw[a]).value_or(kUnknownQiCode));
+    codes.push_back(release::NumericQiCode(qis_[a], schema_.attribute(a).numeric, raw[a]).value_or(engine::kUnknownQiCode));
   }
   return codes;
 }
@@ -84,12 +84,12 @@ std::optional<std::string> TruthValues::Sensitive(std::span<const std::string* c
   }
   if (values.empty()) return sensitive_.missing_value;
   switch (sensitive_.aggregator) {
-    case SensitiveAggregator::kFirst:
+    case config::SensitiveAggregator::kFirst:
       return values.front();
-    case SensitiveAggregator::kLast:
-    case SensitiveAggregator::kRegistry:
+    case config::SensitiveAggregator::kLast:
+    case config::SensitiveAggregator::kRegistry:
       return values.back();
-    case SensitiveAggregator::kMode:
+    case config::SensitiveAggregator::kMode:
       break;
   }
   // Most frequent; among equals the one seen first, hence the strict '>'
@@ -103,10 +103,10 @@ std::optional<std::string> TruthValues::Sensitive(std::span<const std::string* c
   return *best;
 }
 
-SensitiveId ValueIds::Intern(std::string_view value) {
+engine::SensitiveId ValueIds::Intern(std::string_view value) {
   auto it = ids_.find(value);
   if (it != ids_.end()) return it->second;
-  const auto id = static_cast<SensitiveId>(values_.size());
+  const auto id = static_cast<engine::SensitiveId>(values_.size());
   values_.emplace_back(value);
   ids_.emplace(std::string(value), id);
   return id;

@@ -23,7 +23,7 @@ class TruthValues {
   // Throws std::invalid_argument for a config the check does not model
   // (no sensitive attribute, a sensitive field outside the payload, the
   // registry aggregator).
-  TruthValues(const Config& config, const Schema& schema);
+  TruthValues(const config::Config& config, const engine::Schema& schema);
 
   // Codes of raw QI values in config order ("*" of an unknown VIN is
   // kUnknownQiCode); nullopt when one lies outside its domain (a name that
@@ -39,10 +39,10 @@ class TruthValues {
  private:
   std::optional<std::string> FieldOf(const std::string& payload) const;
 
-  const Schema& schema_;
-  std::vector<QuasiIdentifier> qis_;
+  const engine::Schema& schema_;
+  std::vector<config::QuasiIdentifier> qis_;
   std::vector<std::map<std::string, int32_t, std::less<>>> leaves_;  // per categorical QI
-  SensitiveConfig sensitive_;
+  config::SensitiveConfig sensitive_;
   std::vector<std::string> path_;  // of the sensitive field inside the payload
 };
 
@@ -50,12 +50,12 @@ class TruthValues {
 // so that a value means the same id in every release.
 class ValueIds {
  public:
-  SensitiveId Intern(std::string_view value);
-  const std::string& Value(SensitiveId id) const { return values_[id]; }
+  engine::SensitiveId Intern(std::string_view value);
+  const std::string& Value(engine::SensitiveId id) const { return values_[id]; }
 
  private:
   std::vector<std::string> values_;
-  std::map<std::string, SensitiveId, std::less<>> ids_;
+  std::map<std::string, engine::SensitiveId, std::less<>> ids_;
 };
 
 }  // namespace vanon::e2e

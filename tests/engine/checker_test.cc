@@ -4,7 +4,7 @@
 
 #include "test_schema.h"
 
-namespace vanon {
+namespace vanon::engine {
 namespace {
 
 bool Mentions(const std::vector<std::string>& violations, const std::string& what) {
@@ -160,4 +160,4 @@ TEST(CheckerTest, AcceptsCorrectCounterfeitGroup) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::engine

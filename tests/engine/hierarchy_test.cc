@@ -11,7 +11,7 @@
 
 #include "vanon/engine/schema.h"
 
-namespace vanon {
+namespace vanon::engine {
 namespace {
 
 const std::string kAdult = std::string(VANON_ADULT_DIR) + "/";
@@ -114,4 +114,4 @@ TEST(SchemaTest, CategoricalCoverIsLowestCommonNode) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::engine

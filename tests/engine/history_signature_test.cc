@@ -8,7 +8,7 @@
 #include "vanon/engine/checker.h"
 #include "vanon/engine/release.h"
 
-namespace vanon {
+namespace vanon::engine {
 namespace {
 
 using testing::TestSchema;
@@ -129,9 +129,9 @@ TEST(HistorySignatureTest, NewVehiclesWaitToLearnWithinTheirDelay) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::engine
 
-namespace vanon {
+namespace vanon::engine {
 namespace {
 
 // The signature horizon: A (value 1, then 4 from release 2 on) is suppressed
@@ -189,4 +189,4 @@ TEST(SignatureHorizonTest, CheckerAllowsDroppingASignatureOnlyAfterTheHorizon) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::engine

@@ -8,7 +8,7 @@
 #include "vanon/engine/hierarchy.h"
 #include "vanon/engine/schema.h"
 
-namespace vanon {
+namespace vanon::engine {
 namespace {
 
 constexpr double kTol = 1e-9;
@@ -150,4 +150,4 @@ TEST(MetricsTest, SuppressionByReasonAndCounterfeitRatio) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::engine

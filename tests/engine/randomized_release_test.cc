@@ -11,7 +11,7 @@
 #include "vanon/engine/release.h"
 #include "vanon/engine/value_window.h"
 
-namespace vanon {
+namespace vanon::engine {
 namespace {
 
 using testing::Rng;
@@ -164,4 +164,4 @@ TEST(RandomizedReleaseTest, KAnonymousSequencesPassTheChecker) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::engine

@@ -7,7 +7,7 @@
 #include "test_schema.h"
 #include "vanon/engine/checker.h"
 
-namespace vanon {
+namespace vanon::engine {
 namespace {
 
 using testing::TestSchema;
@@ -309,4 +309,4 @@ TEST(ReleaseTest, DeterministicForSameInputAndSeed) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::engine

@@ -8,7 +8,7 @@
 #include "vanon/engine/checker.h"
 #include "vanon/engine/release.h"
 
-namespace vanon {
+namespace vanon::engine {
 namespace {
 
 using testing::TestSchema;
@@ -99,4 +99,4 @@ TEST(SharedSignatureTest, WithoutItTheNewVehiclesFormTheirOwnSignature) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::engine

@@ -13,8 +13,8 @@ namespace vanon::testing {
 
 // engine (8 leaves under 3 inner nodes), model year (fixed 5-year bins),
 // seats (split on demand).
-inline Schema TestSchema() {
-  auto engine = std::make_shared<CategoricalHierarchy>(CategoricalHierarchy::FromRows(
+inline engine::Schema TestSchema() {
+  auto engine = std::make_shared<engine::CategoricalHierarchy>(engine::CategoricalHierarchy::FromRows(
       {{"BEV", "Electric", "Electrified", "*"},
        {"FCEV", "Electric", "Electrified", "*"},
        {"PHEV", "Hybrid", "Electrified", "*"},
@@ -24,9 +24,9 @@ inline Schema TestSchema() {
        {"CNG", "Otto", "Combustion", "*"},
        {"Diesel", "Diesel", "Combustion", "*"}},
       "engine"));
-  return Schema({QiAttribute{"engine", engine, {}},
-                 QiAttribute{"year", nullptr, NumericDomain{2000, 2029, 5}},
-                 QiAttribute{"seats", nullptr, NumericDomain{1, 9, 0}}});
+  return engine::Schema({engine::QiAttribute{"engine", engine, {}},
+                 engine::QiAttribute{"year", nullptr, engine::NumericDomain{2000, 2029, 5}},
+                 engine::QiAttribute{"seats", nullptr, engine::NumericDomain{1, 9, 0}}});
 }
 
 // Deterministic generator for tests (splitmix64); no std:: distributions so
@@ -48,12 +48,12 @@ class Rng {
 };
 
 // Feeds a release's output back as the next input's state, as the service does.
-inline void CarryState(const ReleaseInput& in, const ReleaseOutput& out, ReleaseInput* next) {
+inline void CarryState(const engine::ReleaseInput& in, const engine::ReleaseOutput& out, engine::ReleaseInput* next) {
   next->known_signatures = in.known_signatures;
   for (const auto& [vehicle, sig] : out.new_signatures) next->known_signatures[vehicle] = sig;
   next->waiting.clear();
-  for (const StillWaiting& w : out.waiting) {
-    next->waiting.push_back(WaitingTuple{ResolveTuple(in, w.ref), w.first_release});
+  for (const engine::StillWaiting& w : out.waiting) {
+    next->waiting.push_back(engine::WaitingTuple{ResolveTuple(in, w.ref), w.first_release});
   }
 }
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace vanon {
+namespace vanon::engine {
 namespace {
 
 WindowParams Window(uint32_t epochs) {
@@ -77,4 +77,4 @@ TEST(ValueWindowTest, HistoryCountsEventsMostFrequentFirstAndFades) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::engine

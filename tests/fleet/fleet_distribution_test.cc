@@ -14,7 +14,7 @@
 #include "vanon/vehicle/vin.h"
 #include "vanon/vehicle/vin_decoder.h"
 
-namespace vanon {
+namespace vanon::fleet {
 namespace {
 
 using Combo = std::tuple<std::string, std::string, std::string>;  // engine, body, seats
@@ -63,7 +63,7 @@ TEST(FleetDistributionTest, DefaultFollowsSeed000Table45PlusRareModels) {
   std::map<std::string, uint64_t> years;
   uint64_t known = 0, unknown = 0;
   for (const FleetVehicle& v : fleet.Vehicles()) {
-    ASSERT_TRUE(IsValidVin(v.vin)) << v.vin;
+    ASSERT_TRUE(base::IsValidVin(v.vin)) << v.vin;
     ASSERT_TRUE(HasValidCheckDigit(v.vin)) << v.vin;
     // Ground truth must be what the table says, independently decoded.
     const DecodedVehicle d = Table().Decode(v.vin);
@@ -167,9 +167,9 @@ TEST(FleetDistributionTest, RejectsBadOptions) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::fleet
 
-namespace vanon {
+namespace vanon::fleet {
 namespace {
 
 TEST(FleetDistributionTest, Position7TablesGetTheRightCycle) {
@@ -219,9 +219,9 @@ TEST(FleetDistributionTest, YearsOutsideTheTableWindowAreRefused) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::fleet
 
-namespace vanon {
+namespace vanon::fleet {
 namespace {
 
 TEST(FleetDistributionTest, ExactSharesReproduceTable45) {
@@ -266,4 +266,4 @@ TEST(FleetDistributionTest, ExactSharesScaleWithLargestRemainder) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::fleet

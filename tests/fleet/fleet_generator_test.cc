@@ -12,7 +12,7 @@
 #include "vanon/vehicle/vin.h"
 #include "vanon/vehicle/vin_decoder.h"
 
-namespace vanon {
+namespace vanon::fleet {
 namespace {
 
 const VinDecoder& Table() {
@@ -311,4 +311,4 @@ TEST(FleetGeneratorTest, TouchscreenUseIsPerTripAndDependsOnTheEngine) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::fleet

@@ -10,7 +10,7 @@
 #include "vanon/ingest/event_parser.h"
 #include "vanon/vehicle/vin_decoder.h"
 
-namespace vanon {
+namespace vanon::fleet {
 namespace {
 
 TEST(FleetIngestContractTest, ParserAgreesWithExpectedRejects) {
@@ -21,9 +21,9 @@ TEST(FleetIngestContractTest, ParserAgreesWithExpectedRejects) {
   options.invalid_fraction = 0.05;
   options.churn = 0.1;
   FleetGenerator gen(options, table);
-  EventParser parser(FieldMapping{}, ValidationLimits{});
-  ParsedEvent event;
-  Rejection rejection;
+  ingest::EventParser parser(ingest::FieldMapping{}, ingest::ValidationLimits{});
+  ingest::ParsedEvent event;
+  ingest::Rejection rejection;
   std::map<std::string, int> rejected;
   int accepted = 0;
   for (int i = 0; i < 30000; ++i) {
@@ -49,4 +49,4 @@ TEST(FleetIngestContractTest, ParserAgreesWithExpectedRejects) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::fleet

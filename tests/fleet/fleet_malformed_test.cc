@@ -9,7 +9,7 @@
 #include "vanon/fleet/fleet_generator.h"
 #include "vanon/vehicle/vin_decoder.h"
 
-namespace vanon {
+namespace vanon::fleet {
 namespace {
 
 const VinDecoder& Table() {
@@ -70,4 +70,4 @@ TEST(FleetMalformedTest, AllInvalidCyclesThroughReasonsInOrder) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::fleet

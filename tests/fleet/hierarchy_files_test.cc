@@ -11,7 +11,7 @@
 #include "test_util.h"
 #include "vanon/vehicle/vin_decoder.h"
 
-namespace vanon {
+namespace vanon::fleet {
 namespace {
 
 struct Tree {
@@ -76,4 +76,4 @@ TEST(HierarchyFilesTest, EngineAndBodyGroupsAsDocumented) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::fleet

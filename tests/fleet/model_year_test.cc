@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace vanon {
+namespace vanon::fleet {
 namespace {
 
 TEST(ModelYearTest, CodesFollowTheIso3779Cycle) {
@@ -49,4 +49,4 @@ TEST(ModelYearTest, NonYearCodesDecodeToNothing) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::fleet

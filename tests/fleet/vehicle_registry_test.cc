@@ -4,7 +4,7 @@
 
 #include "test_util.h"
 
-namespace vanon {
+namespace vanon::fleet {
 namespace {
 
 using test::ErrorOf;
@@ -65,4 +65,4 @@ TEST(VehicleRegistryTest, ErrorsNameFileAndLine) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::fleet

@@ -4,7 +4,7 @@
 
 #include "test_util.h"
 
-namespace vanon {
+namespace vanon::fleet {
 namespace {
 
 using test::ErrorOf;
@@ -120,4 +120,4 @@ TEST(VinDecoderTest, MissingFileIsNamed) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::fleet

@@ -2,23 +2,23 @@
 
 #include <gtest/gtest.h>
 
-namespace vanon {
+namespace vanon::fleet {
 namespace {
 
 TEST(VinTest, AcceptsSeventeenVinCharacters) {
-  EXPECT_TRUE(IsValidVin("1HGCM82633A004352"));
-  EXPECT_TRUE(IsValidVin("WBA7C5E10LA123456"));
+  EXPECT_TRUE(base::IsValidVin("1HGCM82633A004352"));
+  EXPECT_TRUE(base::IsValidVin("WBA7C5E10LA123456"));
 }
 
 TEST(VinTest, RejectsWrongLengthAndForbiddenLetters) {
-  EXPECT_FALSE(IsValidVin(""));
-  EXPECT_FALSE(IsValidVin("1HGCM82633A00435"));    // 16
-  EXPECT_FALSE(IsValidVin("1HGCM82633A0043521"));  // 18
-  EXPECT_FALSE(IsValidVin("1HGCM82633A0O4352"));   // O
-  EXPECT_FALSE(IsValidVin("1HGCM82633A0I4352"));   // I
-  EXPECT_FALSE(IsValidVin("1HGCM82633A0Q4352"));   // Q
-  EXPECT_FALSE(IsValidVin("1hgcm82633a004352"));   // lower case
-  EXPECT_FALSE(IsValidVin("1HGCM82633A00435-"));
+  EXPECT_FALSE(base::IsValidVin(""));
+  EXPECT_FALSE(base::IsValidVin("1HGCM82633A00435"));    // 16
+  EXPECT_FALSE(base::IsValidVin("1HGCM82633A0043521"));  // 18
+  EXPECT_FALSE(base::IsValidVin("1HGCM82633A0O4352"));   // O
+  EXPECT_FALSE(base::IsValidVin("1HGCM82633A0I4352"));   // I
+  EXPECT_FALSE(base::IsValidVin("1HGCM82633A0Q4352"));   // Q
+  EXPECT_FALSE(base::IsValidVin("1hgcm82633a004352"));   // lower case
+  EXPECT_FALSE(base::IsValidVin("1HGCM82633A00435-"));
 }
 
 TEST(VinTest, CheckDigitMatchesPublishedExamples) {
@@ -32,4 +32,4 @@ TEST(VinTest, CheckDigitMatchesPublishedExamples) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::fleet

@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-namespace vanon {
+namespace vanon::ingest {
 namespace {
 
 BufferedEvent Sample() {
@@ -161,4 +161,4 @@ TEST(BufferedEventTest, RejectsBadPresenceByte) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::ingest

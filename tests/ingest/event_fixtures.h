@@ -12,7 +12,7 @@
 
 #include "vanon/ingest/event_parser.h"
 
-namespace vanon {
+namespace vanon::ingest {
 namespace testing_ingest {
 
 inline constexpr char kVin[] = "WDCGG8HB0AF462890";
@@ -94,6 +94,6 @@ inline ParsedEvent ExpectAccepted(EventParser& parser, const std::string& json,
 }
 
 }  // namespace testing_ingest
-}  // namespace vanon
+}  // namespace vanon::ingest
 
 #endif  // VANON_TESTS_INGEST_EVENT_FIXTURES_H_

@@ -13,7 +13,7 @@
 #include "vanon/ingest/event_parser.h"
 #include "base/vin.h"
 
-namespace vanon {
+namespace vanon::ingest {
 namespace {
 
 using namespace testing_ingest;
@@ -283,7 +283,7 @@ TEST(EventParserMalformedTest, RandomMutationsNeverBreakInvariants) {
     Rejection r;
     if (parser.Parse(kVin, json, kNowMs, &event, &r)) {
       ++accepted;
-      ASSERT_TRUE(IsValidVin(event.vin)) << json;
+      ASSERT_TRUE(base::IsValidVin(event.vin)) << json;
       ASSERT_FALSE(event.trip_id.empty());
       ASSERT_FALSE(event.event.empty());
       ASSERT_EQ(event.extras.size(), 2u);
@@ -301,4 +301,4 @@ TEST(EventParserMalformedTest, RandomMutationsNeverBreakInvariants) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::ingest

@@ -7,7 +7,7 @@
 
 #include "event_fixtures.h"
 
-namespace vanon {
+namespace vanon::ingest {
 namespace {
 
 using namespace testing_ingest;
@@ -286,4 +286,4 @@ TEST(EventParserTest, ReusedParserGivesIndependentResults) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::ingest

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace vanon {
+namespace vanon::ingest {
 namespace {
 
 // RFC 4231 section 4.2, 4.3 and 4.7 (HMAC-SHA-256 rows).
@@ -68,4 +68,4 @@ TEST(KeyedHasherTest, TripTokensAreSeparateFromVehicleTokens) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::ingest

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-namespace vanon {
+namespace vanon::ingest {
 namespace {
 
 // The names are a public contract (metrics labels, DLQ headers): spell them
@@ -42,4 +42,4 @@ TEST(RejectReasonTest, AllReasonsListsEachReasonOnce) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::ingest

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace vanon {
+namespace vanon::ingest {
 namespace {
 
 int64_t Parse(const char* text) {
@@ -44,4 +44,4 @@ TEST(Rfc3339Shared, RejectsInvalid) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::ingest

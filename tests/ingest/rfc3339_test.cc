@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace vanon {
+namespace vanon::ingest {
 namespace {
 
 // Expected values computed independently with Python's datetime.
@@ -68,4 +68,4 @@ TEST(Rfc3339Test, RejectsMalformedText) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::ingest

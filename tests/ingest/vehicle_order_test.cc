@@ -6,7 +6,7 @@
 #include <numeric>
 #include <random>
 
-namespace vanon {
+namespace vanon::ingest {
 namespace {
 
 // Events over a few vehicles, some of which share their first 8 key bytes
@@ -73,4 +73,4 @@ TEST(VehicleOrder, SharedPrefixStillSeparatesVehicles) {
 TEST(VehicleOrder, Empty) { EXPECT_TRUE(OrderByVehicle({}, true).empty()); }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::ingest

@@ -13,7 +13,7 @@
 #include "kafka_test_util.h"
 #include "vanon/kafka/transactional_producer.h"
 
-namespace vanon {
+namespace vanon::kafka {
 namespace {
 
 class CommittedReaderTest : public MockKafkaTest {
@@ -140,4 +140,4 @@ TEST_F(CommittedReaderTest, MissingPartitionThrows) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::kafka

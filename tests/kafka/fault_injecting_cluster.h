@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace vanon {
+namespace vanon::kafka {
 
 // Kafka protocol API keys (rdkafka's names for them are not public).
 constexpr int16_t kProduceApi = 0;
@@ -62,6 +62,6 @@ class FaultInjectingCluster {
   rd_kafka_mock_cluster_t* cluster_ = nullptr;
 };
 
-}  // namespace vanon
+}  // namespace vanon::kafka
 
 #endif  // VANON_TESTS_KAFKA_FAULT_INJECTING_CLUSTER_H_

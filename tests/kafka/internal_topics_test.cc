@@ -15,7 +15,7 @@
 
 #include "vanon/kafka/mock_cluster.h"
 
-namespace vanon {
+namespace vanon::kafka {
 namespace {
 
 InternalTopicSpec Changelog(int32_t partitions) {
@@ -115,4 +115,4 @@ TEST(InternalTopicsCheck, PartialsNeedAtLeastOnePartitionAndNoPolicy) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::kafka

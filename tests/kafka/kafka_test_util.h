@@ -12,7 +12,7 @@
 #include "vanon/kafka/committed_reader.h"
 #include "vanon/kafka/mock_cluster.h"
 
-namespace vanon {
+namespace vanon::kafka {
 
 struct ReadRecord {
   int64_t offset;
@@ -43,6 +43,6 @@ class MockKafkaTest : public ::testing::Test {
 inline std::string Key(int i) { return "vehicle-" + std::to_string(i); }
 inline std::string Value(int i) { return "{\"n\":" + std::to_string(i) + "}"; }
 
-}  // namespace vanon
+}  // namespace vanon::kafka
 
 #endif  // VANON_TESTS_KAFKA_KAFKA_TEST_UTIL_H_

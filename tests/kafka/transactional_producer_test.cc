@@ -15,7 +15,7 @@
 #include "fault_injecting_cluster.h"
 #include "kafka_test_util.h"
 
-namespace vanon {
+namespace vanon::kafka {
 namespace {
 
 using TransactionalProducerTest = MockKafkaTest;
@@ -273,4 +273,4 @@ TEST_F(TransactionalProducerTest, MisuseOfTheStateMachineIsALogicError) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::kafka

@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 
-namespace vanon {
+namespace vanon::release {
 namespace {
 
-EpochConfig Cfg() {
-  EpochConfig c;
+config::EpochConfig Cfg() {
+  config::EpochConfig c;
   c.length_seconds = 60;
   c.allowed_lateness_seconds = 10;
   c.idle_timeout_seconds = 30;
@@ -178,4 +178,4 @@ TEST(EpochClockTest, RewindToFirstOpenReopensOnlyOpenEpochs) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::release

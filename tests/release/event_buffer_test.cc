@@ -6,7 +6,7 @@
 #include <random>
 #include <tuple>
 
-namespace vanon {
+namespace vanon::release {
 namespace {
 
 KeyedEvent At(int64_t ts, int64_t offset) {
@@ -136,4 +136,4 @@ TEST(EventBuffer, MinOffsetIsTheLowestBufferedOffset) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::release

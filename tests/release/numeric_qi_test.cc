@@ -15,7 +15,7 @@
 #include "vanon/release/schema_from_config.h"
 #include "vanon/release/tuple_builder.h"
 
-namespace vanon {
+namespace vanon::release {
 namespace {
 
 using release_test::Event;
@@ -79,50 +79,50 @@ std::string Decimal(int64_t mantissa, int decimals) {
   return negative ? "-" + digits : digits;
 }
 
-Schema OneNumericSchema(int32_t lo, int32_t hi, int32_t decimals) {
-  QiAttribute a;
+engine::Schema OneNumericSchema(int32_t lo, int32_t hi, int32_t decimals) {
+  engine::QiAttribute a;
   a.name = "x";
   a.numeric = {lo, hi, 0, decimals};
-  return Schema({a});
+  return engine::Schema({a});
 }
 
 TEST(NumericQiLabelTest, PrintsTheExactDecimalValue) {
-  EXPECT_EQ(OneNumericSchema(0, 100, 1).Label(0, Cover{15, 15}), "1.5");
-  EXPECT_EQ(OneNumericSchema(0, 100, 1).Label(0, Cover{20, 37}), "[2,3.7]");
-  EXPECT_EQ(OneNumericSchema(0, 100, 1).Label(0, Cover{11, 11}), "1.1");  // not 1.1000000000000001
-  EXPECT_EQ(OneNumericSchema(-500, 500, 2).Label(0, Cover{-5, 5}), "[-0.05,0.05]");
-  EXPECT_EQ(OneNumericSchema(-500, 500, 2).Label(0, Cover{-120, -120}), "-1.2");
-  EXPECT_EQ(OneNumericSchema(-500, 500, 2).Label(0, Cover{0, 0}), "0");
-  EXPECT_EQ(OneNumericSchema(INT32_MIN + 2, INT32_MAX, 6).Label(0, Cover{INT32_MIN + 2, INT32_MAX}),
+  EXPECT_EQ(OneNumericSchema(0, 100, 1).Label(0, engine::Cover{15, 15}), "1.5");
+  EXPECT_EQ(OneNumericSchema(0, 100, 1).Label(0, engine::Cover{20, 37}), "[2,3.7]");
+  EXPECT_EQ(OneNumericSchema(0, 100, 1).Label(0, engine::Cover{11, 11}), "1.1");  // not 1.1000000000000001
+  EXPECT_EQ(OneNumericSchema(-500, 500, 2).Label(0, engine::Cover{-5, 5}), "[-0.05,0.05]");
+  EXPECT_EQ(OneNumericSchema(-500, 500, 2).Label(0, engine::Cover{-120, -120}), "-1.2");
+  EXPECT_EQ(OneNumericSchema(-500, 500, 2).Label(0, engine::Cover{0, 0}), "0");
+  EXPECT_EQ(OneNumericSchema(INT32_MIN + 2, INT32_MAX, 6).Label(0, engine::Cover{INT32_MIN + 2, INT32_MAX}),
             "[-2147.483646,2147.483647]");
-  EXPECT_EQ(OneNumericSchema(1990, 2030, 0).Label(0, Cover{1990, 1999}), "[1990,1999]");
+  EXPECT_EQ(OneNumericSchema(1990, 2030, 0).Label(0, engine::Cover{1990, 1999}), "[1990,1999]");
 }
 
 class NumericQiTest : public ::testing::Test {
  protected:
   NumericQiTest() : config_(release_test::TestConfig(release_test::WriteEngineHierarchy())) {
-    QuasiIdentifier& litres = config_.quasi_identifiers[1];
+    config::QuasiIdentifier& litres = config_.quasi_identifiers[1];
     litres.name = "displacement";
     litres.range_min = 0.8;
     litres.range_max = 8.4;
     litres.precision = 1;
-    litres.split = NumericSplit::kOnDemand;
+    litres.split = config::NumericSplit::kOnDemand;
   }
 
   // Codes of the numeric QI of one vehicle per raw value, and the count of
   // values put under the root.
   std::pair<std::vector<int32_t>, uint64_t> Codes(const std::vector<std::string>& raw) {
-    const Schema schema = SchemaFromConfig(config_);
-    std::vector<BufferedEvent> events;
+    const engine::Schema schema = SchemaFromConfig(config_);
+    std::vector<ingest::BufferedEvent> events;
     for (size_t i = 0; i < raw.size(); ++i) {
       events.push_back(Event(static_cast<uint32_t>(i), 1, "BEV", raw[i], "a"));
     }
     SensitiveDictionary dict;
     BuiltTuples b = TupleBuilder(config_, schema, 0, &dict).Build(events);
     std::vector<int32_t> codes(raw.size());
-    for (const Tuple& t : b.tuples) {
+    for (const engine::Tuple& t : b.tuples) {
       for (size_t i = 0; i < raw.size(); ++i) {
-        const HmacToken k = Key(static_cast<uint32_t>(i));
+        const ingest::HmacToken k = Key(static_cast<uint32_t>(i));
         if (t.vehicle == std::string(k.begin(), k.end())) codes[i] = t.qi[1];
       }
     }
@@ -130,11 +130,11 @@ class NumericQiTest : public ::testing::Test {
     return {codes, b.qi_at_root};
   }
 
-  Config config_;
+  config::Config config_;
 };
 
 TEST_F(NumericQiTest, DecimalsAreKeptNotRounded) {
-  const Schema schema = SchemaFromConfig(config_);
+  const engine::Schema schema = SchemaFromConfig(config_);
   EXPECT_EQ(schema.attribute(1).numeric.min, 8);
   EXPECT_EQ(schema.attribute(1).numeric.max, 84);
   EXPECT_EQ(schema.attribute(1).numeric.decimals, 1);
@@ -147,19 +147,19 @@ TEST_F(NumericQiTest, DecimalsAreKeptNotRounded) {
 // 1.55 at precision 1 has no exact code. None of them is guessed.
 TEST_F(NumericQiTest, ValuesWithNoExactCodeTakeTheRootAndAreCounted) {
   auto [codes, at_root] = Codes({"NO DATA", "9.1", "0.7", "1.55", "nan", "", "1.5", "1.5000001", "1.1"});
-  EXPECT_EQ(codes, (std::vector<int32_t>{kUnknownQiCode, kUnknownQiCode, kUnknownQiCode, kUnknownQiCode,
-                                         kUnknownQiCode, kUnknownQiCode, 15, kUnknownQiCode, 11}));
+  EXPECT_EQ(codes, (std::vector<int32_t>{engine::kUnknownQiCode, engine::kUnknownQiCode, engine::kUnknownQiCode, engine::kUnknownQiCode,
+                                         engine::kUnknownQiCode, engine::kUnknownQiCode, 15, engine::kUnknownQiCode, 11}));
   EXPECT_EQ(at_root, 7u);
 }
 
 TEST_F(NumericQiTest, NegativeValuesAndBinsAtPrecision) {
-  QuasiIdentifier& q = config_.quasi_identifiers[1];
+  config::QuasiIdentifier& q = config_.quasi_identifiers[1];
   q.range_min = -40;
   q.range_max = 60;
   q.precision = 2;
-  q.split = NumericSplit::kFixedBins;
+  q.split = config::NumericSplit::kFixedBins;
   q.bin_width = 0.25;
-  const Schema schema = SchemaFromConfig(config_);
+  const engine::Schema schema = SchemaFromConfig(config_);
   EXPECT_EQ(schema.attribute(1).numeric.bin_width, 25);
   auto [codes, at_root] = Codes({"-12.34", "-0.01", "59.99", "-40"});
   EXPECT_EQ(codes, (std::vector<int32_t>{-1234, -1, 5999, -4000}));
@@ -177,7 +177,7 @@ TEST_F(NumericQiTest, EveryPublishedGroupContainsItsMembersValues) {
   for (uint32_t seed = 1; seed <= 60; ++seed) {
     std::mt19937_64 rng(seed);
     auto uniform = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
-    QuasiIdentifier& q = config_.quasi_identifiers[1];
+    config::QuasiIdentifier& q = config_.quasi_identifiers[1];
     const int precision = static_cast<int>(uniform(0, 3));
     int64_t scale = 1;
     for (int i = 0; i < precision; ++i) scale *= 10;
@@ -186,16 +186,16 @@ TEST_F(NumericQiTest, EveryPublishedGroupContainsItsMembersValues) {
     q.precision = precision;
     q.range_min = static_cast<double>(min_m) / static_cast<double>(scale);
     q.range_max = static_cast<double>(max_m) / static_cast<double>(scale);
-    q.split = uniform(0, 1) ? NumericSplit::kOnDemand : NumericSplit::kFixedBins;
+    q.split = uniform(0, 1) ? config::NumericSplit::kOnDemand : config::NumericSplit::kFixedBins;
     q.bin_width = static_cast<double>(uniform(1, 500)) / static_cast<double>(scale);
-    const Schema schema = SchemaFromConfig(config_);
+    const engine::Schema schema = SchemaFromConfig(config_);
     const std::string root = schema.Label(1, schema.RootCover(1));
 
     // Raw value per vehicle, and whether it has an exact code.
     const uint32_t vehicles = static_cast<uint32_t>(uniform(20, 150));
     std::vector<std::string> raw(vehicles);
     std::vector<bool> exact(vehicles);
-    std::vector<BufferedEvent> events;
+    std::vector<ingest::BufferedEvent> events;
     for (uint32_t v = 0; v < vehicles; ++v) {
       const int64_t kind = uniform(0, 19);
       if (kind == 0) {
@@ -225,23 +225,23 @@ TEST_F(NumericQiTest, EveryPublishedGroupContainsItsMembersValues) {
     EXPECT_EQ(built.qi_at_root, inexact) << "seed " << seed;
     std::map<std::string, uint32_t> vehicle_of;
     for (uint32_t v = 0; v < vehicles; ++v) {
-      const HmacToken k = Key(v);
+      const ingest::HmacToken k = Key(v);
       vehicle_of[std::string(k.begin(), k.end())] = v;
     }
 
-    ReleaseInput in;
+    engine::ReleaseInput in;
     in.tuples = std::move(built.tuples);
-    in.params.model = seed % 2 ? Model::kMInvariance : Model::kKAnonymity;
+    in.params.model = seed % 2 ? engine::Model::kMInvariance : engine::Model::kKAnonymity;
     in.params.m = 2;
     in.params.k = 3;
     in.params.seed = seed;
-    const ReleaseOutput out = ComputeRelease(schema, in);
-    for (const Group& g : out.groups) {
+    const engine::ReleaseOutput out = ComputeRelease(schema, in);
+    for (const engine::Group& g : out.groups) {
       const std::string label = schema.Label(1, g.qi[1]);
       const auto bounds = LabelBounds(label);
       ASSERT_TRUE(bounds) << "unparsable label " << label;
       ++groups_checked;
-      for (TupleRef ref : g.members) {
+      for (engine::TupleRef ref : g.members) {
         const uint32_t v = vehicle_of.at(ResolveTuple(in, ref).vehicle);
         ++members_checked;
         if (!exact[v]) {
@@ -263,4 +263,4 @@ TEST_F(NumericQiTest, EveryPublishedGroupContainsItsMembersValues) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::release

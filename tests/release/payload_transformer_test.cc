@@ -7,11 +7,11 @@
 #include <cmath>
 #include <numbers>
 
-namespace vanon {
+namespace vanon::release {
 namespace {
 
-PayloadField Field(std::string path, PayloadTransform t, double width = 0, double cell = 0) {
-  PayloadField f;
+config::PayloadField Field(std::string path, config::PayloadTransform t, double width = 0, double cell = 0) {
+  config::PayloadField f;
   f.path = std::move(path);
   f.transform = t;
   f.width = width;
@@ -19,8 +19,8 @@ PayloadField Field(std::string path, PayloadTransform t, double width = 0, doubl
   return f;
 }
 
-PayloadConfig Cfg(PayloadDefault d, std::vector<PayloadField> fields) {
-  PayloadConfig c;
+config::PayloadConfig Cfg(config::PayloadDefault d, std::vector<config::PayloadField> fields) {
+  config::PayloadConfig c;
   c.default_action = d;
   c.fields = std::move(fields);
   c.time_bucket_seconds = 60;
@@ -28,40 +28,40 @@ PayloadConfig Cfg(PayloadDefault d, std::vector<PayloadField> fields) {
 }
 
 TEST(PayloadTransformerTest, DefaultDropPublishesOnlyListedFields) {
-  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {Field("source", PayloadTransform::kKeep),
-                                                   Field("artist", PayloadTransform::kDrop)}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {Field("source", config::PayloadTransform::kKeep),
+                                                   Field("artist", config::PayloadTransform::kDrop)}));
   EXPECT_EQ(t.Transform(R"({"artist":"Kid Cudi","source":"bluetooth","vol":3})"),
             R"({"source":"bluetooth"})");
   EXPECT_EQ(t.Transform(R"({"x":1})"), "{}");
 }
 
 TEST(PayloadTransformerTest, DefaultKeepDropsListedAndKeepsTheRest) {
-  PayloadTransformer t(Cfg(PayloadDefault::kKeep, {Field("artist", PayloadTransform::kDrop),
-                                                   Field("pos.raw", PayloadTransform::kDrop)}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kKeep, {Field("artist", config::PayloadTransform::kDrop),
+                                                   Field("pos.raw", config::PayloadTransform::kDrop)}));
   EXPECT_EQ(t.Transform(R"({"artist":"A","vol":3,"l":[1,{"a":"\"q\""}],"pos":{"raw":1,"ok":true}})"),
             R"({"vol":3,"l":[1,{"a":"\"q\""}],"pos":{"ok":true}})");
 }
 
 TEST(PayloadTransformerTest, NestedListedPathKeepsStructureUnderDefaultDrop) {
-  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {Field("car.speed", PayloadTransform::kBin, 10)}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {Field("car.speed", config::PayloadTransform::kBin, 10)}));
   EXPECT_EQ(t.Transform(R"({"car":{"speed":57.5,"vin":"X"},"other":1})"), R"({"car":{"speed":50}})");
   EXPECT_EQ(t.Transform(R"({"car":{"vin":"X"}})"), "{}");
 }
 
 TEST(PayloadTransformerTest, BinGivesLowerBoundAsNumber) {
-  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {Field("v", PayloadTransform::kBin, 0.1)}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {Field("v", config::PayloadTransform::kBin, 0.1)}));
   EXPECT_EQ(t.Transform(R"({"v":0.35})"), R"({"v":0.3})");
   EXPECT_EQ(t.Transform(R"({"v":-0.01})"), R"({"v":-0.1})");
   EXPECT_EQ(t.Transform(R"({"v":0})"), R"({"v":0})");
-  PayloadTransformer u(Cfg(PayloadDefault::kDrop, {Field("v", PayloadTransform::kBin, 25)}));
+  PayloadTransformer u(Cfg(config::PayloadDefault::kDrop, {Field("v", config::PayloadTransform::kBin, 25)}));
   EXPECT_EQ(u.Transform(R"({"v":18446744073709551615})"), R"({"v":1.84467440737096e+19})");
   EXPECT_EQ(u.Transform(R"({"v":-7})"), R"({"v":-25})");
   EXPECT_EQ(u.stats().malformed_fields, 0u);
 }
 
 TEST(PayloadTransformerTest, MalformedValuesAreDroppedAndCounted) {
-  PayloadTransformer t(Cfg(PayloadDefault::kKeep, {Field("v", PayloadTransform::kBin, 10),
-                                                   Field("g", PayloadTransform::kGpsGrid, 0, 100)}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kKeep, {Field("v", config::PayloadTransform::kBin, 10),
+                                                   Field("g", config::PayloadTransform::kGpsGrid, 0, 100)}));
   const char* bad[] = {R"({"v":"12","g":{"lat":1}})",           R"({"v":null,"g":[1,2]})",
                        R"({"v":{"x":1},"g":{"lat":91,"lon":0}})", R"({"v":true,"g":{"lat":"1","lon":2}})",
                        R"({"v":1e308,"g":{"lat":0,"lon":-180.5}})"};
@@ -82,7 +82,7 @@ TEST(PayloadTransformerTest, MalformedValuesAreDroppedAndCounted) {
 
 TEST(PayloadTransformerTest, GpsSnapsToCellCentreWithCellSizedCells) {
   const double cell = 1000;
-  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {Field("gps", PayloadTransform::kGpsGrid, 0, cell)}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {Field("gps", config::PayloadTransform::kGpsGrid, 0, cell)}));
   EXPECT_EQ(t.Transform(R"({"gps":{"lat":48.137,"lon":11.575,"alt":520}})").find("alt"), std::string::npos);
 
   // Points in one cell map to the same centre; the centre is within half a
@@ -114,21 +114,21 @@ TEST(PayloadTransformerTest, GpsSnapsToCellCentreWithCellSizedCells) {
 // a rejected event must not reach the transformer (its malformed-field count
 // is a metric of accepted events).
 TEST(PayloadTransformerTest, ParserSinkGivesTheSameBytesAsTransformingTheMinifiedPayload) {
-  const PayloadConfig cfg = Cfg(PayloadDefault::kKeep, {Field("speed", PayloadTransform::kBin, 10),
-                                                        Field("pos", PayloadTransform::kGpsGrid, 0, 1000),
-                                                        Field("bad", PayloadTransform::kBin, 10),
-                                                        Field("artist", PayloadTransform::kDrop)});
+  const config::PayloadConfig cfg = Cfg(config::PayloadDefault::kKeep, {Field("speed", config::PayloadTransform::kBin, 10),
+                                                        Field("pos", config::PayloadTransform::kGpsGrid, 0, 1000),
+                                                        Field("bad", config::PayloadTransform::kBin, 10),
+                                                        Field("artist", config::PayloadTransform::kDrop)});
   PayloadTransformer sink(cfg);
   PayloadTransformer reference(cfg);
-  EventParser plain(FieldMapping{}, ValidationLimits{});
-  EventParser parser(FieldMapping{}, ValidationLimits{});
+  ingest::EventParser plain(ingest::FieldMapping{}, ingest::ValidationLimits{});
+  ingest::EventParser parser(ingest::FieldMapping{}, ingest::ValidationLimits{});
   parser.SetPayloadSink(&sink);
   const std::string vin = "WVWZZZ1KZAW000001";
   const std::string body = R"({"vin":"WVWZZZ1KZAW000001","trip_id":"t1","ts":1763805600123,"event":"e",)"
                            R"("payload":{"speed":57.5,"pos":{"lat":48.137,"lon":11.575},"bad":"x",)"
                            R"("artist":"Kid Cudi","n":{"a":[1,2.50,"s"]}}})";
-  ParsedEvent raw, transformed;
-  Rejection rejection;
+  ingest::ParsedEvent raw, transformed;
+  ingest::Rejection rejection;
   ASSERT_TRUE(plain.Parse(vin, body, 1763805600123, &raw, &rejection)) << rejection.detail;
   ASSERT_TRUE(parser.Parse(vin, body, 1763805600123, &transformed, &rejection)) << rejection.detail;
   EXPECT_EQ(transformed.payload_json, reference.Transform(raw.payload_json));
@@ -140,9 +140,9 @@ TEST(PayloadTransformerTest, ParserSinkGivesTheSameBytesAsTransformingTheMinifie
   EXPECT_EQ(sink.stats().malformed_fields, 1u);
 
   // An absent optional payload is "{}" either way.
-  FieldMapping optional;
+  ingest::FieldMapping optional;
   optional.payload_required = false;
-  EventParser no_payload(optional, ValidationLimits{});
+  ingest::EventParser no_payload(optional, ingest::ValidationLimits{});
   no_payload.SetPayloadSink(&sink);
   ASSERT_TRUE(no_payload.Parse(vin, R"({"vin":"WVWZZZ1KZAW000001","trip_id":"t1","ts":1763805600123,"event":"e"})",
                                1763805600123, &transformed, &rejection))
@@ -151,11 +151,11 @@ TEST(PayloadTransformerTest, ParserSinkGivesTheSameBytesAsTransformingTheMinifie
 }
 
 TEST(PayloadTransformerTest, PublishedTimeFloorsToBucket) {
-  PayloadTransformer t(Cfg(PayloadDefault::kDrop, {}));
+  PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {}));
   EXPECT_EQ(t.PublishedTime(1763805659999), 1763805600000);
   EXPECT_EQ(t.PublishedTime(1763805600000), 1763805600000);
   EXPECT_EQ(t.PublishedTime(-1), -60000);
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::release

@@ -26,48 +26,48 @@ inline std::string WriteEngineHierarchy() {
   return path.string();
 }
 
-inline Config TestConfig(const std::string& hierarchy) {
-  Config c;
-  QuasiIdentifier engine;
+inline config::Config TestConfig(const std::string& hierarchy) {
+  config::Config c;
+  config::QuasiIdentifier engine;
   engine.name = "engine";
   engine.hierarchy = hierarchy;
-  QuasiIdentifier seats;
+  config::QuasiIdentifier seats;
   seats.name = "seats";
-  seats.type = QiType::kNumeric;
+  seats.type = config::QiType::kNumeric;
   seats.range_min = 2;
   seats.range_max = 9;
   seats.bin_width = 2;
   c.quasi_identifiers = {engine, seats};
-  SensitiveConfig s;
+  config::SensitiveConfig s;
   s.field = "payload.artist";
-  s.aggregator = SensitiveAggregator::kMode;
+  s.aggregator = config::SensitiveAggregator::kMode;
   c.sensitive = s;
-  c.payload.default_action = PayloadDefault::kDrop;
-  PayloadField source;
+  c.payload.default_action = config::PayloadDefault::kDrop;
+  config::PayloadField source;
   source.path = "source";
-  PayloadField speed;
+  config::PayloadField speed;
   speed.path = "speed";
-  speed.transform = PayloadTransform::kBin;
+  speed.transform = config::PayloadTransform::kBin;
   speed.width = 10;
-  PayloadField gps;
+  config::PayloadField gps;
   gps.path = "gps";
-  gps.transform = PayloadTransform::kGpsGrid;
+  gps.transform = config::PayloadTransform::kGpsGrid;
   gps.cell_meters = 500;
   c.payload.fields = {source, speed, gps};
   c.payload.time_bucket_seconds = 60;
   return c;
 }
 
-inline HmacToken Key(uint32_t vehicle) {
-  HmacToken k{};
+inline ingest::HmacToken Key(uint32_t vehicle) {
+  ingest::HmacToken k{};
   std::mt19937_64 rng(vehicle * 7919ULL + 1);
   for (auto& b : k) b = static_cast<uint8_t>(rng());
   return k;
 }
 
-inline BufferedEvent Event(uint32_t vehicle, int64_t ts, std::string engine, std::string seats,
+inline ingest::BufferedEvent Event(uint32_t vehicle, int64_t ts, std::string engine, std::string seats,
                            std::optional<std::string> artist, std::string payload = "{}") {
-  BufferedEvent e;
+  ingest::BufferedEvent e;
   e.vehicle_key = Key(vehicle);
   e.trip_key = Key(vehicle + 1000000);
   e.ts_ms = ts;
@@ -80,12 +80,12 @@ inline BufferedEvent Event(uint32_t vehicle, int64_t ts, std::string engine, std
 
 // `vehicles` vehicles with 1-3 events each in [t0, t0 + 60 s); vehicle v
 // has a fixed engine/seats and mostly one artist out of `artists`.
-inline std::vector<BufferedEvent> Generate(uint32_t first_vehicle, uint32_t vehicles, int64_t t0,
+inline std::vector<ingest::BufferedEvent> Generate(uint32_t first_vehicle, uint32_t vehicles, int64_t t0,
                                            uint64_t seed, int artists = 6,
                                            const std::function<bool(uint32_t)>& active = {}) {
   static const char* kEngines[] = {"Petrol", "Diesel", "BEV", "PHEV"};
   std::mt19937_64 rng(seed);
-  std::vector<BufferedEvent> out;
+  std::vector<ingest::BufferedEvent> out;
   for (uint32_t v = first_vehicle; v < first_vehicle + vehicles; ++v) {
     if (active && !active(v)) continue;
     const int n = 1 + static_cast<int>(rng() % 3);

@@ -20,23 +20,23 @@
 namespace vanon::release_test {
 
 struct Step {
-  ReleaseInput input;
-  ReleaseOutput output;
-  ReleaseRecords records;
-  std::vector<BufferedEvent> events;
+  engine::ReleaseInput input;
+  engine::ReleaseOutput output;
+  release::ReleaseRecords records;
+  std::vector<ingest::BufferedEvent> events;
 };
 
 class Pipeline {
  public:
-  explicit Pipeline(const Config& config)
-      : config_(config), schema_(SchemaFromConfig(config_)), payload_(config_.payload) {}
+  explicit Pipeline(const config::Config& config)
+      : config_(config), schema_(release::SchemaFromConfig(config_)), payload_(config_.payload) {}
 
   // Release `release` of the events, with random values from `seed`.
-  Step Run(uint64_t release, std::vector<BufferedEvent> events, const ReleaseSeed& seed) {
+  Step Run(uint64_t release, std::vector<ingest::BufferedEvent> events, const release::ReleaseSeed& seed) {
     Step s;
     s.events = std::move(events);
-    TupleBuilder builder(config_, schema_, 0, &dict_);
-    BuiltTuples built = builder.Build(s.events);
+    release::TupleBuilder builder(config_, schema_, 0, &dict_);
+    release::BuiltTuples built = builder.Build(s.events);
     s.input.release_id = release;
     s.input.tuples = built.tuples;
     s.input.known_signatures = signatures_;
@@ -45,32 +45,32 @@ class Pipeline {
     s.input.params.max_delay = 1;
     s.input.params.seed = release;
     s.output = ComputeRelease(schema_, s.input);
-    SeedStream random(seed);
-    ReleaseWriterDeps deps{&schema_, &dict_, &payload_};
+    release::SeedStream random(seed);
+    release::ReleaseWriterDeps deps{&schema_, &dict_, &payload_};
     const auto start = static_cast<int64_t>(release) * 60000;
-    ReleaseContext ctx{0, 1, start, start + 60000};
-    s.records = WriteRelease(deps, ctx, s.input, s.output,
-                             EventsOfBuiltTuples(built, s.events, s.input.waiting.size()), &random);
+    release::ReleaseContext ctx{0, 1, start, start + 60000};
+    s.records = release::WriteRelease(deps, ctx, s.input, s.output,
+                             release::EventsOfBuiltTuples(built, s.events, s.input.waiting.size()), &random);
     for (const auto& [key, sig] : s.output.new_signatures) signatures_[key] = sig;
     waiting_.clear();
-    for (const StillWaiting& w : s.output.waiting) waiting_.push_back({ResolveTuple(s.input, w.ref), w.first_release});
+    for (const engine::StillWaiting& w : s.output.waiting) waiting_.push_back({ResolveTuple(s.input, w.ref), w.first_release});
     return s;
   }
 
-  const Schema& schema() const { return schema_; }
-  const SensitiveDictionary& dictionary() const { return dict_; }
+  const engine::Schema& schema() const { return schema_; }
+  const release::SensitiveDictionary& dictionary() const { return dict_; }
 
  private:
-  Config config_;
-  Schema schema_;
-  SensitiveDictionary dict_;
-  PayloadTransformer payload_;
-  std::map<std::string, Signature, std::less<>> signatures_;
-  std::vector<WaitingTuple> waiting_;
+  config::Config config_;
+  engine::Schema schema_;
+  release::SensitiveDictionary dict_;
+  release::PayloadTransformer payload_;
+  std::map<std::string, engine::Signature, std::less<>> signatures_;
+  std::vector<engine::WaitingTuple> waiting_;
 };
 
-inline ReleaseSeed SeedOf(uint8_t b) {
-  ReleaseSeed s{};
+inline release::ReleaseSeed SeedOf(uint8_t b) {
+  release::ReleaseSeed s{};
   s.fill(b);
   return s;
 }

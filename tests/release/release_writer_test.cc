@@ -9,14 +9,14 @@
 #include "release_pipeline.h"
 #include "vanon/engine/checker.h"
 
-namespace vanon {
+namespace vanon::release {
 namespace {
 
 using release_test::Generate;
 using release_test::Pipeline;
 using release_test::SeedOf;
 
-Config TestConfig() { return release_test::TestConfig(release_test::WriteEngineHierarchy()); }
+config::Config TestConfig() { return release_test::TestConfig(release_test::WriteEngineHierarchy()); }
 
 std::string All(const ReleaseRecords& r) {
   std::string s;
@@ -56,9 +56,9 @@ TEST(ReleaseWriterTest, NoVehicleOrTripKeyInAnyRecord) {
   const release_test::Step s = p.Run(0, events, SeedOf(1));
   ASSERT_GT(s.records.events.size(), 0u);
   const std::string all = All(s.records);
-  for (const BufferedEvent& e : events) {
-    for (const HmacToken* k : {&e.vehicle_key, &e.trip_key}) {
-      const std::string hex = HmacTokenHex(*k);
+  for (const ingest::BufferedEvent& e : events) {
+    for (const ingest::HmacToken* k : {&e.vehicle_key, &e.trip_key}) {
+      const std::string hex = ingest::HmacTokenHex(*k);
       const std::string raw(k->begin(), k->end());
       EXPECT_EQ(all.find(hex.substr(0, 16)), std::string::npos);
       EXPECT_EQ(all.find(raw.substr(0, 8)), std::string::npos);
@@ -68,7 +68,7 @@ TEST(ReleaseWriterTest, NoVehicleOrTripKeyInAnyRecord) {
 
 TEST(ReleaseWriterTest, CheckerPassesOverSeveralReleasesWithChurn) {
   Pipeline p(TestConfig());
-  ReleaseChecker checker(p.schema());
+  engine::ReleaseChecker checker(p.schema());
   uint64_t counterfeits = 0, published = 0, unknown_published = 0;
   for (uint64_t r = 0; r < 5; ++r) {
     // Release 0: vehicles 0..119. Later: a different fifth of them is away
@@ -83,18 +83,18 @@ TEST(ReleaseWriterTest, CheckerPassesOverSeveralReleasesWithChurn) {
     EXPECT_TRUE(violations.empty()) << "release " << r << ": " << violations.front();
     // The value-less vehicle is ineligible; the unknown VIN is not: it is
     // published under the root (or waits or conflicts like any other).
-    EXPECT_GE(s.output.metrics.suppressed_by_reason[static_cast<size_t>(SuppressReason::kIneligible)], 1u);
-    for (const Suppressed& x : s.output.suppressed) {
-      if (x.reason != SuppressReason::kIneligible) continue;
-      EXPECT_NE(ResolveTuple(s.input, x.ref).qi[0], kUnknownQiCode) << "release " << r;
+    EXPECT_GE(s.output.metrics.suppressed_by_reason[static_cast<size_t>(engine::SuppressReason::kIneligible)], 1u);
+    for (const engine::Suppressed& x : s.output.suppressed) {
+      if (x.reason != engine::SuppressReason::kIneligible) continue;
+      EXPECT_NE(ResolveTuple(s.input, x.ref).qi[0], engine::kUnknownQiCode) << "release " << r;
     }
 
     // Every event of a published current tuple is published once.
     uint64_t expected_events = 0;
-    for (const Group& g : s.output.groups) {
-      for (TupleRef ref : g.members) {
+    for (const engine::Group& g : s.output.groups) {
+      for (engine::TupleRef ref : g.members) {
         if (ref < s.input.tuples.size()) expected_events += ResolveTuple(s.input, ref).events;
-        unknown_published += ResolveTuple(s.input, ref).qi[0] == kUnknownQiCode;
+        unknown_published += ResolveTuple(s.input, ref).qi[0] == engine::kUnknownQiCode;
       }
       counterfeits += g.counterfeits.size();
       published += g.members.size();
@@ -135,10 +135,10 @@ TEST(ReleaseWriterTest, GroupRecordsListValuesWithoutTokens) {
   std::multiset<std::vector<std::string>> want, got;
   std::vector<std::vector<std::string>> engine_order;  // members' values, then counterfeits'
   size_t groups_with_counterfeits = 0, reordered = 0;
-  for (const Group& g : step.output.groups) {
+  for (const engine::Group& g : step.output.groups) {
     std::vector<std::string> values;
-    for (TupleRef ref : g.members) values.push_back(p.dictionary().Value(ResolveTuple(step.input, ref).sensitive));
-    for (SensitiveId v : g.counterfeits) values.push_back(p.dictionary().Value(v));
+    for (engine::TupleRef ref : g.members) values.push_back(p.dictionary().Value(ResolveTuple(step.input, ref).sensitive));
+    for (engine::SensitiveId v : g.counterfeits) values.push_back(p.dictionary().Value(v));
     if (!g.counterfeits.empty()) engine_order.push_back(values);
     std::sort(values.begin(), values.end());
     want.insert(values);
@@ -177,8 +177,8 @@ TEST(ReleaseWriterTest, GroupRecordsListValuesWithoutTokens) {
     EXPECT_EQ(it->second, group);
   }
   size_t real = 0;
-  for (const Group& g : step.output.groups) {
-    for (TupleRef ref : g.members) real += ResolveTuple(step.input, ref).events > 0 ? 1 : 0;
+  for (const engine::Group& g : step.output.groups) {
+    for (engine::TupleRef ref : g.members) real += ResolveTuple(step.input, ref).events > 0 ? 1 : 0;
   }
   EXPECT_EQ(group_of_token.size(), real);
 }
@@ -197,4 +197,4 @@ TEST(SeedStreamTest, DeterministicPerSeedAndSeedsDiffer) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::release

@@ -5,7 +5,7 @@
 #include "release_fixture.h"
 #include "vanon/release/schema_from_config.h"
 
-namespace vanon {
+namespace vanon::release {
 namespace {
 
 using release_test::Event;
@@ -17,14 +17,14 @@ class TupleBuilderTest : public ::testing::Test {
       : config_(release_test::TestConfig(release_test::WriteEngineHierarchy())),
         schema_(SchemaFromConfig(config_)) {}
 
-  BuiltTuples Build(const std::vector<BufferedEvent>& events) {
+  BuiltTuples Build(const std::vector<ingest::BufferedEvent>& events) {
     TupleBuilder b(config_, schema_, 0, &dict_);
     return b.Build(events);
   }
-  std::string Sensitive(const Tuple& t) { return dict_.Value(t.sensitive); }
+  std::string Sensitive(const engine::Tuple& t) { return dict_.Value(t.sensitive); }
 
-  Config config_;
-  Schema schema_;
+  config::Config config_;
+  engine::Schema schema_;
   SensitiveDictionary dict_;
 };
 
@@ -36,15 +36,15 @@ TEST_F(TupleBuilderTest, SchemaFromConfigLoadsHierarchyAndIntegerBins) {
   EXPECT_EQ(schema_.attribute(1).numeric.max, 9);
   EXPECT_EQ(schema_.attribute(1).numeric.bin_width, 2);
 
-  Config c = config_;
+  config::Config c = config_;
   c.quasi_identifiers[1].range_min = 1.5;
   c.quasi_identifiers[1].range_max = 7.2;
   c.quasi_identifiers[1].bin_width = 0.4;
-  Schema s = SchemaFromConfig(c);
+  engine::Schema s = SchemaFromConfig(c);
   EXPECT_EQ(s.attribute(1).numeric.min, 1);
   EXPECT_EQ(s.attribute(1).numeric.max, 8);
   EXPECT_EQ(s.attribute(1).numeric.bin_width, 1);
-  c.quasi_identifiers[1].split = NumericSplit::kOnDemand;
+  c.quasi_identifiers[1].split = config::NumericSplit::kOnDemand;
   EXPECT_EQ(SchemaFromConfig(c).attribute(1).numeric.bin_width, 0);
   c.quasi_identifiers[1].range_min = -3e9;
   EXPECT_THROW(SchemaFromConfig(c), std::invalid_argument);
@@ -53,12 +53,12 @@ TEST_F(TupleBuilderTest, SchemaFromConfigLoadsHierarchyAndIntegerBins) {
 }
 
 TEST_F(TupleBuilderTest, OneTuplePerVehicleWithItsEventsInTimeOrder) {
-  std::vector<BufferedEvent> events = {
+  std::vector<ingest::BufferedEvent> events = {
       Event(1, 300, "BEV", "5", "a"), Event(2, 100, "Diesel", "4", "b"),
       Event(1, 100, "BEV", "5", "a"), Event(1, 200, "BEV", "5", "a")};
   BuiltTuples b = Build(events);
   ASSERT_EQ(b.tuples.size(), 2u);
-  const HmacToken one = Key(1);
+  const ingest::HmacToken one = Key(1);
   for (size_t t = 0; t < 2; ++t) {
     const bool is_one = b.tuples[t].vehicle == std::string(one.begin(), one.end());
     if (is_one) {
@@ -81,7 +81,7 @@ TEST_F(TupleBuilderTest, QiFromLatestEventNumericNeitherClampedNorRounded) {
   EXPECT_EQ(b.tuples[0].qi, (std::vector<int32_t>{*schema_.Encode(0, "PHEV"), 4}));
   for (const char* seats : {"4.6", "42", "-1e300"}) {
     BuiltTuples r = Build({Event(1, 1, "BEV", seats, "a")});
-    EXPECT_EQ(r.tuples[0].qi[1], kUnknownQiCode) << seats;
+    EXPECT_EQ(r.tuples[0].qi[1], engine::kUnknownQiCode) << seats;
     EXPECT_EQ(r.problems[0], TupleProblem::kNone) << seats;
     EXPECT_EQ(r.qi_at_root, 1u) << seats;
   }
@@ -94,10 +94,10 @@ TEST_F(TupleBuilderTest, QiFromLatestEventNumericNeitherClampedNorRounded) {
 TEST_F(TupleBuilderTest, UnknownQiIsRootCodedAndOutOfDomainIsIneligible) {
   BuiltTuples unknown_engine = Build({Event(1, 1, "*", "5", "a")});
   EXPECT_EQ(unknown_engine.problems[0], TupleProblem::kNone);
-  EXPECT_EQ(unknown_engine.tuples[0].qi, (std::vector<int32_t>{kUnknownQiCode, 5}));
+  EXPECT_EQ(unknown_engine.tuples[0].qi, (std::vector<int32_t>{engine::kUnknownQiCode, 5}));
   BuiltTuples unknown_seats = Build({Event(1, 1, "BEV", "*", "a")});
   EXPECT_EQ(unknown_seats.problems[0], TupleProblem::kNone);
-  EXPECT_EQ(unknown_seats.tuples[0].qi[1], kUnknownQiCode);
+  EXPECT_EQ(unknown_seats.tuples[0].qi[1], engine::kUnknownQiCode);
 
   BuiltTuples hydrogen = Build({Event(1, 1, "Hydrogen", "5", "a")});
   EXPECT_EQ(hydrogen.problems[0], TupleProblem::kUnknownQi);
@@ -105,7 +105,7 @@ TEST_F(TupleBuilderTest, UnknownQiIsRootCodedAndOutOfDomainIsIneligible) {
   for (const char* seats : {"five", "nan", "", "NO DATA"}) {
     BuiltTuples b = Build({Event(1, 1, "BEV", seats, "a")});
     EXPECT_EQ(b.problems[0], TupleProblem::kNone) << seats;
-    EXPECT_EQ(b.tuples[0].qi[1], kUnknownQiCode) << seats;
+    EXPECT_EQ(b.tuples[0].qi[1], engine::kUnknownQiCode) << seats;
     EXPECT_EQ(b.qi_at_root, 1u) << seats;
   }
   EXPECT_EQ(unknown_seats.qi_at_root, 0u);  // "*" is counted at ingestion, as an unknown VIN
@@ -114,22 +114,22 @@ TEST_F(TupleBuilderTest, UnknownQiIsRootCodedAndOutOfDomainIsIneligible) {
 TEST_F(TupleBuilderTest, Aggregators) {
   // times 10..50: x, y, (none), y, x -> first x, last x, mode: x and y tie
   // at 2, x occurred first.
-  std::vector<BufferedEvent> ev = {Event(1, 50, "BEV", "5", "x"), Event(1, 10, "BEV", "5", "x"),
+  std::vector<ingest::BufferedEvent> ev = {Event(1, 50, "BEV", "5", "x"), Event(1, 10, "BEV", "5", "x"),
                                    Event(1, 40, "BEV", "5", "y"), Event(1, 20, "BEV", "5", "y"),
                                    Event(1, 30, "BEV", "5", std::nullopt)};
   EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "x");
   ev[1].extras[0] = "z";  // times: z y - y x -> mode y (2)
   EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "y");
-  config_.sensitive->aggregator = SensitiveAggregator::kFirst;
+  config_.sensitive->aggregator = config::SensitiveAggregator::kFirst;
   EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "z");
-  config_.sensitive->aggregator = SensitiveAggregator::kLast;
+  config_.sensitive->aggregator = config::SensitiveAggregator::kLast;
   EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "x");
   ev[0].extras[0] = std::nullopt;  // last carrying the field: y at 40
   EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "y");
 }
 
 TEST_F(TupleBuilderTest, ModeTieGoesToEarliestFirstOccurrenceWhateverTheInputOrder) {
-  std::vector<BufferedEvent> ev = {Event(1, 30, "BEV", "5", "b"), Event(1, 20, "BEV", "5", "a"),
+  std::vector<ingest::BufferedEvent> ev = {Event(1, 30, "BEV", "5", "b"), Event(1, 20, "BEV", "5", "a"),
                                    Event(1, 10, "BEV", "5", "b"), Event(1, 40, "BEV", "5", "a")};
   EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "b");
   std::reverse(ev.begin(), ev.end());
@@ -137,7 +137,7 @@ TEST_F(TupleBuilderTest, ModeTieGoesToEarliestFirstOccurrenceWhateverTheInputOrd
 }
 
 TEST_F(TupleBuilderTest, MissingSensitiveUsesMissingValueOrIsIneligible) {
-  std::vector<BufferedEvent> ev = {Event(1, 1, "BEV", "5", std::nullopt)};
+  std::vector<ingest::BufferedEvent> ev = {Event(1, 1, "BEV", "5", std::nullopt)};
   BuiltTuples b = Build(ev);
   EXPECT_EQ(b.problems[0], TupleProblem::kMissingSensitive);
   EXPECT_EQ(b.tuples[0].qi[0], kIneligibleCode);
@@ -162,12 +162,12 @@ TEST(SensitiveDictionaryTest, IdsStableAcrossEncodeDecodeAndHierarchyLeavesFirst
   EXPECT_FALSE(e.DecodeState(dup));
   EXPECT_EQ(e.size(), 3u);
 
-  const CategoricalHierarchy h =
-      CategoricalHierarchy::LoadArxCsv(release_test::WriteEngineHierarchy());
+  const engine::CategoricalHierarchy h =
+      engine::CategoricalHierarchy::LoadArxCsv(release_test::WriteEngineHierarchy());
   SensitiveDictionary f(&h);
-  EXPECT_EQ(f.Find("BEV"), static_cast<SensitiveId>(*h.LeafId("BEV")));
+  EXPECT_EQ(f.Find("BEV"), static_cast<engine::SensitiveId>(*h.LeafId("BEV")));
   EXPECT_EQ(f.Intern("Hydrogen"), 4u);
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::release

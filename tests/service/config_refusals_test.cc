@@ -19,7 +19,7 @@
 
 #include "test_support.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 using testing::Subprocess;
@@ -151,4 +151,4 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

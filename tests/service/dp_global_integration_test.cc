@@ -17,7 +17,7 @@
 #include "test_support.h"
 #include "topic_reader.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 using testing::Subprocess;
@@ -157,4 +157,4 @@ INSTANTIATE_TEST_SUITE_P(Points, DpGlobalCrash,
                                            "release.after_commit@4"));
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

@@ -20,7 +20,7 @@
 #include "vanon/service/service.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 constexpr int64_t kEpochMs = 10000;
@@ -37,7 +37,7 @@ class FailClosedTest : public ::testing::Test {
  protected:
   // The QI (engine) and the sensitive value (artist) both come from a
   // registry CSV: the artist is a static attribute of the vehicle.
-  void Start(bool registry_sensitive, MockCluster* cluster = nullptr, int input_partitions = 1) {
+  void Start(bool registry_sensitive, kafka::MockCluster* cluster = nullptr, int input_partitions = 1) {
     if (cluster == nullptr) cluster = &cluster_;
     bootstrap_ = cluster->Bootstrap();
     port_ = testing::FreePort();
@@ -63,8 +63,8 @@ class FailClosedTest : public ::testing::Test {
            << "state: {dir: " << dir << "/state}\n"
            << "http: {listen: \"127.0.0.1:" << port_ << "\"}\n";
     }
-    config_ = LoadConfig(dir + "/vanon.yaml", {});
-    const KafkaTopics& t = config_.kafka.topics;
+    config_ = config::LoadConfig(dir + "/vanon.yaml", {});
+    const config::KafkaTopics& t = config_.kafka.topics;
     cluster->CreateTopic(t.input, input_partitions);
     cluster->CreateTopic(config_.state.changelog.topic, input_partitions);
     for (const std::string* name : {&t.dlq, &t.anonymized, &t.releases, &t.counts, &t.late}) {
@@ -73,7 +73,7 @@ class FailClosedTest : public ::testing::Test {
     stop_ = false;
     service_ = std::make_unique<Service>(config_, "fail-closed-test-hmac-key-0123456789");
     thread_ = std::thread([this] { rc_ = service_->Run(stop_); });
-    producer_ = std::make_unique<Producer>(bootstrap_, KafkaProperties{}, KafkaProperties{});
+    producer_ = std::make_unique<kafka::Producer>(bootstrap_, kafka::KafkaProperties{}, kafka::KafkaProperties{});
     sent_ = 0;
   }
 
@@ -103,16 +103,16 @@ class FailClosedTest : public ::testing::Test {
         << "the service did not consume event " << sent_;
   }
 
-  MockCluster cluster_{1};
+  kafka::MockCluster cluster_{1};
   testing::TempDir dir_;
   std::string bootstrap_;
   int port_ = 0;
-  Config config_;
+  config::Config config_;
   std::unique_ptr<Service> service_;
   std::atomic<bool> stop_{false};
   int rc_ = -1;
   std::thread thread_;
-  std::unique_ptr<Producer> producer_;
+  std::unique_ptr<kafka::Producer> producer_;
   uint64_t sent_ = 0;
 };
 
@@ -144,10 +144,10 @@ TEST_F(FailClosedTest, CommittedReleaseKeepsNoSeed) {
   WaitConsumed();
   ASSERT_TRUE(testing::WaitFor(60, [&] { return service_->Status().releases >= 1; })) << "no release";
   Stop();
-  auto store = StateStore::Open(dir_.path() + "/state");
-  std::optional<ReleaseLogEntry> e = store->GetRelease(0, kBase / kEpochMs);
+  auto store = state::StateStore::Open(dir_.path() + "/state");
+  std::optional<state::ReleaseLogEntry> e = store->GetRelease(0, kBase / kEpochMs);
   ASSERT_TRUE(e.has_value());
-  EXPECT_EQ(e->status, ReleaseStatus::kCommitted);
+  EXPECT_EQ(e->status, state::ReleaseStatus::kCommitted);
   EXPECT_EQ(e->seed, (std::array<uint8_t, 32>{})) << "the committed entry still holds its seed";
 }
 
@@ -208,7 +208,7 @@ TEST_F(FailClosedTest, InputPartitionCountChangeStopsConsumption) {
   EXPECT_EQ(testing::ScrapeMetric(port_, "vanon_input_partitions_changed"), 0);
   Stop();
 
-  MockCluster grown(1);  // the same topics, the input with 2 partitions
+  kafka::MockCluster grown(1);  // the same topics, the input with 2 partitions
   Start(/*registry_sensitive=*/false, &grown, /*input_partitions=*/2);
   ASSERT_TRUE(testing::WaitFor(30, [&] { return service_->Status().partitions_changed; }));
   for (int v = 1; v < 5; ++v) Produce(v, kBase + v);
@@ -225,8 +225,8 @@ TEST_F(FailClosedTest, InputPartitionCountChangeStopsConsumption) {
   EXPECT_NE(ready->body.find("2 partitions, state was written with 1"), std::string::npos) << ready->body;
   Stop();
   // State holds the first run's event only.
-  EXPECT_EQ(StateStore::Open(dir_.path() + "/state")->CountAllEvents(), 1u);
+  EXPECT_EQ(state::StateStore::Open(dir_.path() + "/state")->CountAllEvents(), 1u);
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

@@ -30,8 +30,8 @@ int64_t SumLowWatermarks(const std::string& bootstrap, const std::string& topic,
 }
 
 FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic, const FeedOptions& o) {
-  VinDecoder table = VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
-  FleetOptions fo;
+  fleet::VinDecoder table = fleet::VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
+  fleet::FleetOptions fo;
   fo.vehicles = o.vehicles;
   fo.seed = o.seed;
   fo.invalid_fraction = o.invalid_fraction;
@@ -40,12 +40,12 @@ FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic,
   fo.start_ms = o.start_ms != 0 ? o.start_ms
                                 : std::chrono::duration_cast<std::chrono::milliseconds>(
                                       std::chrono::system_clock::now().time_since_epoch()).count();
-  FleetGenerator gen(fo, table);
-  Producer producer(bootstrap, {}, {}, {{"message.max.bytes", "4000000"}});
+  fleet::FleetGenerator gen(fo, table);
+  kafka::Producer producer(bootstrap, {}, {}, {{"message.max.bytes", "4000000"}});
   FeedSummary s;
   auto start = std::chrono::steady_clock::now();
   for (uint64_t i = 0; i < o.messages; ++i) {
-    const FleetMessage& m = gen.Next();
+    const fleet::FleetMessage& m = gen.Next();
     producer.Produce(topic, -1, m.key, m.value);
     s.total++;
     if (m.expected_reject) {
@@ -54,7 +54,7 @@ FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic,
       s.invalid_by_reason[reason]++;
       // The service keeps only the head of oversized messages in the DLQ.
       s.rejected_values.emplace(
-          m.value.size() <= kDlqMaxValueBytes ? m.value : m.value.substr(0, kDlqTruncatedBytes), reason);
+          m.value.size() <= service::kDlqMaxValueBytes ? m.value : m.value.substr(0, service::kDlqTruncatedBytes), reason);
     }
     if (m.key.size() == 17) s.vins.insert(m.key);
     if (o.wall_rate > 0) {

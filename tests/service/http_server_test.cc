@@ -7,35 +7,35 @@
 
 #include <atomic>
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 TEST(SplitHostPort, AcceptsAndRejects) {
   std::string host;
   int port = 0;
-  EXPECT_TRUE(SplitHostPort("127.0.0.1:9464", &host, &port));
+  EXPECT_TRUE(http::SplitHostPort("127.0.0.1:9464", &host, &port));
   EXPECT_EQ(host, "127.0.0.1");
   EXPECT_EQ(port, 9464);
-  EXPECT_TRUE(SplitHostPort("[::1]:80", &host, &port));
+  EXPECT_TRUE(http::SplitHostPort("[::1]:80", &host, &port));
   EXPECT_EQ(host, "::1");
-  EXPECT_FALSE(SplitHostPort("127.0.0.1", &host, &port));
-  EXPECT_FALSE(SplitHostPort("127.0.0.1:", &host, &port));
-  EXPECT_FALSE(SplitHostPort(":80", &host, &port));
-  EXPECT_FALSE(SplitHostPort("h:70000", &host, &port));
-  EXPECT_FALSE(SplitHostPort("h:12x", &host, &port));
+  EXPECT_FALSE(http::SplitHostPort("127.0.0.1", &host, &port));
+  EXPECT_FALSE(http::SplitHostPort("127.0.0.1:", &host, &port));
+  EXPECT_FALSE(http::SplitHostPort(":80", &host, &port));
+  EXPECT_FALSE(http::SplitHostPort("h:70000", &host, &port));
+  EXPECT_FALSE(http::SplitHostPort("h:12x", &host, &port));
 }
 
 TEST(HttpServer, ServesMetricsAndProbes) {
   auto registry = std::make_shared<prometheus::Registry>();
   prometheus::BuildCounter().Name("vanon_test_total").Help("t").Register(*registry).Add({}).Increment(3);
   std::atomic<bool> ready{false};
-  HealthChecks checks;
+  http::HealthChecks checks;
   checks.healthy = [](std::string*) { return true; };
   checks.ready = [&](std::string* d) {
     if (!ready) *d = "no partitions";
     return ready.load();
   };
-  HttpServer server("127.0.0.1:0", registry, checks);
+  http::HttpServer server("127.0.0.1:0", registry, checks);
   ASSERT_GT(server.port(), 0);
   httplib::Client cli("127.0.0.1", server.port());
   auto m = cli.Get("/metrics");
@@ -57,9 +57,9 @@ TEST(HttpServer, ServesMetricsAndProbes) {
 
 TEST(HttpServer, RefusesAnAddressInUse) {
   auto registry = std::make_shared<prometheus::Registry>();
-  HttpServer first("127.0.0.1:0", registry, {});
-  EXPECT_THROW(HttpServer("127.0.0.1:" + std::to_string(first.port()), registry, {}), std::runtime_error);
+  http::HttpServer first("127.0.0.1:0", registry, {});
+  EXPECT_THROW(http::HttpServer("127.0.0.1:" + std::to_string(first.port()), registry, {}), std::runtime_error);
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

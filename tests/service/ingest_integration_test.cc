@@ -15,7 +15,7 @@
 #include "vanon/service/service.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 constexpr const char* kKey = "integration-test-hmac-key-0123456789";
@@ -56,8 +56,8 @@ std::vector<DlqRecord> ReadAll(const std::string& bootstrap, const std::string& 
 
 // demo.yaml on the mock cluster, with the input and the changelog topic in
 // `partitions` partitions and every output topic in one.
-Config IngestConfig(MockCluster& cluster, const testing::TempDir& state, int port, int partitions) {
-  Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+config::Config IngestConfig(kafka::MockCluster& cluster, const testing::TempDir& state, int port, int partitions) {
+  config::Config config = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
                              {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state.path(),
                               "input.max_message_bytes=16384", "http.listen=127.0.0.1:" + std::to_string(port)});
   cluster.CreateTopic(config.kafka.topics.input, partitions);
@@ -74,9 +74,9 @@ bool FileContains(const std::string& hay, const std::string& needle) {
 }
 
 TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
-  MockCluster cluster(1);
+  kafka::MockCluster cluster(1);
   testing::TempDir state;
-  Config config = IngestConfig(cluster, state, testing::FreePort(), 3);
+  config::Config config = IngestConfig(cluster, state, testing::FreePort(), 3);
 
   testing::FeedOptions fo;
   fo.messages = 20000;
@@ -119,10 +119,10 @@ TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
 
   // State holds exactly the accepted events, and no raw VIN anywhere on disk.
   {
-    auto store = StateStore::Open(state.path());
+    auto store = state::StateStore::Open(state.path());
     uint64_t accepted = 0, done = 0;
     for (int p = 0; p < 3; ++p) {
-      PartitionProgress pr = store->LoadProgress(p);
+      state::PartitionProgress pr = store->LoadProgress(p);
       accepted += pr.accepted;
       done += pr.late + pr.released + pr.suppressed;
     }
@@ -148,10 +148,10 @@ TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
 // goes on from the earliest one left. (With auto.offset.reset=earliest, as
 // before, nothing counts them.)
 TEST(IngestIntegration, InputDeletedBeforeItIsReadIsCountedAsLost) {
-  MockCluster cluster(1);
+  kafka::MockCluster cluster(1);
   testing::TempDir state;
   const int port = testing::FreePort();
-  Config config = IngestConfig(cluster, state, port, 1);
+  config::Config config = IngestConfig(cluster, state, port, 1);
   testing::FeedOptions fo;
   fo.messages = 2000;
   fo.invalid_fraction = 0;
@@ -186,10 +186,10 @@ TEST(IngestIntegration, InputDeletedBeforeItIsReadIsCountedAsLost) {
 // only: one series per assigned partition, each at 0 once everything
 // produced has been consumed (no timing assumed: waited for).
 TEST(IngestIntegration, ConsumerLagPerPartition) {
-  MockCluster cluster(1);
+  kafka::MockCluster cluster(1);
   testing::TempDir state;
   const int port = testing::FreePort();
-  Config config = IngestConfig(cluster, state, port, 3);
+  config::Config config = IngestConfig(cluster, state, port, 3);
   testing::FeedOptions fo;
   fo.messages = 3000;
   fo.invalid_fraction = 0;
@@ -210,4 +210,4 @@ TEST(IngestIntegration, ConsumerLagPerPartition) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

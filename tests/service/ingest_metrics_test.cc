@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 // partition label -> value of vanon_consumer_partition_lag_messages.
@@ -37,4 +37,4 @@ TEST(IngestMetricsTest, LagPerAssignedPartitionOnly) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

@@ -12,7 +12,7 @@
 #include "vanon/service/ingest_metrics.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 constexpr const char* kVin = "WBA3A5C58CF256985";
@@ -41,14 +41,14 @@ void ExpectTransformed(const std::string& payload) {
 class IngestPipelineTest : public ::testing::Test {
  protected:
   IngestPipelineTest()
-      : config_(LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+      : config_(config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
                            {"state.dir=" + dir_.path(), "privacy.epoch.length_seconds=10"})),
-        store_(StateStore::Open(dir_.path())) {}
+        store_(state::StateStore::Open(dir_.path())) {}
 
-  std::vector<KeyedEvent> StoredEvents(int32_t partition) {
-    std::vector<KeyedEvent> out;
+  std::vector<release::KeyedEvent> StoredEvents(int32_t partition) {
+    std::vector<release::KeyedEvent> out;
     store_->ScanEvents(partition, [&](int64_t ts, int64_t offset, std::string_view v) {
-      KeyedEvent& e = out.emplace_back(KeyedEvent{ts, offset, {}});
+      release::KeyedEvent& e = out.emplace_back(release::KeyedEvent{ts, offset, {}});
       EXPECT_TRUE(DecodeBufferedEvent(v, &e.event));
       return true;
     });
@@ -56,8 +56,8 @@ class IngestPipelineTest : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  Config config_;
-  std::unique_ptr<StateStore> store_;
+  config::Config config_;
+  std::unique_ptr<state::StateStore> store_;
 };
 
 TEST_F(IngestPipelineTest, StateAndBufferHoldTheTransformedPayloadOnly) {
@@ -66,13 +66,13 @@ TEST_F(IngestPipelineTest, StateAndBufferHoldTheTransformedPayloadOnly) {
   const std::string a = Message(now - 1000), b = Message(now - 500);
   pipeline.Process({{0, 0, kVin, a}, {0, 1, kVin, b}}, now);
 
-  const std::vector<KeyedEvent> stored = StoredEvents(0);
+  const std::vector<release::KeyedEvent> stored = StoredEvents(0);
   ASSERT_EQ(stored.size(), 2u);
-  for (const KeyedEvent& e : stored) ExpectTransformed(e.event.payload_json);
+  for (const release::KeyedEvent& e : stored) ExpectTransformed(e.event.payload_json);
 
-  EventBuffer& buffer = pipeline.Events(0);
+  release::EventBuffer& buffer = pipeline.Events(0);
   EXPECT_EQ(buffer.size(), 2u);
-  EpochEvents taken = ArrangeEpochEvents(buffer.Take(now + 1), now - 20000);
+  release::EpochEvents taken = ArrangeEpochEvents(buffer.Take(now + 1), now - 20000);
   ASSERT_EQ(taken.current.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(taken.current[i], stored[i].event) << "the buffer must hold what state holds";
@@ -82,20 +82,20 @@ TEST_F(IngestPipelineTest, StateAndBufferHoldTheTransformedPayloadOnly) {
 
 TEST_F(IngestPipelineTest, EventsStoredWithARawPayloadAreTransformedWhenLoaded) {
   // A version 1 record, as a build that transformed at release time left it.
-  BufferedEvent old;
+  ingest::BufferedEvent old;
   old.ts_ms = NowMs() - 1000;
   old.event = "media_track_changed";
   old.payload_json = R"({"artist":"Kid Cudi","source":"bluetooth","speed_kmh":57.5,"location":{"lat":48.137154,"lon":11.576124}})";
   std::string bytes;
   EncodeBufferedEvent(old, &bytes);
-  bytes[0] = static_cast<char>(kBufferedEventRawPayloadVersion);
+  bytes[0] = static_cast<char>(ingest::kBufferedEventRawPayloadVersion);
   {
-    IngestWrite w(*store_);
+    state::IngestWrite w(*store_);
     w.PutEvent(3, old.ts_ms, 7, bytes);
     store_->Commit(w);
   }
   IngestPipeline pipeline(config_, "unit-test-hmac-key-0123456789abcdef", store_.get(), nullptr, nullptr);
-  EpochEvents taken = ArrangeEpochEvents(pipeline.Events(3).Take(old.ts_ms + 1), 0);
+  release::EpochEvents taken = ArrangeEpochEvents(pipeline.Events(3).Take(old.ts_ms + 1), 0);
   ASSERT_EQ(taken.current.size(), 1u);
   ExpectTransformed(taken.current[0].payload_json);
 }
@@ -112,7 +112,7 @@ TEST_F(IngestPipelineTest, UnreadableFieldsAreDroppedAndCounted) {
   pipeline.Process({{0, 0, kVin, good}, {0, 1, kVin, bad}}, now);
   EXPECT_EQ(metrics.payload_malformed_fields.Value(), 1);
   EXPECT_EQ(metrics.payload_malformed_payloads.Value(), 0);
-  const std::vector<KeyedEvent> stored = StoredEvents(0);
+  const std::vector<release::KeyedEvent> stored = StoredEvents(0);
   ASSERT_EQ(stored.size(), 2u);
   EXPECT_NE(stored[0].event.payload_json.find("location"), std::string::npos);
   EXPECT_EQ(stored[1].event.payload_json.find("location"), std::string::npos) << "never stored raw";
@@ -123,4 +123,4 @@ TEST_F(IngestPipelineTest, UnreadableFieldsAreDroppedAndCounted) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

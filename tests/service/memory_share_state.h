@@ -16,7 +16,7 @@
 
 #include "share_state.h"
 
-namespace vanon::testing {
+namespace vanon::service {
 
 class MemoryShareState final : public ShareState {
  public:
@@ -25,23 +25,23 @@ class MemoryShareState final : public ShareState {
     if (it == meta_.end()) return std::nullopt;
     return it->second;
   }
-  std::vector<std::optional<StoredSignature>> GetSignatures(int32_t partition,
+  std::vector<std::optional<state::StoredSignature>> GetSignatures(int32_t partition,
                                                             const std::vector<std::string>& vehicles) const override {
-    std::vector<std::optional<StoredSignature>> out;
+    std::vector<std::optional<state::StoredSignature>> out;
     for (const std::string& v : vehicles) {
       auto it = signatures_.find({partition, v});
-      out.push_back(it == signatures_.end() ? std::nullopt : std::optional<StoredSignature>(it->second));
+      out.push_back(it == signatures_.end() ? std::nullopt : std::optional<state::StoredSignature>(it->second));
     }
     return out;
   }
-  void ScanSignatures(int32_t partition, const SignatureVisitor& fn) const override {
+  void ScanSignatures(int32_t partition, const ShareState::SignatureVisitor& fn) const override {
     for (auto it = signatures_.lower_bound({partition, ""}); it != signatures_.end() && it->first.first == partition;
          ++it) {
       if (!fn(it->first.second, it->second)) return;
     }
   }
-  std::vector<WaitingTuple> LoadWaiting(int32_t partition) const override {
-    std::vector<WaitingTuple> out;
+  std::vector<engine::WaitingTuple> LoadWaiting(int32_t partition) const override {
+    std::vector<engine::WaitingTuple> out;
     for (const auto& [key, w] : waiting_) {
       if (key.first == partition) out.push_back(w);
     }
@@ -77,7 +77,7 @@ class MemoryShareState final : public ShareState {
     }
   }
 
-  void PutSignature(int32_t partition, const std::string& vehicle, const StoredSignature& s) {
+  void PutSignature(int32_t partition, const std::string& vehicle, const state::StoredSignature& s) {
     signatures_[{partition, vehicle}] = s;
   }
   size_t signatures() const { return signatures_.size(); }
@@ -87,11 +87,11 @@ class MemoryShareState final : public ShareState {
  private:
   using Key = std::pair<int32_t, std::string>;
   std::map<Key, std::string> meta_;
-  std::map<Key, StoredSignature> signatures_;
-  std::map<Key, WaitingTuple> waiting_;
+  std::map<Key, state::StoredSignature> signatures_;
+  std::map<Key, engine::WaitingTuple> waiting_;
   int durable_commits_ = 0;
 };
 
-}  // namespace vanon::testing
+}  // namespace vanon::service
 
 #endif  // VANON_TESTS_SERVICE_MEMORY_SHARE_STATE_H_

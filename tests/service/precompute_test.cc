@@ -21,7 +21,7 @@
 #include "vanon/service/service.h"
 #include "vanon/vehicle/vin_decoder.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 constexpr int64_t kEpochMs = 10000;
@@ -33,7 +33,7 @@ class PrecomputeTest : public ::testing::Test {
   void SetUp() override {
     bootstrap_ = cluster_.Bootstrap();
     port_ = testing::FreePort();
-    config_ = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+    config_ = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
                          {"kafka.bootstrap=" + bootstrap_, "state.dir=" + dir_.path(),
                           "http.listen=127.0.0.1:" + std::to_string(port_),
                           "privacy.epoch.length_seconds=10", "privacy.epoch.allowed_lateness_seconds=5",
@@ -41,21 +41,21 @@ class PrecomputeTest : public ::testing::Test {
                           // Tuples that cannot be published at once are suppressed rather
                           // than wait: every event of a closed epoch is then accounted.
                           "privacy.max_delay_epochs=0"});
-    const KafkaTopics& t = config_.kafka.topics;
+    const config::KafkaTopics& t = config_.kafka.topics;
     cluster_.CreateTopic(t.input, 1);
     cluster_.CreateTopic(config_.state.changelog.topic, 1);
     for (const std::string* name : {&t.dlq, &t.anonymized, &t.releases, &t.counts, &t.late}) {
       cluster_.CreateTopic(*name, 1);
     }
-    VinDecoder table = VinDecoder::Load(config_.vehicle.vin_table);
-    FleetOptions f;
+    fleet::VinDecoder table = fleet::VinDecoder::Load(config_.vehicle.vin_table);
+    fleet::FleetOptions f;
     f.vehicles = kVehicles;
     f.seed = 5;
-    FleetGenerator gen(f, table);
-    for (const FleetVehicle& v : gen.Vehicles()) vins_.push_back(v.vin);
+    fleet::FleetGenerator gen(f, table);
+    for (const fleet::FleetVehicle& v : gen.Vehicles()) vins_.push_back(v.vin);
     service_ = std::make_unique<Service>(config_, "precompute-test-hmac-key-0123456789");
     thread_ = std::thread([this] { rc_ = service_->Run(stop_); });
-    producer_ = std::make_unique<Producer>(bootstrap_, KafkaProperties{}, KafkaProperties{});
+    producer_ = std::make_unique<kafka::Producer>(bootstrap_, kafka::KafkaProperties{}, kafka::KafkaProperties{});
   }
 
   void TearDown() override {
@@ -90,17 +90,17 @@ class PrecomputeTest : public ::testing::Test {
     return testing::ScrapeMetric(port_, std::string("vanon_release_precomputes_total{outcome=\"") + outcome + "\"}");
   }
 
-  MockCluster cluster_{1};
+  kafka::MockCluster cluster_{1};
   testing::TempDir dir_;
   std::string bootstrap_;
   int port_ = 0;
-  Config config_;
+  config::Config config_;
   std::vector<std::string> vins_;
   std::unique_ptr<Service> service_;
   std::atomic<bool> stop_{false};
   int rc_ = -1;
   std::thread thread_;
-  std::unique_ptr<Producer> producer_;
+  std::unique_ptr<kafka::Producer> producer_;
   uint64_t sent_ = 0;
 };
 
@@ -136,4 +136,4 @@ TEST_F(PrecomputeTest, EventArrivingAfterThePrecomputationIsReleasedWithItsEpoch
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

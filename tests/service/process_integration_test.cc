@@ -13,7 +13,7 @@
 #include "topic_reader.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 using testing::MetricValue;
@@ -108,7 +108,7 @@ TEST(ProcessIntegration, SigtermMidStreamThenRestartBuffersEachAcceptedEventOnce
   EXPECT_EQ(first->Wait(60), 0);
   uint64_t consumed_first = 0;
   {
-    auto store = StateStore::Open(state.path());
+    auto store = state::StateStore::Open(state.path());
     for (int p = 0; p < 2; ++p) consumed_first += store->LoadProgress(p).consumed;
   }
   producer.join();
@@ -125,10 +125,10 @@ TEST(ProcessIntegration, SigtermMidStreamThenRestartBuffersEachAcceptedEventOnce
 
   ASSERT_EQ(testing::SumLowWatermarks(bootstrap, "vehicle.events.raw", 2), 0)
       << "the mock cluster truncated the input; the counts below would be meaningless";
-  auto store = StateStore::Open(state.path());
+  auto store = state::StateStore::Open(state.path());
   uint64_t consumed = 0, accepted = 0, rejected = 0, done = 0;
   for (int p = 0; p < 2; ++p) {
-    PartitionProgress pr = store->LoadProgress(p);
+    state::PartitionProgress pr = store->LoadProgress(p);
     consumed += pr.consumed;
     accepted += pr.accepted;
     rejected += pr.rejected_total();
@@ -222,4 +222,4 @@ TEST(ProcessIntegration, HealthzFailsWhileAReleaseBatchHangs) {
 #endif  // VANON_FAULT_POINTS
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

@@ -21,7 +21,7 @@
 #include "vanon/ingest/keyed_hasher.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 using testing::Subprocess;
@@ -97,7 +97,7 @@ std::string GroupOf(const std::string& json) {
 // Asserts no raw VIN and no HMAC of one (hex, as vanon would print it) in
 // `text`; `what` names the source in the failure message.
 void ExpectNoIdentifiers(const std::string& text, const std::set<std::string>& vins, const std::string& what) {
-  KeyedHasher hasher(kHmacKey);
+  ingest::KeyedHasher hasher(kHmacKey);
   size_t raw = 0, hashed = 0;
   for (const std::string& vin : vins) {
     raw += text.find(vin) != std::string::npos;
@@ -144,9 +144,9 @@ TEST_P(ReleaseCrash, RestartPublishesEachReleaseOnceWithIdenticalContentAndAccou
   // Accounting, from the state the service left.
   uint64_t consumed = 0, rejected = 0, late = 0, released = 0, suppressed = 0;
   {
-    auto store = StateStore::Open(state.path());
+    auto store = state::StateStore::Open(state.path());
     for (int p = 0; p < kInputPartitions; ++p) {
-      PartitionProgress pr = store->LoadProgress(p);
+      state::PartitionProgress pr = store->LoadProgress(p);
       consumed += pr.consumed;
       rejected += pr.rejected_total();
       late += pr.late;
@@ -311,4 +311,4 @@ INSTANTIATE_TEST_SUITE_P(EveryFaultPoint, ReleaseCrash,
                          });
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

@@ -25,7 +25,7 @@
 #include "vanon/release/schema_from_config.h"
 #include "vanon/service/dp_publisher.h"
 
-namespace vanon::testing {
+namespace vanon::service {
 namespace {
 
 constexpr int32_t kPartition = 3;
@@ -33,12 +33,12 @@ constexpr int64_t kEpochMs = 60'000;
 constexpr int64_t kEpoch = 100;  // first epoch of a DP window of two
 
 std::string VehicleOf(uint32_t v) {
-  const HmacToken k = release_test::Key(v);
+  const ingest::HmacToken k = release_test::Key(v);
   return std::string(reinterpret_cast<const char*>(k.data()), k.size());
 }
 
-ReleaseSeed SeedOf(uint8_t b) {
-  ReleaseSeed s{};
+release::ReleaseSeed SeedOf(uint8_t b) {
+  release::ReleaseSeed s{};
   s.fill(b);
   return s;
 }
@@ -56,8 +56,8 @@ std::vector<T> OpsOf(const ShareDelta& d) {
 // share's context; Apply() does what the runner's apply does to both.
 class Partition {
  public:
-  explicit Partition(Config c)
-      : config_(std::move(c)), schema_(SchemaFromConfig(config_)), payload_(config_.payload), buffer_(kEpochMs) {
+  explicit Partition(config::Config c)
+      : config_(std::move(c)), schema_(release::SchemaFromConfig(config_)), payload_(config_.payload), buffer_(kEpochMs) {
     if (config_.dp.enabled) dp_ = std::make_unique<DpPublisher>(config_, "share-test-key", &state_, registry_);
     ctx_.config = &config_;
     ctx_.schema = &schema_;
@@ -68,19 +68,19 @@ class Partition {
     ctx_.payload = &payload_;
   }
 
-  void Add(const std::vector<BufferedEvent>& events) {
-    for (const BufferedEvent& e : events) buffer_.Add({e.ts_ms, next_offset_++, e});
+  void Add(const std::vector<ingest::BufferedEvent>& events) {
+    for (const ingest::BufferedEvent& e : events) buffer_.Add({e.ts_ms, next_offset_++, e});
   }
   ComputedShare Compute(int64_t epoch, uint8_t seed) {
-    const EpochClock clock(config_.privacy.epoch);
+    const release::EpochClock clock(config_.privacy.epoch);
     return ComputeShare(ctx_, kPartition, epoch, SeedOf(seed), false, buffer_.Take(clock.EpochEnd(epoch)));
   }
   void Apply(ComputedShare* share) {
     state_.Apply(share->delta);
-    for (KeyedEvent& e : share->remaining) buffer_.Restore(std::move(e));
+    for (release::KeyedEvent& e : share->remaining) buffer_.Restore(std::move(e));
     share->remaining.clear();
   }
-  ComputedShare Release(int64_t epoch, const std::vector<BufferedEvent>& events, uint8_t seed = 1) {
+  ComputedShare Release(int64_t epoch, const std::vector<ingest::BufferedEvent>& events, uint8_t seed = 1) {
     Add(events);
     ComputedShare s = Compute(epoch, seed);
     EXPECT_TRUE(s.violations.empty()) << s.violations.front();
@@ -92,10 +92,10 @@ class Partition {
   size_t buffered() const { return buffer_.size(); }
 
  private:
-  Config config_;
-  Schema schema_;
-  PayloadTransformer payload_;
-  EventBuffer buffer_;
+  config::Config config_;
+  engine::Schema schema_;
+  release::PayloadTransformer payload_;
+  release::EventBuffer buffer_;
   int64_t next_offset_ = 0;
   MemoryShareState state_;
   prometheus::Registry registry_;
@@ -103,22 +103,22 @@ class Partition {
   ShareContext ctx_;
 };
 
-Config ShareConfig() {
+config::Config ShareConfig() {
   static const std::string hierarchy = release_test::WriteEngineHierarchy();
-  Config c = release_test::TestConfig(hierarchy);
+  config::Config c = release_test::TestConfig(hierarchy);
   c.privacy.epoch.length_seconds = kEpochMs / 1000;
   c.privacy.m = 3;
   c.dp.enabled = false;  // on by default; DpWindowConfig turns it on
   return c;
 }
 
-std::vector<BufferedEvent> Vehicles(uint32_t first, uint32_t n, int64_t epoch, uint64_t seed, int artists = 6) {
+std::vector<ingest::BufferedEvent> Vehicles(uint32_t first, uint32_t n, int64_t epoch, uint64_t seed, int artists = 6) {
   return release_test::Generate(first, n, epoch * kEpochMs, seed, artists);
 }
 
 TEST(ReleaseShareTest, FirstReleaseStoresTheSignatureOfEveryPublishedVehicle) {
   Partition p(ShareConfig());
-  const std::vector<BufferedEvent> events = Vehicles(0, 40, kEpoch, 11);
+  const std::vector<ingest::BufferedEvent> events = Vehicles(0, 40, kEpoch, 11);
   const ComputedShare s = p.Release(kEpoch, events);
 
   ASSERT_GT(s.published_events, 0u);
@@ -155,7 +155,7 @@ TEST(ReleaseShareTest, FirstReleaseStoresTheSignatureOfEveryPublishedVehicle) {
 TEST(ReleaseShareTest, LaterReleaseKeepsTheStoredSignatures) {
   Partition p(ShareConfig());
   const ComputedShare first = p.Release(kEpoch, Vehicles(0, 40, kEpoch, 11));
-  std::map<std::string, Signature> stored;
+  std::map<std::string, engine::Signature> stored;
   for (const auto& put : OpsOf<ShareDelta::PutSignature>(first.delta)) stored[put.vehicle] = put.signature.values;
   ASSERT_FALSE(stored.empty());
 
@@ -182,10 +182,10 @@ TEST(ReleaseShareTest, LaterReleaseKeepsTheStoredSignatures) {
 // max_delay_epochs have passed, then they are suppressed and their events
 // deleted; none of them gets a signature.
 TEST(ReleaseShareTest, VehicleThatCannotBeGroupedWaitsThenIsSuppressed) {
-  Config c = ShareConfig();
+  config::Config c = ShareConfig();
   c.privacy.max_delay_epochs = 1;
   Partition p(c);
-  const std::vector<BufferedEvent> events = Vehicles(0, 3, kEpoch, 5, /*artists=*/1);
+  const std::vector<ingest::BufferedEvent> events = Vehicles(0, 3, kEpoch, 5, /*artists=*/1);
   ComputedShare s = p.Release(kEpoch, events);
   EXPECT_EQ(s.published_events, 0u);
   EXPECT_EQ(s.waiting, 3u);
@@ -214,13 +214,13 @@ TEST(ReleaseShareTest, VehicleThatCannotBeGroupedWaitsThenIsSuppressed) {
 // Signatures of vehicles unpublished for longer than the retention horizon
 // are purged (every 64th release), before the release's own puts.
 TEST(ReleaseShareTest, SignaturesPastTheRetentionHorizonArePurged) {
-  Config c = ShareConfig();
+  config::Config c = ShareConfig();
   c.privacy.signature_retention_days = 1;  // 1440 epochs of a minute
   Partition p(c);
   const int64_t epoch = 64 * 200;
   const std::string old_vehicle(32, 'o'), recent_vehicle(32, 'r');
-  p.state().PutSignature(kPartition, old_vehicle, StoredSignature{{0, 1, 2}, 1, epoch - 1441});
-  p.state().PutSignature(kPartition, recent_vehicle, StoredSignature{{0, 1, 2}, 1, epoch - 1440});
+  p.state().PutSignature(kPartition, old_vehicle, state::StoredSignature{{0, 1, 2}, 1, epoch - 1441});
+  p.state().PutSignature(kPartition, recent_vehicle, state::StoredSignature{{0, 1, 2}, 1, epoch - 1440});
   const ComputedShare s = p.Release(epoch, Vehicles(0, 40, epoch, 3));
   const auto deletes = OpsOf<ShareDelta::DeleteSignature>(s.delta);
   ASSERT_EQ(deletes.size(), 1u);
@@ -228,14 +228,14 @@ TEST(ReleaseShareTest, SignaturesPastTheRetentionHorizonArePurged) {
   EXPECT_EQ(p.state().GetSignatures(kPartition, {old_vehicle, recent_vehicle})[0], std::nullopt);
 
   // Not a purge release: nothing is deleted, however old.
-  p.state().PutSignature(kPartition, old_vehicle, StoredSignature{{0, 1, 2}, 1, 0});
+  p.state().PutSignature(kPartition, old_vehicle, state::StoredSignature{{0, 1, 2}, 1, 0});
   const ComputedShare next = p.Release(epoch + 1, Vehicles(0, 40, epoch + 1, 4));
   EXPECT_TRUE(OpsOf<ShareDelta::DeleteSignature>(next.delta).empty());
 }
 
-Config DpWindowConfig() {
-  Config c = ShareConfig();
-  DpConfig& dp = c.dp;
+config::Config DpWindowConfig() {
+  config::Config c = ShareConfig();
+  config::DpConfig& dp = c.dp;
   dp.enabled = true;
   dp.epsilon_per_release = 100;  // noise scale 1/100: the counts read as exact
   dp.budget_epsilon = 1000;
@@ -243,7 +243,7 @@ Config DpWindowConfig() {
   dp.max_per_cell = 1;
   dp.max_cells = 4;
   dp.event_names = {"media_track_changed"};
-  dp.queries = {{"vehicles_by_engine", DpCount::kVehicles, {"qi:engine"}, {}}};
+  dp.queries = {{"vehicles_by_engine", config::DpCount::kVehicles, {"qi:engine"}, {}}};
   dp.window_seconds = 2 * kEpochMs / 1000;
   return c;
 }
@@ -285,4 +285,4 @@ TEST(ReleaseShareTest, DpWindowStateIsCarriedFromOneShareToTheNext) {
 }
 
 }  // namespace
-}  // namespace vanon::testing
+}  // namespace vanon::service

@@ -20,7 +20,7 @@ struct ServiceRun {
 
 // `before_stop` runs while the service still runs (e.g. to scrape its
 // metrics), after the wait, whether or not the condition held.
-inline ServiceRun RunServiceUntil(Service& service, double timeout_s, const std::function<bool()>& done,
+inline ServiceRun RunServiceUntil(service::Service& service, double timeout_s, const std::function<bool()>& done,
                                   const std::function<void()>& before_stop = {}) {
   std::atomic<bool> stop{false};
   ServiceRun run;

@@ -52,7 +52,7 @@
 #include "vanon/release/schema_from_config.h"
 #include "vanon/vehicle/vin_decoder.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 using testing::Subprocess;
@@ -141,8 +141,8 @@ bool Owns(const std::vector<const Instance*>& members) {
 // The fleet: chunks of messages paced at kRate, event time = wall time, each
 // valid message with a unique payload seq and its ground truth.
 struct Fleet {
-  Fleet(const Config& c, const std::string& b) : config(c), bootstrap(b) {}
-  const Config& config;
+  Fleet(const config::Config& c, const std::string& b) : config(c), bootstrap(b) {}
+  const config::Config& config;
   std::string bootstrap;
   std::vector<e2e::TruthMessage> truth;
   std::map<uint64_t, std::string> vin_of_seq;
@@ -150,8 +150,8 @@ struct Fleet {
   uint64_t seq = 0, total = 0, malformed = 0;
 
   void Chunk() {
-    VinDecoder table = VinDecoder::Load(config.vehicle.vin_table);
-    FleetOptions fo;
+    fleet::VinDecoder table = fleet::VinDecoder::Load(config.vehicle.vin_table);
+    fleet::FleetOptions fo;
     fo.vehicles = 300;
     fo.seed = 1414;  // the same fleet in every chunk
     fo.invalid_fraction = 0.01;
@@ -159,11 +159,11 @@ struct Fleet {
     fo.max_message_bytes = 16384;
     const auto t0 = std::chrono::system_clock::now();
     fo.start_ms = std::chrono::duration_cast<std::chrono::milliseconds>(t0.time_since_epoch()).count();
-    FleetGenerator gen(fo, table);
-    Producer producer(bootstrap, {}, {}, {{"message.max.bytes", "4000000"}});
+    fleet::FleetGenerator gen(fo, table);
+    kafka::Producer producer(bootstrap, {}, {}, {{"message.max.bytes", "4000000"}});
     for (uint64_t i = 0; i < kChunk; ++i) {
       std::this_thread::sleep_until(t0 + std::chrono::microseconds(static_cast<int64_t>(i * 1e6 / kRate)));
-      const FleetMessage& m = gen.Next();
+      const fleet::FleetMessage& m = gen.Next();
       const int32_t p = e2e::PartitionOfVin(m.key, kInputPartitions);
       std::string value = m.value;
       if (m.expected_reject) {
@@ -210,7 +210,7 @@ struct Committed {
   size_t interrupted = 0;
 };
 
-Committed ReadCommitted(const std::string& bootstrap, const Config& config) {
+Committed ReadCommitted(const std::string& bootstrap, const config::Config& config) {
   Committed c;
   const auto attempt = [](const TopicRecord& r) {
     return r.headers.count("vanon.attempt") ? r.headers.at("vanon.attempt") : std::string();
@@ -235,9 +235,9 @@ Committed ReadCommitted(const std::string& bootstrap, const Config& config) {
 }
 
 // The reconstructor and ReleaseChecker over every partition's releases.
-e2e::E2eReport CheckReleases(const Config& config, const Fleet& fleet, const Committed& out,
+e2e::E2eReport CheckReleases(const config::Config& config, const Fleet& fleet, const Committed& out,
                              const std::vector<TopicRecord>& late) {
-  const Schema schema = SchemaFromConfig(config);
+  const engine::Schema schema = release::SchemaFromConfig(config);
   e2e::ReleaseReconstructor r(config, schema, kInputPartitions);
   for (const e2e::TruthMessage& t : fleet.truth) r.AddTruth(t);
   for (const TopicRecord& l : late) r.AddLateMessage(l.value);
@@ -271,8 +271,8 @@ class ScaleOutFleet : public ::testing::Test {
   void SetUp() override {
     kafka_ = StartKafka(&bootstrap_);
     ASSERT_FALSE(bootstrap_.empty());
-    config_ = std::make_unique<Config>(
-        LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", Overrides(bootstrap_)));
+    config_ = std::make_unique<config::Config>(
+        config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", Overrides(bootstrap_)));
     fleet_ = std::make_unique<Fleet>(*config_, bootstrap_);
   }
   void TearDown() override {
@@ -363,7 +363,7 @@ class ScaleOutFleet : public ::testing::Test {
     for (const std::string& t : {std::string(kInput), std::string(kChangelog)}) {
       ASSERT_EQ(testing::SumLowWatermarks(bootstrap_, t, kInputPartitions), 0) << "the mock truncated " << t;
     }
-    const KafkaTopics& topics = config_->kafka.topics;
+    const config::KafkaTopics& topics = config_->kafka.topics;
     for (const std::string& t : {topics.anonymized, topics.releases, topics.counts, topics.late}) {
       ASSERT_EQ(testing::SumLowWatermarks(bootstrap_, t, kOutputPartitions), 0) << "the mock truncated " << t;
     }
@@ -450,7 +450,7 @@ class ScaleOutFleet : public ::testing::Test {
 
   // The consumer-side attack over the same records: m candidates per vehicle.
   void CheckDisclosureAttack() {
-    const Schema schema = SchemaFromConfig(*config_);
+    const engine::Schema schema = release::SchemaFromConfig(*config_);
     const e2e::TruthValues values(*config_, schema);
     std::map<uint64_t, const e2e::TruthMessage*> by_seq;
     for (const e2e::TruthMessage& t : fleet_->truth) by_seq[*e2e::SeqOfPayload(t.payload_json)] = &t;
@@ -485,7 +485,7 @@ class ScaleOutFleet : public ::testing::Test {
 
   std::string bootstrap_;
   std::unique_ptr<Subprocess> kafka_;
-  std::unique_ptr<Config> config_;
+  std::unique_ptr<config::Config> config_;
   std::unique_ptr<Fleet> fleet_;
   std::unique_ptr<Instance> a_, b_, c_, d_;
   std::vector<TopicRecord> late_;
@@ -510,4 +510,4 @@ TEST_F(ScaleOutFleet, ThreeInstancesScaleKillAndEmptyStateKeepReleasesOnceAndSig
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

@@ -31,7 +31,7 @@
 #include "vanon/state/state_store.h"
 #include "vanon/vehicle/vin_decoder.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 using testing::Subprocess;
@@ -91,8 +91,8 @@ struct Feed {
   std::set<std::string> vins;
 
   void Produce(const std::string& bootstrap, uint64_t n) {
-    VinDecoder table = VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
-    FleetOptions fo;
+    fleet::VinDecoder table = fleet::VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
+    fleet::FleetOptions fo;
     fo.vehicles = 120;
     fo.seed = 14;  // the same fleet in every call
     fo.invalid_fraction = 0.02;
@@ -100,10 +100,10 @@ struct Feed {
     fo.max_message_bytes = 16384;
     fo.start_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::system_clock::now().time_since_epoch()).count();
-    FleetGenerator gen(fo, table);
-    Producer producer(bootstrap, {}, {}, {{"message.max.bytes", "4000000"}});
+    fleet::FleetGenerator gen(fo, table);
+    kafka::Producer producer(bootstrap, {}, {}, {{"message.max.bytes", "4000000"}});
     for (uint64_t i = 0; i < n; ++i) {
-      const FleetMessage& m = gen.Next();
+      const fleet::FleetMessage& m = gen.Next();
       std::string value = m.value;
       if (!m.expected_reject && e2e::InsertSeq(&value, ++seq)) vin_of_seq[seq] = m.key;
       if (m.key.size() == 17) vins.insert(m.key);
@@ -241,21 +241,21 @@ TEST_P(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed
   // Accounting: each partition's progress in the state of the instance
   // that released it last (the other one's copy is stale).
   if (ChangelogOn()) {
-    auto sa = StateStore::Open(state_a.path());
-    auto sb = StateStore::Open(state_b.path());
+    auto sa = state::StateStore::Open(state_a.path());
+    auto sb = state::StateStore::Open(state_b.path());
     uint64_t consumed = 0, accounted = 0;
     for (int p = 0; p < kInputPartitions; ++p) {
-      auto newest = [&](const StateStore& s) {
+      auto newest = [&](const state::StateStore& s) {
         int64_t n = INT64_MIN;
-        s.ScanReleasesNewestFirst(p, [&](int64_t id, const ReleaseLogEntry& e) {
-          if (e.status != ReleaseStatus::kCommitted) return true;
+        s.ScanReleasesNewestFirst(p, [&](int64_t id, const state::ReleaseLogEntry& e) {
+          if (e.status != state::ReleaseStatus::kCommitted) return true;
           n = id;
           return false;
         });
         return n;
       };
-      const StateStore& owner = newest(*sa) >= newest(*sb) ? *sa : *sb;
-      PartitionProgress pr = owner.LoadProgress(p);
+      const state::StateStore& owner = newest(*sa) >= newest(*sb) ? *sa : *sb;
+      state::PartitionProgress pr = owner.LoadProgress(p);
       consumed += pr.consumed;
       accounted += pr.released + pr.suppressed + pr.late + pr.rejected_total();
     }
@@ -329,4 +329,4 @@ TEST(InternalTopicsAtStart, RunRefusesAMissingOrWrongChangelogWithTheFix) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

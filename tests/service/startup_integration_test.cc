@@ -14,7 +14,7 @@
 
 #include "test_support.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 using testing::Subprocess;
@@ -116,4 +116,4 @@ TEST(StartupIntegration, SigtermWhileTheBrokerIsUnreachableStopsTheService) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

@@ -4,11 +4,11 @@
 
 #include "test_support.h"
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 TEST(PartitionProgress, RoundTripsAndRejectsGarbage) {
-  PartitionProgress p;
+  state::PartitionProgress p;
   p.next_offset = 1234;
   p.consumed = 1300;
   p.accepted = 1200;
@@ -19,7 +19,7 @@ TEST(PartitionProgress, RoundTripsAndRejectsGarbage) {
   p.released = 900;
   p.suppressed = 250;
   p.releases = 12;
-  auto back = PartitionProgress::Decode(p.Encode());
+  auto back = state::PartitionProgress::Decode(p.Encode());
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->next_offset, 1234);
   EXPECT_EQ(back->consumed, 1300u);
@@ -32,34 +32,34 @@ TEST(PartitionProgress, RoundTripsAndRejectsGarbage) {
   EXPECT_EQ(back->suppressed, 250u);
   EXPECT_EQ(back->releases, 12u);
   // A record written before the release counters existed reads as zeros.
-  auto old = PartitionProgress::Decode("v1;next=5;consumed=6;accepted=6;unknown_vin=0;");
+  auto old = state::PartitionProgress::Decode("v1;next=5;consumed=6;accepted=6;unknown_vin=0;");
   ASSERT_TRUE(old.has_value());
   EXPECT_EQ(old->released, 0u);
 
-  EXPECT_FALSE(PartitionProgress::Decode("").has_value());
-  EXPECT_FALSE(PartitionProgress::Decode("v2;next=1;").has_value());
-  EXPECT_FALSE(PartitionProgress::Decode("v1;next=abc;").has_value());
-  EXPECT_FALSE(PartitionProgress::Decode("v1;consumed=-5;").has_value());
-  EXPECT_FALSE(PartitionProgress::Decode("v1;next=5").has_value());
+  EXPECT_FALSE(state::PartitionProgress::Decode("").has_value());
+  EXPECT_FALSE(state::PartitionProgress::Decode("v2;next=1;").has_value());
+  EXPECT_FALSE(state::PartitionProgress::Decode("v1;next=abc;").has_value());
+  EXPECT_FALSE(state::PartitionProgress::Decode("v1;consumed=-5;").has_value());
+  EXPECT_FALSE(state::PartitionProgress::Decode("v1;next=5").has_value());
 }
 
 TEST(StateStore, CommitIsAtomicPerBatchAndSurvivesReopen) {
   testing::TempDir dir;
   {
-    auto s = StateStore::Open(dir.path());
+    auto s = state::StateStore::Open(dir.path());
     EXPECT_EQ(s->LoadProgress(0).next_offset, -1);
-    IngestWrite w(*s);
+    state::IngestWrite w(*s);
     w.PutEvent(0, 2000, 10, "b");
     w.PutEvent(0, 1000, 11, "a");
     w.PutEvent(1, 1500, 3, "c");
-    PartitionProgress p0;
+    state::PartitionProgress p0;
     p0.next_offset = 12;
     p0.accepted = 2;
     w.SetProgress(0, p0);
     s->Commit(w);
     EXPECT_EQ(w.events(), 0u);
   }
-  auto s = StateStore::Open(dir.path());
+  auto s = state::StateStore::Open(dir.path());
   EXPECT_EQ(s->LoadProgress(0).next_offset, 12);
   EXPECT_EQ(s->LoadProgress(0).accepted, 2u);
   EXPECT_EQ(s->LoadProgress(1).next_offset, -1);
@@ -77,9 +77,9 @@ TEST(StateStore, CommitIsAtomicPerBatchAndSurvivesReopen) {
 
 TEST(StateStore, ReplayingAnOffsetDoesNotDuplicate) {
   testing::TempDir dir;
-  auto s = StateStore::Open(dir.path());
+  auto s = state::StateStore::Open(dir.path());
   for (int round = 0; round < 2; ++round) {
-    IngestWrite w(*s);
+    state::IngestWrite w(*s);
     w.PutEvent(0, 1000, 7, "x");
     s->Commit(w);
   }
@@ -90,7 +90,7 @@ TEST(StateStore, OpenFailsWithThePath) {
   testing::TempDir dir;
   testing::WriteFile(dir.path() + "/file", "not a dir");
   try {
-    StateStore::Open(dir.path() + "/file");
+    state::StateStore::Open(dir.path() + "/file");
     FAIL() << "expected an error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(dir.path() + "/file"), std::string::npos) << e.what();
@@ -98,4 +98,4 @@ TEST(StateStore, OpenFailsWithThePath) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

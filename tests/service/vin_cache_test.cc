@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace vanon {
+namespace vanon::service {
 namespace {
 
 std::string Vin(int i) {
@@ -50,4 +50,4 @@ TEST(VinCacheTest, StartsOverWhenFull) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::service

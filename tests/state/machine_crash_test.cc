@@ -11,7 +11,7 @@
 #include "temp_dir.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::state {
 namespace {
 
 ReleaseLogEntry Prepared(uint8_t seed) {
@@ -79,4 +79,4 @@ TEST_F(MachineCrashTest, SyncedCommitCarriesEarlierWrites) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::state

@@ -7,7 +7,7 @@
 
 #include "vanon/state/release_state.h"
 
-namespace vanon {
+namespace vanon::state {
 namespace {
 
 std::string Bytes(std::initializer_list<int> b) {
@@ -35,7 +35,7 @@ TEST(StoredSignatureCodec, ReadsHandBuiltRecord) {
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->first_release, 3);
   EXPECT_EQ(s->last_release, -1);
-  EXPECT_EQ(s->values, (Signature{5, 300}));
+  EXPECT_EQ(s->values, (engine::Signature{5, 300}));
 }
 
 TEST(StoredSignatureCodec, RejectsMalformed) {
@@ -71,9 +71,9 @@ TEST(StoredSignatureCodec, EncodingUnsortedSignatureDoesNotReadBack) {
   EXPECT_FALSE(StoredSignature::Decode(StoredSignature{{4, 4}, 0, 0}.Encode()).has_value());
 }
 
-WaitingTuple MakeWaiting(std::string vehicle, std::vector<int32_t> qi, SensitiveId s, uint32_t events,
+engine::WaitingTuple MakeWaiting(std::string vehicle, std::vector<int32_t> qi, engine::SensitiveId s, uint32_t events,
                          uint64_t first) {
-  WaitingTuple w;
+  engine::WaitingTuple w;
   w.tuple.vehicle = std::move(vehicle);
   w.tuple.qi = std::move(qi);
   w.tuple.sensitive = s;
@@ -82,7 +82,7 @@ WaitingTuple MakeWaiting(std::string vehicle, std::vector<int32_t> qi, Sensitive
   return w;
 }
 
-void ExpectSameWaiting(const WaitingTuple& a, const WaitingTuple& b) {
+void ExpectSameWaiting(const engine::WaitingTuple& a, const engine::WaitingTuple& b) {
   EXPECT_EQ(a.tuple.vehicle, b.tuple.vehicle);
   EXPECT_EQ(a.tuple.qi, b.tuple.qi);
   EXPECT_EQ(a.tuple.sensitive, b.tuple.sensitive);
@@ -92,7 +92,7 @@ void ExpectSameWaiting(const WaitingTuple& a, const WaitingTuple& b) {
 
 TEST(WaitingTupleCodec, RoundTripsWithVehicleFromKey) {
   const std::string vehicle(32, '\xab');
-  for (const WaitingTuple& w : {
+  for (const engine::WaitingTuple& w : {
            MakeWaiting(vehicle, {}, 0, 0, 0),
            MakeWaiting(vehicle, {0, -1, 1, INT32_MIN, INT32_MAX, 1990}, 17, 3, 12),
            MakeWaiting(vehicle, {5}, UINT32_MAX, UINT32_MAX, UINT64_MAX),
@@ -190,4 +190,4 @@ TEST(ReleaseLogEntryCodec, ReadsHandBuiltRecordAndRejectsMalformed) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::state

@@ -12,7 +12,7 @@
 
 #include "vanon/state/release_state.h"
 
-namespace vanon {
+namespace vanon::state {
 namespace {
 
 // Decode then re-encode; nullopt when the decoder rejects the bytes.
@@ -43,12 +43,12 @@ std::vector<std::string> SignatureSamples() {
 }
 
 std::vector<std::string> WaitingSamples() {
-  WaitingTuple a;
+  engine::WaitingTuple a;
   a.tuple.qi = {1, -1, 300, INT32_MIN};
   a.tuple.sensitive = 77;
   a.tuple.events = 12;
   a.first_release = 1000;
-  WaitingTuple b;
+  engine::WaitingTuple b;
   b.tuple.qi = {};
   b.first_release = UINT64_MAX;
   return {EncodeWaitingTuple(a), EncodeWaitingTuple(b)};
@@ -110,4 +110,4 @@ TEST(ReleaseStateFuzz, WaitingTuple) { Torture(WaitingSamples(), WaitingReencode
 TEST(ReleaseStateFuzz, ReleaseLogEntry) { Torture(ReleaseLogSamples(), ReleaseLogReencode); }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::state

@@ -11,7 +11,7 @@
 #include "temp_dir.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::state {
 namespace {
 
 // 32 raw bytes, like the HMACs the service uses, including 0x00 and 0xff.
@@ -23,8 +23,8 @@ std::string Vehicle(uint32_t n) {
   return v;
 }
 
-WaitingTuple Waiting(const std::string& vehicle, int32_t qi0, SensitiveId s, uint64_t first) {
-  WaitingTuple w;
+engine::WaitingTuple Waiting(const std::string& vehicle, int32_t qi0, engine::SensitiveId s, uint64_t first) {
+  engine::WaitingTuple w;
   w.tuple.vehicle = vehicle;
   w.tuple.qi = {qi0, 1};
   w.tuple.sensitive = s;
@@ -166,11 +166,11 @@ TEST(StateStoreRelease, EverythingReadsBackAfterReopen) {
   for (uint32_t i = 0; i < vehicles.size(); ++i) {
     EXPECT_EQ(sigs[i], (StoredSignature{{i, i + 10}, -2, static_cast<int64_t>(i)})) << i;
   }
-  std::vector<WaitingTuple> waiting = s->LoadWaiting(4);
+  std::vector<engine::WaitingTuple> waiting = s->LoadWaiting(4);
   ASSERT_EQ(waiting.size(), 14u);
   EXPECT_TRUE(std::is_sorted(waiting.begin(), waiting.end(),
-                             [](const WaitingTuple& a, const WaitingTuple& b) { return a.tuple.vehicle < b.tuple.vehicle; }));
-  for (const WaitingTuple& w : waiting) {
+                             [](const engine::WaitingTuple& a, const engine::WaitingTuple& b) { return a.tuple.vehicle < b.tuple.vehicle; }));
+  for (const engine::WaitingTuple& w : waiting) {
     auto it = std::find(vehicles.begin(), vehicles.end(), w.tuple.vehicle);
     ASSERT_NE(it, vehicles.end());
     const uint32_t i = static_cast<uint32_t>(it - vehicles.begin());
@@ -210,7 +210,7 @@ TEST(StateStoreRelease, PartitionsNeverSeeEachOther) {
       EXPECT_EQ(sig.first_release, p);
       return true;
     });
-    EXPECT_EQ(s->GetSignatures(p, {Vehicle(7)})[0]->values, Signature{tag});
+    EXPECT_EQ(s->GetSignatures(p, {Vehicle(7)})[0]->values, engine::Signature{tag});
     auto waiting = s->LoadWaiting(p);
     ASSERT_EQ(waiting.size(), 1u) << p;
     EXPECT_EQ(waiting[0].tuple.qi[0], p);
@@ -302,4 +302,4 @@ TEST(IngestWrite, PutMetaSharesTheMetaRecords) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::state

@@ -10,7 +10,7 @@
 #include "temp_dir.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::state {
 namespace {
 
 ReleaseLogEntry Committed(uint8_t seed) {
@@ -21,8 +21,8 @@ ReleaseLogEntry Committed(uint8_t seed) {
   return e;
 }
 
-WaitingTuple Waiting(const std::string& vehicle) {
-  WaitingTuple w;
+engine::WaitingTuple Waiting(const std::string& vehicle) {
+  engine::WaitingTuple w;
   w.tuple.vehicle = vehicle;
   w.tuple.qi = {3, 1};
   w.tuple.sensitive = 2;
@@ -106,7 +106,7 @@ TEST(StateChangelog, ReplacePartitionGivesTheChangelogsStateAndKeepsOtherPartiti
 
   auto sigs = b->GetSignatures(3, {v1, v2});
   ASSERT_TRUE(sigs[0] && sigs[1]);
-  EXPECT_EQ(sigs[0]->values, (Signature{1, 4}));
+  EXPECT_EQ(sigs[0]->values, (engine::Signature{1, 4}));
   EXPECT_EQ(sigs[1]->first_release, 7);
   EXPECT_TRUE(b->LoadWaiting(3).empty());
   EXPECT_EQ(b->CountEvents(3), 0u);
@@ -118,7 +118,7 @@ TEST(StateChangelog, ReplacePartitionGivesTheChangelogsStateAndKeepsOtherPartiti
   // Partition 4 untouched.
   auto other = b->GetSignatures(4, {v1});
   ASSERT_TRUE(other[0]);
-  EXPECT_EQ(other[0]->values, (Signature{3, 6}));
+  EXPECT_EQ(other[0]->values, (engine::Signature{3, 6}));
   EXPECT_EQ(b->GetMeta(4, "clock"), "clock-4");
 }
 
@@ -136,4 +136,4 @@ TEST(StateChangelog, ProgressKeepsReplayUntil) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::state

@@ -13,7 +13,7 @@
 #include "temp_dir.h"
 #include "vanon/state/state_store.h"
 
-namespace vanon {
+namespace vanon::state {
 namespace {
 
 std::string Bytes(std::initializer_list<int> b) {
@@ -106,7 +106,7 @@ TEST(StoreLayout, KeysHaveTheDocumentedBytes) {
     auto s = StateStore::Open(dir.path());
     ReleaseWrite w(*s);
     w.PutSignature(1, vehicle, StoredSignature{{1}, 0, 0});
-    WaitingTuple t;
+    engine::WaitingTuple t;
     t.tuple.vehicle = vehicle;
     w.PutWaiting(258, t);
     w.PutRelease(1, -1, ReleaseLogEntry{});
@@ -158,4 +158,4 @@ TEST(StoreLayout, CorruptSignatureThrowsWithoutTheKey) {
 }
 
 }  // namespace
-}  // namespace vanon
+}  // namespace vanon::state

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace vanon {
+namespace vanon::state {
 
 class TempDir {
  public:
@@ -30,6 +30,6 @@ class TempDir {
   std::string path_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::state
 
 #endif  // VANON_TESTS_STATE_TEMP_DIR_H_

@@ -16,7 +16,7 @@
 
 #include "vanon/config.h"
 
-namespace vanon {
+namespace vanon::config {
 
 struct DpBudgetPlan {
   int64_t releases_per_period = 0;    // charged releases (epochs, or DP windows) in one rolling period
@@ -42,6 +42,6 @@ std::string DescribeDpBudget(const Config& config, const DpBudgetPlan& plan);
 // "1h 40m", "2d 3h", "45s".
 std::string FormatDuration(int64_t seconds);
 
-}  // namespace vanon
+}  // namespace vanon::config
 
 #endif  // VANON_CONFIG_DP_BUDGET_H_

@@ -53,7 +53,7 @@ class SeededRandomSource final : public RandomSource {
   uint64_t NextU64() override { return random_.Next(); }
 
  private:
-  Random random_;
+  base::Random random_;
 };
 
 }  // namespace vanon::dp

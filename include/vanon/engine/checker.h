@@ -12,7 +12,7 @@
 #include "vanon/engine/release.h"
 #include "vanon/engine/schema.h"
 
-namespace vanon {
+namespace vanon::engine {
 
 class ReleaseChecker {
  public:
@@ -44,6 +44,6 @@ class ReleaseChecker {
   bool started_ = false;
 };
 
-}  // namespace vanon
+}  // namespace vanon::engine
 
 #endif  // VANON_ENGINE_CHECKER_H_

@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace vanon {
+namespace vanon::engine {
 
 class CategoricalHierarchy {
  public:
@@ -64,6 +64,6 @@ class CategoricalHierarchy {
   std::unordered_map<std::string, int32_t> leaf_by_name_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::engine
 
 #endif  // VANON_ENGINE_HIERARCHY_H_

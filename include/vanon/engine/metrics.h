@@ -23,7 +23,7 @@
 #include <optional>
 #include <vector>
 
-namespace vanon {
+namespace vanon::engine {
 
 class CategoricalHierarchy;
 
@@ -88,6 +88,6 @@ double EmdOrdered(const std::vector<double>& p, const std::vector<double>& q);
 double EmdHierarchical(const CategoricalHierarchy& h, const std::vector<double>& p,
                        const std::vector<double>& q);
 
-}  // namespace vanon
+}  // namespace vanon::engine
 
 #endif  // VANON_ENGINE_METRICS_H_

@@ -16,7 +16,7 @@
 #include "vanon/engine/metrics.h"
 #include "vanon/engine/schema.h"
 
-namespace vanon {
+namespace vanon::engine {
 
 using SensitiveId = uint32_t;
 // Sorted, duplicate-free set of sensitive values.
@@ -144,6 +144,6 @@ std::vector<std::string> GroupLabels(const Schema& schema, const Group& group);
 // Deterministic for equal input (including params.seed).
 ReleaseOutput ComputeRelease(const Schema& schema, const ReleaseInput& input);
 
-}  // namespace vanon
+}  // namespace vanon::engine
 
 #endif  // VANON_ENGINE_RELEASE_H_

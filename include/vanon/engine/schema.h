@@ -16,7 +16,7 @@
 
 #include "vanon/engine/hierarchy.h"
 
-namespace vanon {
+namespace vanon::engine {
 
 // A QI code for "the value is unknown" (a VIN absent from the decoding
 // table, privacy-model.md section 1): the tuple is published, and only the
@@ -85,6 +85,6 @@ class Schema {
   std::vector<QiAttribute> attributes_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::engine
 
 #endif  // VANON_ENGINE_SCHEMA_H_

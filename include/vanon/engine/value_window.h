@@ -18,7 +18,7 @@
 
 #include "vanon/engine/release.h"
 
-namespace vanon {
+namespace vanon::engine {
 
 // What a vehicle without the field in its whole window gets.
 enum class MissingPolicy {
@@ -65,6 +65,6 @@ class ValueWindow {
   uint64_t last_epoch_ = 0;  // epoch in which last_ came from events
 };
 
-}  // namespace vanon
+}  // namespace vanon::engine
 
 #endif  // VANON_ENGINE_VALUE_WINDOW_H_

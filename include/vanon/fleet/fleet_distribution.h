@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace vanon {
+namespace vanon::fleet {
 
 struct ModelShare {
   std::string manufacturer;  // empty = any manufacturer with this model
@@ -41,6 +41,6 @@ struct FleetDistribution {
   static std::string_view DefaultYaml();
 };
 
-}  // namespace vanon
+}  // namespace vanon::fleet
 
 #endif  // VANON_FLEET_FLEET_DISTRIBUTION_H_

@@ -24,7 +24,7 @@
 #include "vanon/fleet/fleet_options.h"
 #include "vanon/vehicle/decoded_vehicle.h"
 
-namespace vanon {
+namespace vanon::fleet {
 
 class VinDecoder;
 
@@ -77,6 +77,6 @@ class FleetGenerator {
   std::unique_ptr<Rep> rep_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::fleet
 
 #endif  // VANON_FLEET_FLEET_GENERATOR_H_

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-namespace vanon {
+namespace vanon::fleet {
 
 struct FleetOptions {
   uint64_t vehicles = 1000;
@@ -51,6 +51,6 @@ struct FleetOptions {
   double touchscreen_trip_share_other = 0.42;
 };
 
-}  // namespace vanon
+}  // namespace vanon::fleet
 
 #endif  // VANON_FLEET_FLEET_OPTIONS_H_

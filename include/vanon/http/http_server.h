@@ -13,7 +13,7 @@ namespace prometheus {
 class Registry;
 }
 
-namespace vanon {
+namespace vanon::http {
 
 struct HealthChecks {
   // Each returns true when fine and may fill a short, identifier-free detail.
@@ -41,6 +41,6 @@ class HttpServer {
 // Splits "host:port"; false when malformed or port outside 0..65535.
 bool SplitHostPort(const std::string& listen, std::string* host, int* port);
 
-}  // namespace vanon
+}  // namespace vanon::http
 
 #endif  // VANON_HTTP_HTTP_SERVER_H_

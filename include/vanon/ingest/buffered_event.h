@@ -30,7 +30,7 @@
 
 #include "vanon/ingest/keyed_hasher.h"
 
-namespace vanon {
+namespace vanon::ingest {
 
 inline constexpr std::uint8_t kBufferedEventVersion = 2;
 inline constexpr std::uint8_t kBufferedEventRawPayloadVersion = 1;
@@ -57,6 +57,6 @@ void EncodeBufferedEvent(const BufferedEvent& event, std::string* dst);
 // given it receives the record's version.
 bool DecodeBufferedEvent(std::string_view src, BufferedEvent* event, std::uint8_t* version = nullptr);
 
-}  // namespace vanon
+}  // namespace vanon::ingest
 
 #endif  // VANON_INGEST_BUFFERED_EVENT_H_

@@ -43,7 +43,7 @@
 #include "vanon/ingest/payload_sink.h"
 #include "vanon/ingest/validation_limits.h"
 
-namespace vanon {
+namespace vanon::ingest {
 
 class EventParser {
  public:
@@ -74,6 +74,6 @@ class EventParser {
   std::unique_ptr<Rep> rep_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::ingest
 
 #endif  // VANON_INGEST_EVENT_PARSER_H_

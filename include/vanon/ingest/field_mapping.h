@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace vanon {
+namespace vanon::ingest {
 
 struct FieldMapping {
   // Defaults are the default input format (privacy-model.md section 1).
@@ -30,6 +30,6 @@ struct FieldMapping {
   std::vector<std::string> extras;
 };
 
-}  // namespace vanon
+}  // namespace vanon::ingest
 
 #endif  // VANON_INGEST_FIELD_MAPPING_H_

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace vanon {
+namespace vanon::ingest {
 
 inline constexpr std::size_t kHmacTokenBytes = 32;
 using HmacToken = std::array<std::uint8_t, kHmacTokenBytes>;
@@ -55,6 +55,6 @@ class KeyedHasher {
   std::string scratch_;  // HashTrip's input, reused
 };
 
-}  // namespace vanon
+}  // namespace vanon::ingest
 
 #endif  // VANON_INGEST_KEYED_HASHER_H_

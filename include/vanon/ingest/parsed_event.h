@@ -10,7 +10,7 @@
 
 #include "vanon/ingest/reject_reason.h"
 
-namespace vanon {
+namespace vanon::ingest {
 
 struct ParsedEvent {
   std::string vin;         // valid ISO 3779 VIN, upper case
@@ -31,6 +31,6 @@ struct Rejection {
   std::string detail;
 };
 
-}  // namespace vanon
+}  // namespace vanon::ingest
 
 #endif  // VANON_INGEST_PARSED_EVENT_H_

@@ -11,7 +11,7 @@ namespace simdjson::dom {
 class object;
 }  // namespace simdjson::dom
 
-namespace vanon {
+namespace vanon::ingest {
 
 class PayloadSink {
  public:
@@ -21,6 +21,6 @@ class PayloadSink {
   virtual void Write(const simdjson::dom::object& payload, std::string* out) = 0;
 };
 
-}  // namespace vanon
+}  // namespace vanon::ingest
 
 #endif  // VANON_INCLUDE_VANON_INGEST_PAYLOAD_SINK_H_

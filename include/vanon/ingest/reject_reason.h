@@ -9,7 +9,7 @@
 #include <array>
 #include <string_view>
 
-namespace vanon {
+namespace vanon::ingest {
 
 enum class RejectReason {
   kBrokenJson,
@@ -35,6 +35,6 @@ inline constexpr std::array<RejectReason, 9> kAllRejectReasons = {
 // "broken_json", "missing_field", ... (snake_case, stable).
 std::string_view RejectReasonName(RejectReason reason);
 
-}  // namespace vanon
+}  // namespace vanon::ingest
 
 #endif  // VANON_INGEST_REJECT_REASON_H_

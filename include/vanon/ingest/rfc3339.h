@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace vanon {
+namespace vanon::ingest {
 
 // Parses "2025-11-22T10:00:00.123Z" or "...+01:00" into milliseconds since
 // the Unix epoch (UTC). Follows the RFC 3339 section 5.6 grammar: 'T'/'t'
@@ -17,6 +17,6 @@ namespace vanon {
 // Returns false on anything else, leaving *ms unspecified.
 bool ParseRfc3339Millis(std::string_view text, std::int64_t* ms);
 
-}  // namespace vanon
+}  // namespace vanon::ingest
 
 #endif  // VANON_INGEST_RFC3339_H_

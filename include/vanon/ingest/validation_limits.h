@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace vanon {
+namespace vanon::ingest {
 
 struct ValidationLimits {
   // Larger messages are too_large before any other check.
@@ -25,6 +25,6 @@ struct ValidationLimits {
   std::int64_t max_future_ms = 86400000;         // one day of clock skew
 };
 
-}  // namespace vanon
+}  // namespace vanon::ingest
 
 #endif  // VANON_INGEST_VALIDATION_LIMITS_H_

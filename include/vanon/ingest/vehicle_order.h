@@ -13,13 +13,13 @@
 
 #include "vanon/ingest/buffered_event.h"
 
-namespace vanon {
+namespace vanon::ingest {
 
 // Indices into `events`, ordered by vehicle key (bytewise), then, when
 // `by_time`, by event time, then by index. Equal to a stable sort of the
 // indices by (vehicle_key[, ts_ms]).
 std::vector<uint32_t> OrderByVehicle(std::span<const BufferedEvent> events, bool by_time);
 
-}  // namespace vanon
+}  // namespace vanon::ingest
 
 #endif  // VANON_INGEST_VEHICLE_ORDER_H_

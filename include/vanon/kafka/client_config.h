@@ -12,7 +12,7 @@ namespace RdKafka {
 class Conf;
 }
 
-namespace vanon {
+namespace vanon::kafka {
 
 using KafkaProperties = std::map<std::string, std::string>;
 
@@ -23,6 +23,6 @@ std::unique_ptr<RdKafka::Conf> MakeKafkaConf(const std::string& bootstrap,
                                              const KafkaProperties& user,
                                              const KafkaProperties& user_specific);
 
-}  // namespace vanon
+}  // namespace vanon::kafka
 
 #endif  // VANON_KAFKA_CLIENT_CONFIG_H_

@@ -13,7 +13,7 @@
 
 #include "vanon/kafka/client_config.h"
 
-namespace vanon {
+namespace vanon::kafka {
 
 struct CommittedRecord {
   int64_t offset;
@@ -55,6 +55,6 @@ class CommittedReader {
   std::unique_ptr<Rep> rep_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::kafka
 
 #endif  // VANON_KAFKA_COMMITTED_READER_H_

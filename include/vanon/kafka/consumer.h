@@ -22,7 +22,7 @@ class KafkaConsumer;
 class Message;
 }
 
-namespace vanon {
+namespace vanon::kafka {
 
 struct InputMessage {
   int32_t partition;
@@ -99,6 +99,6 @@ class Consumer {
   void ResumeAfterReset(const RdKafka::Message& error);
 };
 
-}  // namespace vanon
+}  // namespace vanon::kafka
 
 #endif  // VANON_KAFKA_CONSUMER_H_

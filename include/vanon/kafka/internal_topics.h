@@ -13,7 +13,7 @@
 
 #include "vanon/kafka/client_config.h"
 
-namespace vanon {
+namespace vanon::kafka {
 
 struct InternalTopicSpec {
   std::string name;
@@ -49,6 +49,6 @@ std::vector<std::string> EnsureInternalTopics(const std::string& bootstrap, cons
                           const std::vector<InternalTopicSpec>& topics, bool create,
                           int timeout_ms = 30000);
 
-}  // namespace vanon
+}  // namespace vanon::kafka
 
 #endif  // VANON_INCLUDE_VANON_KAFKA_INTERNAL_TOPICS_H_

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-namespace vanon {
+namespace vanon::kafka {
 
 class MockCluster {
  public:
@@ -29,6 +29,6 @@ class MockCluster {
   std::unique_ptr<Rep> rep_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::kafka
 
 #endif  // VANON_KAFKA_MOCK_CLUSTER_H_

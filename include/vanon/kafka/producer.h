@@ -19,7 +19,7 @@ class Producer;
 class DeliveryReportCb;
 }
 
-namespace vanon {
+namespace vanon::kafka {
 
 using KafkaHeaders = std::vector<std::pair<std::string, std::string>>;
 
@@ -54,6 +54,6 @@ class Producer {
   std::atomic<uint64_t> failures_{0};
 };
 
-}  // namespace vanon
+}  // namespace vanon::kafka
 
 #endif  // VANON_KAFKA_PRODUCER_H_

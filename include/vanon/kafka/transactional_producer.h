@@ -25,7 +25,7 @@ class ConsumerGroupMetadata;
 }
 struct rd_kafka_topic_s;
 
-namespace vanon {
+namespace vanon::kafka {
 
 // Thrown when the current transaction failed but may be retried after
 // AbortTransaction() (librdkafka's txn_requires_abort).
@@ -99,6 +99,6 @@ class TransactionalProducer {
   std::map<std::string, rd_kafka_topic_s*> topics_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::kafka
 
 #endif  // VANON_KAFKA_TRANSACTIONAL_PRODUCER_H_

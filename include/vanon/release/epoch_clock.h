@@ -24,14 +24,14 @@
 
 #include "vanon/config.h"
 
-namespace vanon {
+namespace vanon::release {
 
 enum class Arrival { kOnTime, kLate };
 
 class EpochClock {
  public:
   // All three lengths must be > 0 (LoadConfig guarantees it).
-  explicit EpochClock(const EpochConfig& config);
+  explicit EpochClock(const config::EpochConfig& config);
 
   // floor(ts / length): negative times fall into negative epochs.
   int64_t EpochOf(int64_t ts_ms) const;
@@ -94,6 +94,6 @@ class EpochClock {
   std::optional<int64_t> next_open_;  // epochs below are closed
 };
 
-}  // namespace vanon
+}  // namespace vanon::release
 
 #endif  // VANON_RELEASE_EPOCH_CLOCK_H_

@@ -20,27 +20,27 @@
 
 #include "vanon/ingest/buffered_event.h"
 
-namespace vanon {
+namespace vanon::release {
 
 // An event with its state key within the partition.
 struct KeyedEvent {
   int64_t ts_ms = 0;
   int64_t offset = 0;
-  BufferedEvent event;
+  ingest::BufferedEvent event;
 };
 
 // The events a release share consumes: its epoch's, and older ones (which
 // only waiting tuples still own), each list in state key order (ts, offset).
 struct EpochEvents {
-  std::vector<BufferedEvent> current;
+  std::vector<ingest::BufferedEvent> current;
   std::vector<std::pair<int64_t, int64_t>> current_keys;  // (ts, offset)
-  std::vector<BufferedEvent> old;
+  std::vector<ingest::BufferedEvent> old;
   std::vector<std::pair<int64_t, int64_t>> old_keys;
 };
 
 // One epoch's events in arrival order, with their keys.
 struct EpochList {
-  std::vector<BufferedEvent> events;
+  std::vector<ingest::BufferedEvent> events;
   std::vector<std::pair<int64_t, int64_t>> keys;  // (ts, offset), one per event
 };
 
@@ -93,6 +93,6 @@ class EventBuffer {
   size_t expected_ = 0;
 };
 
-}  // namespace vanon
+}  // namespace vanon::release
 
 #endif  // VANON_RELEASE_EVENT_BUFFER_H_

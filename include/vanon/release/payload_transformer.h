@@ -32,7 +32,7 @@
 #include "vanon/config.h"
 #include "vanon/ingest/payload_sink.h"
 
-namespace vanon {
+namespace vanon::release {
 
 struct PayloadStats {
   uint64_t malformed_fields = 0;    // dropped because a transform could not read them
@@ -47,9 +47,9 @@ struct GridPoint {
 };
 GridPoint GridCellCentre(double lat, double lon, double cell_meters);
 
-class PayloadTransformer : public PayloadSink {
+class PayloadTransformer : public ingest::PayloadSink {
  public:
-  explicit PayloadTransformer(const PayloadConfig& config);
+  explicit PayloadTransformer(const config::PayloadConfig& config);
   ~PayloadTransformer() override;
   PayloadTransformer(const PayloadTransformer&) = delete;
   PayloadTransformer& operator=(const PayloadTransformer&) = delete;
@@ -72,12 +72,12 @@ class PayloadTransformer : public PayloadSink {
   struct Rep;
   bool keep_unlisted_;
   int64_t bucket_ms_;
-  std::map<std::string, PayloadField, std::less<>> rules_;
+  std::map<std::string, config::PayloadField, std::less<>> rules_;
   std::set<std::string, std::less<>> parents_;  // proper prefixes of rule paths
   std::unique_ptr<Rep> rep_;
   PayloadStats stats_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::release
 
 #endif  // VANON_RELEASE_PAYLOAD_TRANSFORMER_H_

@@ -28,7 +28,7 @@
 #include "vanon/release/sensitive_dictionary.h"
 #include "vanon/release/tuple_builder.h"
 
-namespace vanon {
+namespace vanon::release {
 
 struct ReleaseContext {
   int32_t partition = 0;
@@ -40,11 +40,11 @@ struct ReleaseContext {
 // The events behind each TupleRef (input.tuples ++ input.waiting), in
 // publication order. Waiting tuples' events live in earlier epochs' buffers;
 // the service fills their entries.
-using TupleEvents = std::vector<std::vector<const BufferedEvent*>>;
+using TupleEvents = std::vector<std::vector<const ingest::BufferedEvent*>>;
 
 // Entries for the current tuples from TupleBuilder's output and their event
 // range, followed by `waiting` empty entries.
-TupleEvents EventsOfBuiltTuples(const BuiltTuples& built, std::span<const BufferedEvent> events,
+TupleEvents EventsOfBuiltTuples(const BuiltTuples& built, std::span<const ingest::BufferedEvent> events,
                                 size_t waiting);
 
 struct ReleaseRecords {
@@ -61,7 +61,7 @@ struct ReleaseRecords {
 bool IsSummaryOf(std::string_view record, int64_t release, int32_t partition);
 
 struct ReleaseWriterDeps {
-  const Schema* schema = nullptr;
+  const engine::Schema* schema = nullptr;
   // Null when no sensitive attribute is configured: tuples then have no
   // "sensitive" member.
   const SensitiveDictionary* dictionary = nullptr;
@@ -71,9 +71,9 @@ struct ReleaseWriterDeps {
 };
 
 ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext& context,
-                            const ReleaseInput& input, const ReleaseOutput& output,
+                            const engine::ReleaseInput& input, const engine::ReleaseOutput& output,
                             const TupleEvents& events, dp::RandomSource* random);
 
-}  // namespace vanon
+}  // namespace vanon::release
 
 #endif  // VANON_RELEASE_RELEASE_WRITER_H_

@@ -19,7 +19,7 @@
 #include "vanon/engine/release.h"
 #include "vanon/engine/schema.h"
 
-namespace vanon {
+namespace vanon::release {
 
 // A QI code that no schema built here accepts: TupleBuilder gives it to a
 // tuple that cannot be placed, so the engine suppresses it as ineligible.
@@ -30,7 +30,7 @@ inline constexpr int32_t kIneligibleCode = std::numeric_limits<int32_t>::min();
 // std::runtime_error naming the file for a bad hierarchy, and
 // std::invalid_argument for a numeric range outside int32 (kIneligibleCode
 // excluded).
-Schema SchemaFromConfig(const Config& config);
+engine::Schema SchemaFromConfig(const config::Config& config);
 
 // 10^precision.
 double NumericScale(int precision);
@@ -38,13 +38,13 @@ double NumericScale(int precision);
 // The code of `raw` for a numeric QI, or nullopt when it is not a finite
 // number, lies outside [range_min, range_max], or has more decimals than the
 // precision (1.55 at precision 1): a value that no code stands for exactly.
-std::optional<int32_t> NumericQiCode(const QuasiIdentifier& qi, const NumericDomain& domain,
+std::optional<int32_t> NumericQiCode(const config::QuasiIdentifier& qi, const engine::NumericDomain& domain,
                                      std::string_view raw);
 
 // The engine's parameters (model, m, k, l, t, max delay) from the privacy
 // section; the seed is left for the caller to draw.
-ReleaseParams ReleaseParamsFromConfig(const PrivacyConfig& privacy);
+engine::ReleaseParams ReleaseParamsFromConfig(const config::PrivacyConfig& privacy);
 
-}  // namespace vanon
+}  // namespace vanon::release
 
 #endif  // VANON_RELEASE_SCHEMA_FROM_CONFIG_H_

@@ -11,7 +11,7 @@
 
 #include "vanon/dp/random_source.h"
 
-namespace vanon {
+namespace vanon::release {
 
 using ReleaseSeed = std::array<uint8_t, 32>;
 
@@ -32,6 +32,6 @@ class SeedStream final : public dp::RandomSource {
   size_t next_ = 4;  // empty: refill on first use
 };
 
-}  // namespace vanon
+}  // namespace vanon::release
 
 #endif  // VANON_RELEASE_SEED_STREAM_H_

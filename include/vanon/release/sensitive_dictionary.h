@@ -18,17 +18,17 @@
 #include "vanon/engine/hierarchy.h"
 #include "vanon/engine/release.h"
 
-namespace vanon {
+namespace vanon::release {
 
 class SensitiveDictionary {
  public:
   SensitiveDictionary() = default;
-  explicit SensitiveDictionary(const CategoricalHierarchy* hierarchy);
+  explicit SensitiveDictionary(const engine::CategoricalHierarchy* hierarchy);
 
-  SensitiveId Intern(std::string_view value);
-  std::optional<SensitiveId> Find(std::string_view value) const;
+  engine::SensitiveId Intern(std::string_view value);
+  std::optional<engine::SensitiveId> Find(std::string_view value) const;
   // `id` must have been returned by Intern.
-  const std::string& Value(SensitiveId id) const { return values_[id]; }
+  const std::string& Value(engine::SensitiveId id) const { return values_[id]; }
   size_t size() const { return values_.size(); }
 
   // Values in id order; DecodeState replaces everything (false and unchanged
@@ -38,9 +38,9 @@ class SensitiveDictionary {
 
  private:
   std::vector<std::string> values_;
-  std::map<std::string, SensitiveId, std::less<>> ids_;
+  std::map<std::string, engine::SensitiveId, std::less<>> ids_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::release
 
 #endif  // VANON_RELEASE_SENSITIVE_DICTIONARY_H_

@@ -33,13 +33,13 @@
 #include "vanon/ingest/buffered_event.h"
 #include "vanon/release/sensitive_dictionary.h"
 
-namespace vanon {
+namespace vanon::release {
 
 enum class TupleProblem { kNone, kUnknownQi, kMissingSensitive };
 
 struct BuiltTuples {
   // Sorted by vehicle key; Tuple::vehicle is the 32 raw bytes of the HMAC.
-  std::vector<Tuple> tuples;
+  std::vector<engine::Tuple> tuples;
   // Per tuple, positions of its events in the input range, in (ts, position)
   // order: the events to publish when the tuple is published.
   std::vector<std::vector<uint32_t>> events;
@@ -55,24 +55,24 @@ class TupleBuilder {
   // `sensitive_extra` is BufferLayout::sensitive (-1: no sensitive attribute;
   // every tuple then gets the value "" so that only k-anonymity is useful).
   // Schema and dictionary must outlive the builder.
-  TupleBuilder(const Config& config, const Schema& schema, int sensitive_extra,
+  TupleBuilder(const config::Config& config, const engine::Schema& schema, int sensitive_extra,
                SensitiveDictionary* dictionary);
 
   // Events with a wrong number of QI values make their vehicle ineligible.
-  BuiltTuples Build(std::span<const BufferedEvent> events) const;
+  BuiltTuples Build(std::span<const ingest::BufferedEvent> events) const;
 
  private:
-  std::vector<int32_t> EncodeQi(const BufferedEvent& e, uint64_t* at_root) const;
-  std::optional<std::string> Aggregate(std::span<const BufferedEvent> events,
+  std::vector<int32_t> EncodeQi(const ingest::BufferedEvent& e, uint64_t* at_root) const;
+  std::optional<std::string> Aggregate(std::span<const ingest::BufferedEvent> events,
                                        const std::vector<uint32_t>& order) const;
 
-  const Schema& schema_;
-  std::vector<QuasiIdentifier> qis_;
-  std::optional<SensitiveConfig> sensitive_;
+  const engine::Schema& schema_;
+  std::vector<config::QuasiIdentifier> qis_;
+  std::optional<config::SensitiveConfig> sensitive_;
   int sensitive_extra_;
   SensitiveDictionary* dictionary_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::release
 
 #endif  // VANON_RELEASE_TUPLE_BUILDER_H_

@@ -11,7 +11,7 @@
 
 #include "vanon/config.h"
 
-namespace vanon {
+namespace vanon::service {
 
 class DpPartialSource {
  public:
@@ -23,8 +23,8 @@ class DpPartialSource {
 };
 
 // ReadCommitted on config.dp.aggregation.topic, partition 0.
-std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const Config& config);
+std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const config::Config& config);
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_DP_PARTIAL_SOURCE_H_

@@ -47,15 +47,21 @@
 #include "vanon/dp/random_source.h"
 #include "vanon/ingest/buffered_event.h"
 
-namespace vanon {
+namespace vanon::engine {
+class Schema;
+}  // namespace vanon::engine
+
+namespace vanon::state {
+class ReleaseWrite;
+class StateStore;
+}  // namespace vanon::state
+
+namespace vanon::service {
 
 class DpPartialSource;
 struct DpAggregateState;
 struct DpPartial;
-class ReleaseWrite;
-class Schema;
 class ShareState;
-class StateStore;
 struct ShareDelta;
 
 class DpPublisher {
@@ -64,10 +70,10 @@ class DpPublisher {
   // run (a dimension without a fixed domain, a numeric QI split on demand,
   // an epsilon with more than nine decimals...). When config.dp.enabled is
   // false, Compute returns no records and touches no state.
-  DpPublisher(const Config& config, std::string_view hmac_key, StateStore* store,
+  DpPublisher(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
               prometheus::Registry& registry);
   // The same over the release share's view of state (a fake in tests).
-  DpPublisher(const Config& config, std::string_view hmac_key, ShareState* state,
+  DpPublisher(const config::Config& config, std::string_view hmac_key, ShareState* state,
               prometheus::Registry& registry);
   ~DpPublisher();
   DpPublisher(const DpPublisher&) = delete;
@@ -102,10 +108,10 @@ class DpPublisher {
   // recomputation takes the same decision. Throws std::runtime_error when
   // the ledger cannot be read or written (corrupt or failing state).
   Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                 std::span<const BufferedEvent> events, dp::RandomSource& random);
+                 std::span<const ingest::BufferedEvent> events, dp::RandomSource& random);
 
   // Puts the running-total state into the release's apply batch.
-  void Apply(int32_t partition, const Result& r, ReleaseWrite* w) const;
+  void Apply(int32_t partition, const Result& r, state::ReleaseWrite* w) const;
   // The same into a share's delta.
   void Apply(const Result& r, ShareDelta* d) const;
 
@@ -136,14 +142,14 @@ class DpPublisher {
 
  private:
   // `state`, or the adapter `owned` when state is null.
-  DpPublisher(const Config& config, std::string_view hmac_key, std::unique_ptr<ShareState> owned, ShareState* state,
+  DpPublisher(const config::Config& config, std::string_view hmac_key, std::unique_ptr<ShareState> owned, ShareState* state,
               prometheus::Registry& registry);
   struct PartitionBudget;
   struct TreeQuery;
   struct QiLookup {
     std::string name;
     size_t attr = 0;  // index in config.quasi_identifiers and BufferedEvent::qi_values
-    QuasiIdentifier config;  // its range and precision, for numeric values
+    config::QuasiIdentifier config;  // its range and precision, for numeric values
   };
   dp::BudgetLedger& Ledger(int32_t partition);
   void SetUpTreeCounters();
@@ -151,11 +157,11 @@ class DpPublisher {
                      const dp::DpRelease& release, dp::RandomSource& random, Result* result);
   // Each vehicle's events of `events`, converted (dp_publisher.cc).
   using VehicleFn = std::function<void(std::string_view vehicle, std::span<const dp::DpEvent> events)>;
-  void ForEachVehicle(std::span<const BufferedEvent> events, const VehicleFn& fn);
+  void ForEachVehicle(std::span<const ingest::BufferedEvent> events, const VehicleFn& fn);
   // DP windows (dp_windows.cc).
   struct Window;
   Result ComputeWindow(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                       std::span<const BufferedEvent> events, dp::RandomSource& random);
+                       std::span<const ingest::BufferedEvent> events, dp::RandomSource& random);
   void PublishWindow(int32_t partition, Window& window, dp::RandomSource& random, Result* result);
   std::optional<Window> LoadWindow(int32_t partition) const;
   Window FreshWindow(int64_t index) const;
@@ -189,10 +195,10 @@ class DpPublisher {
   dp::BudgetPolicy policy_;
   int64_t epoch_ms_ = 0;
   int64_t window_ms_ = 0;  // 0: counts per release
-  DpConfig::Aggregation aggregation_;
+  config::DpConfig::Aggregation aggregation_;
   int32_t input_partitions_ = 0;
   std::unique_ptr<DpPartialSource> partial_source_;
-  std::unique_ptr<Schema> schema_;
+  std::unique_ptr<engine::Schema> schema_;
   std::vector<QiLookup> qi_attrs_;  // QIs the queries use (dimension or filter)
   std::vector<TreeQuery> trees_;
   int tree_levels_ = 0;
@@ -212,6 +218,6 @@ class DpPublisher {
   prometheus::Counter& partials_dropped_counter_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_DP_PUBLISHER_H_

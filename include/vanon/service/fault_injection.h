@@ -12,7 +12,7 @@
 
 #include <string_view>
 
-namespace vanon {
+namespace vanon::service {
 
 // Points the release loop passes, in order (docs/operations.md lists them).
 inline constexpr std::string_view kFaultPoints[] = {
@@ -53,6 +53,6 @@ inline constexpr bool TakeShareCorruption() { return false; }
 
 #endif  // VANON_FAULT_POINTS
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_FAULT_INJECTION_H_

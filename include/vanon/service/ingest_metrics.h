@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-namespace vanon {
+namespace vanon::service {
 
 struct IngestMetrics {
   explicit IngestMetrics(prometheus::Registry& r);
@@ -54,6 +54,6 @@ struct IngestMetrics {
 // Registers vanon_build_info{version,revision} = 1.
 void RegisterBuildInfo(prometheus::Registry& r);
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_INGEST_METRICS_H_

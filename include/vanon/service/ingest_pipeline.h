@@ -26,12 +26,18 @@
 #include "vanon/service/vin_cache.h"
 #include "vanon/state/partition_progress.h"
 
-namespace vanon {
-
-class IngestWrite;
-class IngestMetrics;
+namespace vanon::kafka {
 class Producer;
+}  // namespace vanon::kafka
+
+namespace vanon::state {
+class IngestWrite;
 class StateStore;
+}  // namespace vanon::state
+
+namespace vanon::service {
+
+class IngestMetrics;
 
 // DLQ values above this size are cut to their first kDlqTruncatedBytes, with
 // a vanon.truncated_from header giving the original size.
@@ -49,8 +55,8 @@ struct BufferLayout {
 class IngestPipeline {
  public:
   // hmac_key must be non-empty. dlq and metrics may be null in tests.
-  IngestPipeline(const Config& config, std::string_view hmac_key, StateStore* store,
-                 Producer* dlq, IngestMetrics* metrics);
+  IngestPipeline(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
+                 kafka::Producer* dlq, IngestMetrics* metrics);
   ~IngestPipeline();
 
   // Offset to resume a newly assigned partition from (nullopt: earliest).
@@ -59,35 +65,35 @@ class IngestPipeline {
 
   // Processes a batch. Throws std::runtime_error if the DLQ cannot confirm
   // delivery; then nothing of the batch is recorded and it will be replayed.
-  void Process(const std::vector<InputMessage>& batch, int64_t now_ms);
+  void Process(const std::vector<kafka::InputMessage>& batch, int64_t now_ms);
 
   const BufferLayout& layout() const { return layout_; }
   // Sum over the partitions this instance has seen since start.
-  PartitionProgress Totals() const;
+  state::PartitionProgress Totals() const;
   int64_t NextOffset(int32_t partition) const;
 
   // A partition's counters and epoch clock, loaded from state on first use.
   // The release loop updates both and stores them in its own write batches;
   // this object stays the one in-memory copy.
-  PartitionProgress& Progress(int32_t partition);
-  EpochClock& Clock(int32_t partition);
+  state::PartitionProgress& Progress(int32_t partition);
+  release::EpochClock& Clock(int32_t partition);
   // The partition's buffered events in memory (see EventBuffer), read from
   // state on first use. Releases take their epoch from it and give back
   // what their apply batch keeps.
-  EventBuffer& Events(int32_t partition);
+  release::EventBuffer& Events(int32_t partition);
 
  private:
   // What ingestion derives from a VIN, cached because a fleet's vehicles send
   // many events each. Memory only (raw VINs never leave the process); bounded.
   struct VehicleInfo {
-    HmacToken key;
+    ingest::HmacToken key;
     std::vector<std::string> qi;
     bool known = false;
     std::optional<std::string> sensitive;  // sensitive.aggregator: registry
     std::string last_trip;
-    HmacToken last_trip_key;
+    ingest::HmacToken last_trip_key;
   };
-  VehicleInfo& Lookup(const ParsedEvent& e);
+  VehicleInfo& Lookup(const ingest::ParsedEvent& e);
 
   // One batch's counts, for the metrics after its commit.
   struct BatchCounts {
@@ -95,34 +101,34 @@ class IngestPipeline {
     std::map<std::string, uint64_t> rejected_by;
   };
   // The steps of Process() for one message.
-  void RouteRejected(const InputMessage& m, const std::string& reason, const std::string& detail);
-  void RouteLate(const InputMessage& m, int64_t watermark_ms);
-  void Buffer(const InputMessage& m, const VehicleInfo& v, IngestWrite* write);
+  void RouteRejected(const kafka::InputMessage& m, const std::string& reason, const std::string& detail);
+  void RouteLate(const kafka::InputMessage& m, int64_t watermark_ms);
+  void Buffer(const kafka::InputMessage& m, const VehicleInfo& v, state::IngestWrite* write);
   void FlushRouted(const BatchCounts& counts);
   void ReportBatch(const BatchCounts& counts);
 
-  const Config& config_;
-  StateStore* store_;
-  Producer* dlq_;
+  const config::Config& config_;
+  state::StateStore* store_;
+  kafka::Producer* dlq_;
   IngestMetrics* metrics_;
   BufferLayout layout_;
   bool registry_sensitive_ = false;  // layout_.sensitive is filled from the registry
   std::unique_ptr<QiResolver> resolver_;
-  std::unique_ptr<EventParser> parser_;
-  std::unique_ptr<KeyedHasher> hasher_;
+  std::unique_ptr<ingest::EventParser> parser_;
+  std::unique_ptr<ingest::KeyedHasher> hasher_;
   // Payloads are coarsened here, before they reach state: dropped fields
   // never touch the disk, and a release only copies them.
-  std::unique_ptr<PayloadTransformer> payload_;
-  PayloadStats payload_reported_;  // what metrics_ has been told so far
-  std::map<int32_t, PartitionProgress> progress_;
-  std::map<int32_t, EpochClock> clocks_;
-  std::map<int32_t, EventBuffer> buffers_;
-  std::vector<std::pair<int32_t, KeyedEvent>> stored_;  // this batch's, for buffers_ after commit
+  std::unique_ptr<release::PayloadTransformer> payload_;
+  release::PayloadStats payload_reported_;  // what metrics_ has been told so far
+  std::map<int32_t, state::PartitionProgress> progress_;
+  std::map<int32_t, release::EpochClock> clocks_;
+  std::map<int32_t, release::EventBuffer> buffers_;
+  std::vector<std::pair<int32_t, release::KeyedEvent>> stored_;  // this batch's, for buffers_ after commit
   VinCache<VehicleInfo> vehicles_;
-  ParsedEvent parsed_;
+  ingest::ParsedEvent parsed_;
   std::string encoded_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_INGEST_PIPELINE_H_

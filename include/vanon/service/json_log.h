@@ -6,11 +6,11 @@
 
 #include <string>
 
-namespace vanon {
+namespace vanon::service {
 
 // Installs the JSON logger as spdlog's default. level: trace|debug|info|warn|error.
 void InitJsonLogging(const std::string& level);
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_JSON_LOG_H_

@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <string>
 
-namespace vanon {
-
+namespace vanon::state {
 class StateStore;
+}  // namespace vanon::state
+
+namespace vanon::service {
 
 class PartitionGuard {
  public:
@@ -24,7 +26,7 @@ class PartitionGuard {
 
   // Stores `count` if the state holds none yet (a new store, or one written
   // before the record existed), synced; otherwise compares with it.
-  PartitionGuard(StateStore* store, int32_t count);
+  PartitionGuard(state::StateStore* store, int32_t count);
 
   // Compares the topic's current count with the stored one. A mismatch is
   // logged once and sticks until the process restarts. Returns !tripped().
@@ -41,6 +43,6 @@ class PartitionGuard {
   std::string detail_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_PARTITION_GUARD_H_

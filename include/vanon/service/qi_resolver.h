@@ -13,7 +13,7 @@
 #include "vanon/config.h"
 #include "vanon/ingest/parsed_event.h"
 
-namespace vanon {
+namespace vanon::service {
 
 class QiResolver {
  public:
@@ -21,12 +21,12 @@ class QiResolver {
   // parser extracts; the resolver appends the ones it needs and remembers
   // their positions. Throws std::runtime_error naming the file (and line)
   // or the QI that the source cannot provide.
-  static std::unique_ptr<QiResolver> Create(const Config& config, std::vector<std::string>* extras);
+  static std::unique_ptr<QiResolver> Create(const config::Config& config, std::vector<std::string>* extras);
   virtual ~QiResolver() = default;
 
   // Fills one value per configured QI, in config order. Returns false when
   // the source does not know the vehicle (values are then the root "*").
-  virtual bool Resolve(const ParsedEvent& event, std::vector<std::string>* qi) const = 0;
+  virtual bool Resolve(const ingest::ParsedEvent& event, std::vector<std::string>* qi) const = 0;
 
   // True when the values depend on the VIN alone (table, registry), so a
   // caller may cache them per vehicle.
@@ -35,9 +35,9 @@ class QiResolver {
   // sensitive.aggregator: registry: the vehicle's value in the registry's
   // sensitive.registry_column; nullopt when the registry does not know the
   // vehicle (or the aggregator is another one).
-  virtual std::optional<std::string> SensitiveValue(const ParsedEvent&) const { return std::nullopt; }
+  virtual std::optional<std::string> SensitiveValue(const ingest::ParsedEvent&) const { return std::nullopt; }
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_QI_RESOLVER_H_

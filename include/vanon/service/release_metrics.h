@@ -16,10 +16,10 @@
 #include "vanon/config.h"
 #include "vanon/engine/metrics.h"
 
-namespace vanon {
+namespace vanon::service {
 
 struct CommittedRelease {
-  ReleaseMetrics metrics;
+  engine::ReleaseMetrics metrics;
   uint64_t released_events = 0;
   uint64_t qi_at_root = 0;  // BuiltTuples::qi_at_root of the share
   double duration_seconds = 0;  // epoch closable -> transaction committed
@@ -28,7 +28,7 @@ struct CommittedRelease {
 
 class ReleaseMetricsExporter {
  public:
-  ReleaseMetricsExporter(prometheus::Registry& r, const PrivacyConfig& privacy);
+  ReleaseMetricsExporter(prometheus::Registry& r, const config::PrivacyConfig& privacy);
 
   void Record(const CommittedRelease& c);
   // Event time to commit, one observation per published event.
@@ -70,6 +70,6 @@ class ReleaseMetricsExporter {
   prometheus::Counter& precompute_dropped_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_RELEASE_METRICS_H_

@@ -37,13 +37,19 @@
 #include "vanon/release/event_buffer.h"
 #include "vanon/state/partition_progress.h"
 
-namespace vanon {
+namespace vanon::kafka {
+class TransactionalProducer;
+}  // namespace vanon::kafka
+
+namespace vanon::state {
+class StateStore;
+}  // namespace vanon::state
+
+namespace vanon::service {
 
 class ChangelogWriter;
 class DpPublisher;
 class ReleaseMetricsExporter;
-class StateStore;
-class TransactionalProducer;
 
 struct OutputTopology {
   int32_t input_partitions = 1;
@@ -60,7 +66,7 @@ struct ShareRequest {
 struct ReleaseOutcome {
   int32_t partition = 0;
   int64_t release = 0;
-  ReleaseMetrics metrics;
+  engine::ReleaseMetrics metrics;
   uint64_t events_published = 0;
   uint64_t events_suppressed = 0;
   bool republished = false;  // a crash-interrupted attempt was found uncommitted
@@ -75,8 +81,8 @@ class ReleaseRunner {
   // sensitive_extra: BufferLayout::sensitive of the ingest pipeline.
   // dp (may be null) adds the differentially private counts of each share
   // to its transaction and its state to the apply batch.
-  ReleaseRunner(const Config& config, int sensitive_extra, StateStore* store,
-                TransactionalProducer* producer, ReleaseMetricsExporter* metrics,
+  ReleaseRunner(const config::Config& config, int sensitive_extra, state::StateStore* store,
+                kafka::TransactionalProducer* producer, ReleaseMetricsExporter* metrics,
                 OutputTopology topology, DpPublisher* dp = nullptr);
   // Lets the batch in flight finish (it is prepared in state, so a restart
   // would apply or republish it anyway), then stops the release thread.
@@ -86,9 +92,9 @@ class ReleaseRunner {
 
   // What the consuming thread owns of a partition.
   struct PartitionState {
-    EpochClock* clock;
-    PartitionProgress* progress;
-    EventBuffer* events;
+    release::EpochClock* clock;
+    state::PartitionProgress* progress;
+    release::EventBuffer* events;
   };
 
   // With privacy.epoch.precompute, starts computing the share of each
@@ -133,6 +139,6 @@ class ReleaseRunner {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_RELEASE_RUNNER_H_

@@ -16,7 +16,7 @@ namespace prometheus {
 class Registry;
 }
 
-namespace vanon {
+namespace vanon::service {
 
 // A consistent-enough snapshot for the demo's status line.
 struct ServiceStatus {
@@ -44,7 +44,7 @@ struct ServiceStatus {
 class Service {
  public:
   // hmac_key: the secret (already read from the environment); non-empty.
-  Service(Config config, std::string hmac_key);
+  Service(config::Config config, std::string hmac_key);
   ~Service();
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
@@ -61,6 +61,6 @@ class Service {
   std::unique_ptr<Rep> rep_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_SERVICE_H_

@@ -8,17 +8,19 @@
 #ifndef VANON_SERVICE_STATE_VERSION_H_
 #define VANON_SERVICE_STATE_VERSION_H_
 
-namespace vanon {
-
+namespace vanon::state {
 class StateStore;
+}  // namespace vanon::state
+
+namespace vanon::service {
 
 inline constexpr int kStateVersion = 2;
 
 // Brings the store to kStateVersion (synced) and returns the version it
 // found. Throws std::runtime_error for a store newer than this build or an
 // unreadable record.
-int MigrateStateVersion(StateStore* store);
+int MigrateStateVersion(state::StateStore* store);
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_STATE_VERSION_H_

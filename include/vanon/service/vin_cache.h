@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-namespace vanon {
+namespace vanon::service {
 
 template <typename V>
 class VinCache {
@@ -89,6 +89,6 @@ class VinCache {
   std::vector<Entry> entries_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::service
 
 #endif  // VANON_SERVICE_VIN_CACHE_H_

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace vanon {
+namespace vanon::state {
 
 struct PartitionProgress {
   int64_t next_offset = -1;  // -1: nothing consumed yet
@@ -36,6 +36,6 @@ struct PartitionProgress {
   static std::optional<PartitionProgress> Decode(std::string_view bytes);
 };
 
-}  // namespace vanon
+}  // namespace vanon::state
 
 #endif  // VANON_STATE_PARTITION_PROGRESS_H_

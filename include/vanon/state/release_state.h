@@ -14,10 +14,10 @@
 
 #include "vanon/engine/release.h"
 
-namespace vanon {
+namespace vanon::state {
 
 struct StoredSignature {
-  Signature values;  // sorted sensitive ids (SensitiveDictionary of the partition)
+  engine::Signature values;  // sorted sensitive ids (SensitiveDictionary of the partition)
   int64_t first_release = 0;
   int64_t last_release = 0;  // last release that published the vehicle
 
@@ -27,8 +27,8 @@ struct StoredSignature {
 };
 
 // Tuple::vehicle is not part of the value (it is the key).
-std::string EncodeWaitingTuple(const WaitingTuple& w);
-std::optional<WaitingTuple> DecodeWaitingTuple(std::string_view vehicle, std::string_view bytes);
+std::string EncodeWaitingTuple(const engine::WaitingTuple& w);
+std::optional<engine::WaitingTuple> DecodeWaitingTuple(std::string_view vehicle, std::string_view bytes);
 
 enum class ReleaseStatus : uint8_t { kPrepared = 1, kCommitted = 2 };
 
@@ -49,6 +49,6 @@ struct ReleaseLogEntry {
   friend bool operator==(const ReleaseLogEntry&, const ReleaseLogEntry&) = default;
 };
 
-}  // namespace vanon
+}  // namespace vanon::state
 
 #endif  // VANON_STATE_RELEASE_STATE_H_

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace vanon {
+namespace vanon::state {
 
 // Stable numbers: they are part of the changelog's record keys.
 enum class StateFamily : uint8_t { kEvents = 1, kMeta = 2, kSignatures = 3, kWaiting = 4, kReleases = 5 };
@@ -22,6 +22,6 @@ struct StateChange {
   std::optional<std::string> value;  // nullopt: deleted
 };
 
-}  // namespace vanon
+}  // namespace vanon::state
 
 #endif  // VANON_STATE_STATE_CHANGE_H_

@@ -31,7 +31,7 @@ namespace rocksdb {
 class FileSystem;
 }
 
-namespace vanon {
+namespace vanon::state {
 
 // How far a commit must survive. The WAL alone survives a crash of the
 // process (the OS still writes its page cache out); surviving a crash of the
@@ -81,7 +81,7 @@ class ReleaseWrite {
   void PutEvent(int32_t partition, int64_t ts_ms, int64_t offset, std::string_view encoded);
   void PutSignature(int32_t partition, std::string_view vehicle, const StoredSignature& s);
   void DeleteSignature(int32_t partition, std::string_view vehicle);
-  void PutWaiting(int32_t partition, const WaitingTuple& w);  // key: w.tuple.vehicle
+  void PutWaiting(int32_t partition, const engine::WaitingTuple& w);  // key: w.tuple.vehicle
   void DeleteWaiting(int32_t partition, std::string_view vehicle);
   void PutRelease(int32_t partition, int64_t release, const ReleaseLogEntry& e);
   void DeleteRelease(int32_t partition, int64_t release);
@@ -136,7 +136,7 @@ class StateStore {
   void ScanSignatures(int32_t partition,
                       const std::function<bool(std::string_view vehicle, const StoredSignature&)>& fn) const;
   // All waiting tuples of the partition, sorted by vehicle key.
-  std::vector<WaitingTuple> LoadWaiting(int32_t partition) const;
+  std::vector<engine::WaitingTuple> LoadWaiting(int32_t partition) const;
   std::optional<ReleaseLogEntry> GetRelease(int32_t partition, int64_t release) const;
   // Visits the release log of a partition from the newest release backwards.
   void ScanReleasesNewestFirst(int32_t partition,
@@ -160,6 +160,6 @@ class StateStore {
   std::unique_ptr<Rep> rep_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::state
 
 #endif  // VANON_STATE_STATE_STORE_H_

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace vanon {
+namespace vanon::fleet {
 
 // The value every attribute takes when the source does not know the
 // vehicle: the root of its generalization hierarchy.
@@ -20,6 +20,6 @@ struct DecodedVehicle {
   std::vector<std::pair<std::string, std::string>> attributes;
 };
 
-}  // namespace vanon
+}  // namespace vanon::fleet
 
 #endif  // VANON_VEHICLE_DECODED_VEHICLE_H_

@@ -16,7 +16,7 @@
 #include <optional>
 #include <string_view>
 
-namespace vanon {
+namespace vanon::fleet {
 
 enum class ModelYearRule { kBaseYear, kPosition7 };
 
@@ -32,6 +32,6 @@ std::optional<char> ModelYearCode(int year);
 // is not a year code (0, I, O, Q, U, Z) or `vin` is shorter than 10.
 std::optional<int> DecodeModelYear(std::string_view vin, const ModelYearPolicy& policy);
 
-}  // namespace vanon
+}  // namespace vanon::fleet
 
 #endif  // VANON_VEHICLE_MODEL_YEAR_H_

@@ -12,7 +12,7 @@
 
 #include "vanon/vehicle/decoded_vehicle.h"
 
-namespace vanon {
+namespace vanon::fleet {
 
 class VehicleRegistry {
  public:
@@ -33,6 +33,6 @@ class VehicleRegistry {
   std::unordered_map<std::string, std::vector<std::string>> rows_;
 };
 
-}  // namespace vanon
+}  // namespace vanon::fleet
 
 #endif  // VANON_VEHICLE_VEHICLE_REGISTRY_H_

@@ -11,7 +11,7 @@
 
 #include "base/vin.h"  // kVinLength, IsVinChar, IsValidVin: the syntax
 
-namespace vanon {
+namespace vanon::fleet {
 
 // The check digit ('0'-'9' or 'X') the 49 CFR 565 algorithm gives for
 // `vin` (position 9 itself is ignored). Requires IsValidVin(vin).
@@ -20,6 +20,6 @@ char VinCheckDigit(std::string_view vin);
 // IsValidVin(vin) and position 9 equals VinCheckDigit(vin).
 bool HasValidCheckDigit(std::string_view vin);
 
-}  // namespace vanon
+}  // namespace vanon::fleet
 
 #endif  // VANON_VEHICLE_VIN_H_

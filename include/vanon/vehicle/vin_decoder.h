@@ -17,7 +17,7 @@
 #include "vanon/vehicle/decoded_vehicle.h"
 #include "vanon/vehicle/model_year.h"
 
-namespace vanon {
+namespace vanon::fleet {
 
 struct VehicleModel {
   std::string vds;  // 5 characters; '*' matches any character
@@ -64,6 +64,6 @@ class VinDecoder {
 // True when `vds` (5 characters) matches `pattern` ('*' = any character).
 bool VdsMatches(std::string_view pattern, std::string_view vds);
 
-}  // namespace vanon
+}  // namespace vanon::fleet
 
 #endif  // VANON_VEHICLE_VIN_DECODER_H_

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace vanon {
+namespace vanon::engine {
 
 namespace {
 
@@ -275,4 +275,4 @@ std::vector<std::string> ReleaseChecker::Check(const ReleaseInput& in, const Rel
   return std::move(pass.bad);
 }
 
-}  // namespace vanon
+}  // namespace vanon::engine

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace vanon {
+namespace vanon::fleet {
 
 namespace {
 
@@ -43,4 +43,4 @@ std::optional<int> DecodeModelYear(std::string_view vin, const ModelYearPolicy& 
   }
 }
 
-}  // namespace vanon
+}  // namespace vanon::fleet

@@ -3,7 +3,7 @@
 
 #include "yaml_error.h"
 
-namespace vanon::yaml_util {
+namespace vanon::fleet::yaml_util {
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -13,4 +13,4 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-}  // namespace vanon::yaml_util
+}  // namespace vanon::fleet::yaml_util

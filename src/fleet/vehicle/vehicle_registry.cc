@@ -3,7 +3,7 @@
 #include <fstream>
 #include <stdexcept>
 
-namespace vanon {
+namespace vanon::fleet {
 
 namespace {
 
@@ -121,4 +121,4 @@ DecodedVehicle VehicleRegistry::Lookup(std::string_view key) const {
   return out;
 }
 
-}  // namespace vanon
+}  // namespace vanon::fleet

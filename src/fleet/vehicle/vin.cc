@@ -1,6 +1,6 @@
 #include "vanon/vehicle/vin.h"
 
-namespace vanon {
+namespace vanon::fleet {
 
 namespace {
 
@@ -16,19 +16,19 @@ int Transliterate(char c) {
   return kLetters[c - 'A'];
 }
 
-constexpr int kWeights[kVinLength] = {8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2};
+constexpr int kWeights[base::kVinLength] = {8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2};
 
 }  // namespace
 
 char VinCheckDigit(std::string_view vin) {
   int sum = 0;
-  for (int i = 0; i < kVinLength; ++i) sum += Transliterate(vin[i]) * kWeights[i];
+  for (int i = 0; i < base::kVinLength; ++i) sum += Transliterate(vin[i]) * kWeights[i];
   const int rest = sum % 11;
   return rest == 10 ? 'X' : static_cast<char>('0' + rest);
 }
 
 bool HasValidCheckDigit(std::string_view vin) {
-  return IsValidVin(vin) && vin[8] == VinCheckDigit(vin);
+  return base::IsValidVin(vin) && vin[8] == VinCheckDigit(vin);
 }
 
-}  // namespace vanon
+}  // namespace vanon::fleet

@@ -3,7 +3,7 @@
 #include "vanon/vehicle/vin.h"
 #include "yaml_error.h"
 
-namespace vanon {
+namespace vanon::fleet {
 
 using yaml_util::Fail;
 using yaml_util::LineOf;
@@ -13,7 +13,7 @@ namespace {
 bool IsCode(std::string_view s, size_t length, bool allow_wildcard) {
   if (s.size() != length) return false;
   for (char c : s) {
-    if (!IsVinChar(c) && !(allow_wildcard && c == '*')) return false;
+    if (!base::IsVinChar(c) && !(allow_wildcard && c == '*')) return false;
   }
   return true;
 }
@@ -118,7 +118,7 @@ const Manufacturer* VinDecoder::FindManufacturer(std::string_view wmi) const {
 DecodedVehicle VinDecoder::Decode(std::string_view vin) const {
   DecodedVehicle out;
   out.attributes.reserve(kAttributeNames.size());
-  const Manufacturer* maker = IsValidVin(vin) ? FindManufacturer(vin.substr(0, 3)) : nullptr;
+  const Manufacturer* maker = base::IsValidVin(vin) ? FindManufacturer(vin.substr(0, 3)) : nullptr;
   const VehicleModel* model = nullptr;
   if (maker != nullptr) {
     for (const VehicleModel& m : maker->models) {
@@ -144,4 +144,4 @@ DecodedVehicle VinDecoder::Decode(std::string_view vin) const {
   return out;
 }
 
-}  // namespace vanon
+}  // namespace vanon::fleet

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace vanon::yaml_util {
+namespace vanon::fleet::yaml_util {
 
 [[noreturn]] inline void Fail(const std::string& source, int line, const std::string& what) {
   throw std::runtime_error(source + ":" + std::to_string(line) + ": " + what);
@@ -61,6 +61,6 @@ inline YAML::Node ParseText(const std::string& text, const std::string& source) 
 // Whole file as text; "<path>:0: cannot open" when unreadable.
 std::string ReadFile(const std::string& path);
 
-}  // namespace vanon::yaml_util
+}  // namespace vanon::fleet::yaml_util
 
 #endif  // VANON_SRC_FLEET_VEHICLE_YAML_ERROR_H_
