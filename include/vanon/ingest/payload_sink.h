@@ -2,8 +2,8 @@
 // to whoever publishes it (PayloadTransformer), so that ingestion parses each
 // message once: re-serializing the payload and parsing it again cost about
 // a tenth of ingestion's CPU (issue 18).
-#ifndef VANON_INCLUDE_VANON_INGEST_PAYLOAD_SINK_H_
-#define VANON_INCLUDE_VANON_INGEST_PAYLOAD_SINK_H_
+#ifndef VANON_INGEST_PAYLOAD_SINK_H_
+#define VANON_INGEST_PAYLOAD_SINK_H_
 
 #include <string>
 
@@ -23,4 +23,4 @@ class PayloadSink {
 
 }  // namespace vanon::ingest
 
-#endif  // VANON_INCLUDE_VANON_INGEST_PAYLOAD_SINK_H_
+#endif  // VANON_INGEST_PAYLOAD_SINK_H_

@@ -2,8 +2,8 @@
 // start-up with Kafka's admin API the way Kafka Streams creates its own, and
 // checked when they already exist: a changelog with the wrong partition count
 // or one that is not compacted would silently lose state.
-#ifndef VANON_INCLUDE_VANON_KAFKA_INTERNAL_TOPICS_H_
-#define VANON_INCLUDE_VANON_KAFKA_INTERNAL_TOPICS_H_
+#ifndef VANON_KAFKA_INTERNAL_TOPICS_H_
+#define VANON_KAFKA_INTERNAL_TOPICS_H_
 
 #include <cstdint>
 #include <map>
@@ -51,4 +51,4 @@ std::vector<std::string> EnsureInternalTopics(const std::string& bootstrap, cons
 
 }  // namespace vanon::kafka
 
-#endif  // VANON_INCLUDE_VANON_KAFKA_INTERNAL_TOPICS_H_
+#endif  // VANON_KAFKA_INTERNAL_TOPICS_H_
