@@ -73,7 +73,7 @@ std::vector<uint64_t> ProduceChangelog(const std::string& bootstrap, state::Stat
   std::vector<uint64_t> counts;
   for (int p = 0; p < partitions; ++p) {
     const std::vector<state::StateChange> records = PartitionRecords(scratch, p, p * per_partition, per_partition);
-    for (const state::StateChange& c : records) producer.Produce(kTopic, p, ChangelogKey(p, c), *c.value);
+    for (const state::StateChange& c : records) producer.Produce(kTopic, p, service::ChangelogKey(p, c), *c.value);
     counts.push_back(records.size());
   }
   if (!producer.Flush(300000) || producer.failures() != 0) throw std::runtime_error("produce failed");
@@ -87,7 +87,7 @@ int Run(uint64_t n, uint64_t per_partition) {
   std::filesystem::create_directories(dir);
   kafka::MockCluster cluster(1);
   cluster.CreateTopic(kTopic, partitions);
-  const config::Config config = LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+  const config::Config config = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
                                    {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + dir + "/state",
                                     std::string("state.changelog.topic=") + kTopic});
   std::vector<uint64_t> produced;

@@ -12,7 +12,7 @@ class KafkaPartialSource final : public DpPartialSource {
 
   void Read(int64_t from, int64_t bound, const Visit& fn) override {
     const config::KafkaConfig& k = config_.kafka;
-    ReadCommitted(k.bootstrap, k.properties, k.consumer_properties, config_.dp.aggregation.topic, 0, from,
+    kafka::ReadCommitted(k.bootstrap, k.properties, k.consumer_properties, config_.dp.aggregation.topic, 0, from,
                   [&](const kafka::CommittedRecord& r) {
                     if (bound >= 0 && r.offset >= bound) return false;
                     fn(r.offset, r.value);
