@@ -9,8 +9,9 @@
 #     clang-tidy's readability-function-size counts, .clang-tidy), except the
 #     entries of scripts/function-size-allowlist.txt, which may only shrink;
 #   - names of tests and benchmarks (files, executables, ctest names): one
-#     scheme, docs/style.md (scripts/check_names.py).
-# Formatting (.clang-format) is for the lines you change, not checked here.
+#     scheme, docs/style.md (scripts/check_names.py);
+#   - formatting: every C++ file as clang-format-14 makes it with
+#     .clang-format (scripts/check-format.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,8 @@ echo "-- function size (limit 80 lines)"
 python3 scripts/function_sizes.py --limit 80 --allowlist scripts/function-size-allowlist.txt src include || status=1
 echo "-- test and benchmark names (docs/style.md)"
 python3 scripts/check_names.py || status=1
+echo "-- formatting (.clang-format, clang-format-14)"
+bash scripts/check-format.sh || status=1
 if [ "$status" -ne 0 ]; then
   echo "check-style: FAILED" >&2
 else

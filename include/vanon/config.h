@@ -81,7 +81,7 @@ struct VehicleRegistryConfig {
 
 struct VehicleConfig {
   VehicleSource source = VehicleSource::kVinTable;
-  std::string vin_table;     // absolute path; set when source = kVinTable
+  std::string vin_table;           // absolute path; set when source = kVinTable
   VehicleRegistryConfig registry;  // set when source = kRegistry
   // QI name -> dotted event path; one entry per QI when source = kEventFields.
   std::map<std::string, std::string> fields;
@@ -152,8 +152,8 @@ struct PrivacyConfig {
   PrivacyModel model = PrivacyModel::kMInvariance;
   int m = 5;
   int k = 5;
-  int l = 0;    // distinct-l cap for k-anonymity; 0 = off
-  double t = 0; // t-closeness cap; 0 = off
+  int l = 0;     // distinct-l cap for k-anonymity; 0 = off
+  double t = 0;  // t-closeness cap; 0 = off
   int max_delay_epochs = 2;
   int signature_retention_days = 365;
   // m-invariance: new vehicles join at most this many shared signatures of
@@ -186,10 +186,10 @@ struct DpKpi {
 struct DpConfig {
   bool enabled = true;
   double epsilon_per_release = 0.1;
-  double budget_epsilon = 10;  // key budget.epsilon
-  int budget_period_days = 30; // key budget.period_days
-  int64_t max_per_cell = 1;    // key contribution.max_per_cell
-  int64_t max_cells = 4;       // key contribution.max_cells
+  double budget_epsilon = 10;   // key budget.epsilon
+  int budget_period_days = 30;  // key budget.period_days
+  int64_t max_per_cell = 1;     // key contribution.max_per_cell
+  int64_t max_cells = 4;        // key contribution.max_cells
   // Cells must not depend on the data: the `event` dimension's domain and
   // the `time_bucket` dimension's width are fixed here.
   std::vector<std::string> event_names;
@@ -271,8 +271,7 @@ struct Config {
 // "quasi_identifiers.0.name=x") before validation, resolves relative file
 // paths against the config file's directory (against the working directory
 // for paths given in an override), and validates. Throws ConfigError.
-Config LoadConfig(const std::string& path,
-                  const std::vector<std::string>& overrides = {});
+Config LoadConfig(const std::string& path, const std::vector<std::string>& overrides = {});
 
 // Lower-case names as written in the YAML, e.g. "m_invariance".
 const char* ToString(VehicleSource v);

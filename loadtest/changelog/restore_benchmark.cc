@@ -87,9 +87,10 @@ int Run(uint64_t n, uint64_t per_partition) {
   std::filesystem::create_directories(dir);
   kafka::MockCluster cluster(1);
   cluster.CreateTopic(kTopic, partitions);
-  const config::Config config = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                                   {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + dir + "/state",
-                                    std::string("state.changelog.topic=") + kTopic});
+  const config::Config config =
+      config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                         {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + dir + "/state",
+                          std::string("state.changelog.topic=") + kTopic});
   std::vector<uint64_t> produced;
   {
     auto scratch = state::StateStore::Open(dir + "/scratch");

@@ -60,14 +60,15 @@ struct Vehicle {
 // is one); trips still open at the end count, as in a release cut at the
 // end of the day.
 std::vector<Vehicle> Generate(const std::string& source_dir, uint64_t vehicles, uint64_t messages) {
-  static const vanon::fleet::VinDecoder table = vanon::fleet::VinDecoder::Load(source_dir + "/config/vehicle/vin-table.yaml");
+  static const vanon::fleet::VinDecoder table =
+      vanon::fleet::VinDecoder::Load(source_dir + "/config/vehicle/vin-table.yaml");
   vanon::fleet::FleetOptions options;
   options.vehicles = vehicles;
   options.seed = 2025;
   options.distribution = source_dir + "/config/vehicle/fleet-seed000.yaml";
   options.exact_shares = true;
   options.events_per_second = static_cast<double>(messages) / 86400.0;  // one day of event time
-  options.churn_epoch_ms = 86'400'000;  // no churn; skip the per-epoch sweeps
+  options.churn_epoch_ms = 86'400'000;                                  // no churn; skip the per-epoch sweeps
   vanon::fleet::FleetGenerator gen(options, table);
   std::vector<Vehicle> fleet(vehicles);
   for (uint64_t v = 0; v < vehicles; ++v) fleet[v].engine = gen.Vehicles()[v].decoded.attributes[1].second;
@@ -95,8 +96,8 @@ DpPlan KpiPlan(uint64_t max_trips) {
   engine.domain = kEngines;
   RatioQuery kpi;
   kpi.name = "touchscreen_trip_share_by_engine";
-  kpi.numerator = CountQuery{"touch_trips", CountUnit::kTrips, {engine}, {{"event", "touchscreen_used"}},
-                             {max_trips, 1}};
+  kpi.numerator =
+      CountQuery{"touch_trips", CountUnit::kTrips, {engine}, {{"event", "touchscreen_used"}}, {max_trips, 1}};
   kpi.denominator = CountQuery{"trips", CountUnit::kTrips, {engine}, {}, {max_trips, 1}};
   DpPlan plan;
   plan.ratios.push_back(kpi);
@@ -143,11 +144,10 @@ void Evaluate(const std::string& label, const std::vector<Vehicle>& fleet, uint6
               static_cast<unsigned long>(all_den), static_cast<unsigned long>(fewest_trips),
               static_cast<unsigned long>(most_trips),
               static_cast<unsigned long>(num.stats().cut() + den.stats().cut()));
-  std::printf("  true KPI overall %.3f, EV %.3f (%lu/%lu), Gas %.3f (%lu/%lu), Hybrid %.3f (%lu/%lu)\n",
-              true_kpi[0], true_kpi[1], static_cast<unsigned long>(num.CountAt(0)),
-              static_cast<unsigned long>(den.CountAt(0)), true_kpi[2], static_cast<unsigned long>(num.CountAt(1)),
-              static_cast<unsigned long>(den.CountAt(1)), true_kpi[3], static_cast<unsigned long>(num.CountAt(2)),
-              static_cast<unsigned long>(den.CountAt(2)));
+  std::printf("  true KPI overall %.3f, EV %.3f (%lu/%lu), Gas %.3f (%lu/%lu), Hybrid %.3f (%lu/%lu)\n", true_kpi[0],
+              true_kpi[1], static_cast<unsigned long>(num.CountAt(0)), static_cast<unsigned long>(den.CountAt(0)),
+              true_kpi[2], static_cast<unsigned long>(num.CountAt(1)), static_cast<unsigned long>(den.CountAt(1)),
+              true_kpi[3], static_cast<unsigned long>(num.CountAt(2)), static_cast<unsigned long>(den.CountAt(2)));
 
   Row row{label, {}};
   const char* epsilons[] = {"10", "1", "0.1"};
@@ -205,7 +205,8 @@ int main(int argc, char** argv) {
     for (int q = 0; q < 4; ++q) std::printf(" %s |", Cell(r.error[q]).c_str());
     std::printf("\n");
   }
-  std::printf("| seed 000 Table 4.14, 15 drivers | 0.007 / 0.07 / 0.57 | 0.01 / 0.12 / 0.79 | "
-              "0.01 / 0.1 / 0.66 | 0.1 / 0.71 / 1.2 |\n");
+  std::printf(
+      "| seed 000 Table 4.14, 15 drivers | 0.007 / 0.07 / 0.57 | 0.01 / 0.12 / 0.79 | "
+      "0.01 / 0.1 / 0.66 | 0.1 / 0.71 / 1.2 |\n");
   return 0;
 }

@@ -50,12 +50,12 @@ namespace {
 
 using namespace vanon::dp;
 
-constexpr int kWindows = 100;              // running totals are read after this many
-constexpr int64_t kEpochSeconds = 60;      // release epoch (the shipped config)
-constexpr int64_t kWindowSeconds = 3600;   // DP window
+constexpr int kWindows = 100;             // running totals are read after this many
+constexpr int64_t kEpochSeconds = 60;     // release epoch (the shipped config)
+constexpr int64_t kWindowSeconds = 3600;  // DP window
 constexpr int64_t kEpochsPerWindow = kWindowSeconds / kEpochSeconds;
 constexpr int64_t kPeriodSeconds = 30 * 86400;
-constexpr uint64_t kMaxTrips = 4;          // C
+constexpr uint64_t kMaxTrips = 4;  // C
 const std::vector<std::string> kCells = {"EV", "Gas", "Hybrid", "Diesel"};
 
 DpPlan TripPlan() {
@@ -99,8 +99,8 @@ struct Row {
 
 Rational Divide(Rational r, uint64_t k) { return *Rational::Make(r.num, r.den * k); }
 
-Row Measure(uint64_t vehicles, const std::vector<DpRelease>& windows, const std::string& eps_text,
-            int trials, SeededRandomSource& rng) {
+Row Measure(uint64_t vehicles, const std::vector<DpRelease>& windows, const std::string& eps_text, int trials,
+            SeededRandomSource& rng) {
   const DpPlan& plan = TripPlan();
   (void)plan;
   const Epsilon eps = *Epsilon::Parse(eps_text);
@@ -198,7 +198,8 @@ void WindowStateCost(const DpPlan& plan, uint64_t vehicles, uint64_t epoch_vehic
   for (uint64_t v = 0; v < vehicles; ++v) {
     const std::string& cell = kCells[(v * 0x9e3779b97f4a7c15ULL >> 32) % kCells.size()];
     const uint64_t trips = 1 + rng.UniformBelow(3);
-    for (uint64_t t = 0; t < trips; ++t) events[v].push_back({"", std::string(32, char('a' + t)), "trip_started", 0, {{"engine", cell}}});
+    for (uint64_t t = 0; t < trips; ++t)
+      events[v].push_back({"", std::string(32, char('a' + t)), "trip_started", 0, {{"engine", cell}}});
     keys[v].assign(32, '\0');
     for (int b = 0; b < 8; ++b) keys[v][b] = static_cast<char>(v >> (8 * b));
   }
@@ -290,7 +291,8 @@ void PartitionVariance(const DpPlan& plan, uint64_t vehicles, const char* eps_te
     events.clear();
     const std::string& cell = kCells[(v * 0x9e3779b97f4a7c15ULL >> 32) % kCells.size()];
     const uint64_t trips = rng.UniformBelow(4);
-    for (uint64_t t = 0; t < trips; ++t) events.push_back({"", std::to_string(t), "trip_started", 0, {{"engine", cell}}});
+    for (uint64_t t = 0; t < trips; ++t)
+      events.push_back({"", std::to_string(t), "trip_started", 0, {{"engine", cell}}});
     if (events.empty()) continue;
     const std::string id = "v" + std::to_string(v);
     global.AddVehicle(id, events);
@@ -368,37 +370,44 @@ int main(int argc, char** argv) {
     for (const char* eps : {"0.1", "1", "10"}) rows.push_back(Measure(n, windows, eps, trials, rng));
   }
 
-  std::printf("trips per cell (4 cells), C = %lu, L = 1 (s = %lu); %ld s epochs, %ld s windows (E = %ld), "
-              "30-day period; running totals after %d windows; %d trials (10 for the epoch tree)\n",
-              static_cast<unsigned long>(kMaxTrips), static_cast<unsigned long>(kMaxTrips),
-              static_cast<long>(kEpochSeconds), static_cast<long>(kWindowSeconds),
-              static_cast<long>(kEpochsPerWindow), kWindows, trials);
+  std::printf(
+      "trips per cell (4 cells), C = %lu, L = 1 (s = %lu); %ld s epochs, %ld s windows (E = %ld), "
+      "30-day period; running totals after %d windows; %d trials (10 for the epoch tree)\n",
+      static_cast<unsigned long>(kMaxTrips), static_cast<unsigned long>(kMaxTrips), static_cast<long>(kEpochSeconds),
+      static_cast<long>(kWindowSeconds), static_cast<long>(kEpochsPerWindow), kWindows, trials);
   std::printf("before tree: 2^%d epochs, stream sensitivity %lu; tree over windows: 2^%d windows, %lu\n\n",
-              HorizonLevels(kEpochSeconds), static_cast<unsigned long>((uint64_t{1} << HorizonLevels(kEpochSeconds)) * kMaxTrips),
+              HorizonLevels(kEpochSeconds),
+              static_cast<unsigned long>((uint64_t{1} << HorizonLevels(kEpochSeconds)) * kMaxTrips),
               HorizonLevels(kWindowSeconds),
               static_cast<unsigned long>((uint64_t{1} << HorizonLevels(kWindowSeconds)) * kMaxTrips));
-  std::printf("| vehicles | eps / window | true count / window (mean) | window RMSE before / after (theory) "
-              "| window rel. error before / after | true total after %d | total RMSE before / after (theory) "
-              "/ tree over windows | total rel. error before / after / tree over windows |\n"
-              "|---|---|---|---|---|---|---|---|\n", kWindows);
+  std::printf(
+      "| vehicles | eps / window | true count / window (mean) | window RMSE before / after (theory) "
+      "| window rel. error before / after | true total after %d | total RMSE before / after (theory) "
+      "/ tree over windows | total rel. error before / after / tree over windows |\n"
+      "|---|---|---|---|---|---|---|---|\n",
+      kWindows);
   for (const Row& r : rows) {
-    std::printf("| %lu | %s | %.0f | %.4g / %.4g (%.4g) | %.3g / %.3g | %.0f | %.4g / %.4g (%.4g) / %.4g "
-                "| %.3g / %.3g / %.3g |\n",
-                static_cast<unsigned long>(r.vehicles), r.eps.c_str(), r.mean_window_truth, r.win_before.Rmse(),
-                r.win_after.Rmse(), r.win_after_theory, r.win_before.Rel(), r.win_after.Rel(), r.mean_total_truth,
-                r.tot_before.Rmse(), r.tot_after.Rmse(), r.tot_after_theory, r.tot_tree_windows.Rmse(),
-                r.tot_before.Rel(), r.tot_after.Rel(), r.tot_tree_windows.Rel());
+    std::printf(
+        "| %lu | %s | %.0f | %.4g / %.4g (%.4g) | %.3g / %.3g | %.0f | %.4g / %.4g (%.4g) / %.4g "
+        "| %.3g / %.3g / %.3g |\n",
+        static_cast<unsigned long>(r.vehicles), r.eps.c_str(), r.mean_window_truth, r.win_before.Rmse(),
+        r.win_after.Rmse(), r.win_after_theory, r.win_before.Rel(), r.win_after.Rel(), r.mean_total_truth,
+        r.tot_before.Rmse(), r.tot_after.Rmse(), r.tot_after_theory, r.tot_tree_windows.Rmse(), r.tot_before.Rel(),
+        r.tot_after.Rel(), r.tot_tree_windows.Rel());
   }
-  std::printf("\nopen-window state of one query, one release (read, add the epoch, write)\n"
-              "| vehicles in the window | vehicles in the epoch | before: whole state MB / ms "
-              "| after: totals + epoch's vehicles MB / ms |\n|---|---|---|---|\n");
+  std::printf(
+      "\nopen-window state of one query, one release (read, add the epoch, write)\n"
+      "| vehicles in the window | vehicles in the epoch | before: whole state MB / ms "
+      "| after: totals + epoch's vehicles MB / ms |\n|---|---|---|---|\n");
   for (uint64_t n : fleets) {
     for (uint64_t e : {n, n / 60}) WindowStateCost(plan, n, e, rng);
   }
-  std::printf("\nper-cell error of one window's count (P = 16 partitions, %d trials): MSE (bias) / variance\n"
-              "| vehicles | eps | sum of 16 published (clamped) | sum of 16 unclamped | global, published "
-              "| MSE ratio global / sum unclamped | MSE ratio global / sum clamped | variance ratio, unclamped |\n"
-              "|---|---|---|---|---|---|---|---|\n", trials * 50);
+  std::printf(
+      "\nper-cell error of one window's count (P = 16 partitions, %d trials): MSE (bias) / variance\n"
+      "| vehicles | eps | sum of 16 published (clamped) | sum of 16 unclamped | global, published "
+      "| MSE ratio global / sum unclamped | MSE ratio global / sum clamped | variance ratio, unclamped |\n"
+      "|---|---|---|---|---|---|---|---|\n",
+      trials * 50);
   for (uint64_t n : fleets) {
     for (const char* eps : {"0.1", "1", "10"}) PartitionVariance(plan, n, eps, trials * 50, rng);
   }

@@ -19,8 +19,7 @@
 namespace vanon {
 namespace {
 
-const char* const kQis[] = {"age", "sex", "race", "marital-status", "education", "native-country",
-                            "workclass"};
+const char* const kQis[] = {"age", "sex", "race", "marital-status", "education", "native-country", "workclass"};
 
 // Occupation's most frequent value has 4038 of 30162 rows, so groups of 10
 // distinct values need >= 4038 groups and hold 30162 / 4038 = 7.47 real
@@ -95,13 +94,14 @@ void Print(const std::vector<Row>& rows) {
   std::printf("| setting | NCP | suppression ratio | counterfeit ratio | min group | groups |\n");
   std::printf("|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
-    std::printf("| %s | %.2f%% | %.2f%% | %.2f%% | %llu | %llu |\n", r.label.c_str(), 100 * r.ncp,
-                100 * r.suppression, 100 * r.counterfeit, static_cast<unsigned long long>(r.min_group),
+    std::printf("| %s | %.2f%% | %.2f%% | %.2f%% | %llu | %llu |\n", r.label.c_str(), 100 * r.ncp, 100 * r.suppression,
+                100 * r.counterfeit, static_cast<unsigned long long>(r.min_group),
                 static_cast<unsigned long long>(r.groups));
   }
 }
 
-bool CheckOrComplain(engine::ReleaseChecker& checker, const engine::ReleaseInput& in, const engine::ReleaseOutput& out) {
+bool CheckOrComplain(engine::ReleaseChecker& checker, const engine::ReleaseInput& in,
+                     const engine::ReleaseOutput& out) {
   const auto v = checker.Check(in, out);
   for (const auto& s : v) std::fprintf(stderr, "checker: %s\n", s.c_str());
   return v.empty();
@@ -210,8 +210,8 @@ int Main(int argc, char** argv) {
     }
     std::string label = "m-invariance, m = " + std::to_string(m);
     if (pass == 3) label += ", <= " + std::to_string(kCounterfeitsAtM10) + " counterfeits per new group";
-    sequence.push_back({label, loss / tuples, suppressed / tuples,
-                        counterfeits / (published + counterfeits), min_group, groups});
+    sequence.push_back(
+        {label, loss / tuples, suppressed / tuples, counterfeits / (published + counterfeits), min_group, groups});
   }
   Print(sequence);
   std::printf("\nNCP and suppression are averaged over all tuples of all ten releases; groups is the total.\n");

@@ -70,9 +70,10 @@ engine::Schema BenchSchema() {
         rows.push_back({"v" + std::to_string(i) + "_" + std::to_string(j), "g" + std::to_string(i), "*"});
       }
     }
-    attrs.push_back({"cat" + std::to_string(a),
-                     std::make_shared<engine::CategoricalHierarchy>(engine::CategoricalHierarchy::FromRows(rows, "bench")),
-                     {}});
+    attrs.push_back(
+        {"cat" + std::to_string(a),
+         std::make_shared<engine::CategoricalHierarchy>(engine::CategoricalHierarchy::FromRows(rows, "bench")),
+         {}});
   }
   attrs.push_back({"year", nullptr, {1990, 2029, 0}});
   attrs.push_back({"seats", nullptr, {1, 9, 0}});

@@ -29,10 +29,8 @@ struct Pool {
 };
 
 Pool MakePool(bool rfc3339) {
-  static const char* kEvents[] = {"media_track_changed", "door_opened",
-                                  "touchscreen_tap", "trip_started"};
-  static const char* kArtists[] = {"Kid Cudi", "Radio", "Daft Punk",
-                                   "Sigur R\\u00f3s", "Nina Simone"};
+  static const char* kEvents[] = {"media_track_changed", "door_opened", "touchscreen_tap", "trip_started"};
+  static const char* kArtists[] = {"Kid Cudi", "Radio", "Daft Punk", "Sigur R\\u00f3s", "Nina Simone"};
   static const char* kSources[] = {"bluetooth", "fm", "usb", "streaming"};
   const std::string vin_chars = "0123456789ABCDEFGHJKLMNPRSTUVWXYZ";
   std::mt19937_64 rng(42);
@@ -41,8 +39,7 @@ Pool MakePool(bool rfc3339) {
     std::string vin;
     for (int c = 0; c < 17; ++c) vin += vin_chars[rng() % vin_chars.size()];
     char trip[40];
-    std::snprintf(trip, sizeof(trip), "%08x-%04x-4%03x-9%03x-%012llx",
-                  unsigned(rng()), unsigned(rng() & 0xffff),
+    std::snprintf(trip, sizeof(trip), "%08x-%04x-4%03x-9%03x-%012llx", unsigned(rng()), unsigned(rng() & 0xffff),
                   unsigned(rng() & 0xfff), unsigned(rng() & 0xfff),
                   static_cast<unsigned long long>(rng() & 0xffffffffffffULL));
     const std::int64_t ts = kNowMs - static_cast<std::int64_t>(rng() % 3600000);
@@ -50,18 +47,15 @@ Pool MakePool(bool rfc3339) {
     if (rfc3339) {
       char buf[40];
       const std::int64_t sec_of_hour = (ts / 1000) % 3600;
-      std::snprintf(buf, sizeof(buf), "\"2025-11-22T09:%02d:%02d.%03dZ\"",
-                    int(sec_of_hour / 60), int(sec_of_hour % 60),
+      std::snprintf(buf, sizeof(buf), "\"2025-11-22T09:%02d:%02d.%03dZ\"", int(sec_of_hour / 60), int(sec_of_hour % 60),
                     int(ts % 1000));
       ts_text = buf;
     } else {
       ts_text = std::to_string(ts);
     }
-    std::string json = "{\"vin\": \"" + vin + "\", \"trip_id\": \"" + trip +
-                       "\", \"ts\": " + ts_text + ", \"event\": \"" +
-                       kEvents[rng() % 4] + "\", \"payload\": {\"artist\": \"" +
-                       kArtists[rng() % 5] + "\", \"source\": \"" +
-                       kSources[rng() % 4] +
+    std::string json = "{\"vin\": \"" + vin + "\", \"trip_id\": \"" + trip + "\", \"ts\": " + ts_text +
+                       ", \"event\": \"" + kEvents[rng() % 4] + "\", \"payload\": {\"artist\": \"" +
+                       kArtists[rng() % 5] + "\", \"source\": \"" + kSources[rng() % 4] +
                        "\", \"volume\": " + std::to_string(rng() % 40) + "}}";
     pool.bytes += json.size();
     pool.keys.push_back(vin);
@@ -70,8 +64,7 @@ Pool MakePool(bool rfc3339) {
   return pool;
 }
 
-void RunParse(benchmark::State& state, const ingest::FieldMapping& mapping,
-              bool rfc3339) {
+void RunParse(benchmark::State& state, const ingest::FieldMapping& mapping, bool rfc3339) {
   const Pool pool = MakePool(rfc3339);
   ingest::EventParser parser(mapping, ingest::ValidationLimits{});
   ingest::ParsedEvent event;
@@ -79,27 +72,21 @@ void RunParse(benchmark::State& state, const ingest::FieldMapping& mapping,
   std::size_t i = 0;
   std::int64_t rejected = 0;
   for (auto _ : state) {
-    const bool ok =
-        parser.Parse(pool.keys[i], pool.values[i], kNowMs, &event, &rejection);
+    const bool ok = parser.Parse(pool.keys[i], pool.values[i], kNowMs, &event, &rejection);
     rejected += !ok;
     benchmark::DoNotOptimize(event.ts_ms);
     if (++i == pool.values.size()) i = 0;
   }
   if (rejected != 0) state.SkipWithError("fixture event was rejected");
   state.SetItemsProcessed(state.iterations());
-  state.SetBytesProcessed(
-      static_cast<std::int64_t>(state.iterations() * (pool.bytes / kPoolSize)));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * (pool.bytes / kPoolSize)));
   state.counters["avg_event_bytes"] = double(pool.bytes) / kPoolSize;
 }
 
-void BM_ParseValidate(benchmark::State& state) {
-  RunParse(state, ingest::FieldMapping{}, false);
-}
+void BM_ParseValidate(benchmark::State& state) { RunParse(state, ingest::FieldMapping{}, false); }
 BENCHMARK(BM_ParseValidate);
 
-void BM_ParseValidateRfc3339(benchmark::State& state) {
-  RunParse(state, ingest::FieldMapping{}, true);
-}
+void BM_ParseValidateRfc3339(benchmark::State& state) { RunParse(state, ingest::FieldMapping{}, true); }
 BENCHMARK(BM_ParseValidateRfc3339);
 
 void BM_ParseValidateWithExtras(benchmark::State& state) {

@@ -48,12 +48,18 @@ Options Parse(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
-    if (k == "--vehicles") o.vehicles = std::atoi(v);
-    else if (k == "--epochs") o.epochs = std::atoi(v);
-    else if (k == "--m") o.m = std::atoi(v);
-    else if (k == "--partitions") o.partitions = std::atoi(v);
-    else if (k == "--rate") o.rate = std::atof(v);
-    else if (k == "--seed") o.seed = std::strtoull(v, nullptr, 10);
+    if (k == "--vehicles")
+      o.vehicles = std::atoi(v);
+    else if (k == "--epochs")
+      o.epochs = std::atoi(v);
+    else if (k == "--m")
+      o.m = std::atoi(v);
+    else if (k == "--partitions")
+      o.partitions = std::atoi(v);
+    else if (k == "--rate")
+      o.rate = std::atof(v);
+    else if (k == "--seed")
+      o.seed = std::strtoull(v, nullptr, 10);
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       std::exit(2);
@@ -74,9 +80,10 @@ void Row(const char* view, const AttackReport& r) {
 
 int Main(int argc, char** argv) {
   const Options opt = Parse(argc, argv);
-  const config::Config config = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                                   {"state.dir=/tmp/vanon-demonstrator-unused", "privacy.m=" + std::to_string(opt.m),
-                                    "payload.fields.3={path: seq, transform: keep}"});
+  const config::Config config =
+      config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                         {"state.dir=/tmp/vanon-demonstrator-unused", "privacy.m=" + std::to_string(opt.m),
+                          "payload.fields.3={path: seq, transform: keep}"});
   const engine::Schema schema = release::SchemaFromConfig(config);
   const int64_t len = config.privacy.epoch.length_seconds * 1000;
   fleet::FleetOptions f;
@@ -91,7 +98,8 @@ int Main(int argc, char** argv) {
   fleet::FleetGenerator gen(f, table);
   InProcessRelease service(config, "demonstrator-hmac-key-0123456789abcdef", opt.partitions);
   std::vector<TruthMessage> truth;
-  const auto total = static_cast<uint64_t>(static_cast<double>(opt.epochs) * static_cast<double>(len) / 1000 * opt.rate);
+  const auto total =
+      static_cast<uint64_t>(static_cast<double>(opt.epochs) * static_cast<double>(len) / 1000 * opt.rate);
   int64_t open = FloorDiv(f.start_ms, len);
   uint64_t seq = 0;
   for (uint64_t i = 0; i < total; ++i) {
@@ -173,9 +181,10 @@ int Main(int argc, char** argv) {
   std::printf("fleet: %d vehicles, %d epochs of %lld s, %d partitions, m = %d, %zu valid events, %zu published\n",
               opt.vehicles, opt.epochs, static_cast<long long>(len / 1000), opt.partitions, opt.m, truth.size(),
               events.size());
-  std::printf("| what the adversary reads | published vehicle-releases | value disclosed (1 candidate) | "
-              "fewer than m candidates | min candidates | vehicles disclosed at least once | "
-              "vehicles below m after intersecting releases |\n|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| what the adversary reads | published vehicle-releases | value disclosed (1 candidate) | "
+      "fewer than m candidates | min candidates | vehicles disclosed at least once | "
+      "vehicles below m after intersecting releases |\n|---|---|---|---|---|---|---|\n");
   Row("raw input stream (baseline)", raw);
   Row("release records v1 (tokens paired with values)", before);
   Row("release records v2 (published now)", now);

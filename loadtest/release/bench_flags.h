@@ -11,9 +11,9 @@ namespace vanon::loadtest {
 
 struct BenchFlags {
   uint64_t vehicles = 100000;
-  double rate = 100000;     // offered events/s, event time = wall time
-  double duration_s = 60;   // measured window
-  double warmup_s = 15;     // from the first consumed event: joins, first release
+  double rate = 100000;    // offered events/s, event time = wall time
+  double duration_s = 60;  // measured window
+  double warmup_s = 15;    // from the first consumed event: joins, first release
   int partitions = 4;
   bool kcat = true;
   std::vector<std::string> set;  // config overrides, KEY=VALUE, after the benchmark's own

@@ -12,8 +12,8 @@ KcatPipe::KcatPipe(const std::string& bootstrap, const std::string& from_topic, 
   // Same batching knobs as the paced producer, so the comparison is about
   // the work in between rather than about client tuning.
   const std::string cmd = "kcat -C -q -b " + bootstrap + " -t " + from_topic +
-                          " -o beginning -K '\t' -X fetch.max.bytes=52428800 | kcat -P -b " + bootstrap +
-                          " -t " + to_topic + " -K '\t' -X linger.ms=20 -X batch.num.messages=10000";
+                          " -o beginning -K '\t' -X fetch.max.bytes=52428800 | kcat -P -b " + bootstrap + " -t " +
+                          to_topic + " -K '\t' -X linger.ms=20 -X batch.num.messages=10000";
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error("kcat pipe: fork failed");
   if (pid_ == 0) {

@@ -14,8 +14,8 @@ namespace vanon::loadtest {
 
 namespace {
 int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 }  // namespace
 
@@ -31,9 +31,11 @@ void PacedFleet::Run() {
   // The same batching as `vanon loadgen`: one broker cannot take single sends
   // at this rate.
   kafka::Producer producer(options_.bootstrap, {}, {},
-                    {{"linger.ms", "20"}, {"batch.num.messages", "10000"},
-                     {"queue.buffering.max.messages", "500000"}, {"message.max.bytes", "4000000"},
-                     {"log_level", "3"}});  // no disconnect notice when the cluster goes first
+                           {{"linger.ms", "20"},
+                            {"batch.num.messages", "10000"},
+                            {"queue.buffering.max.messages", "500000"},
+                            {"message.max.bytes", "4000000"},
+                            {"log_level", "3"}});  // no disconnect notice when the cluster goes first
   const uint64_t limit = options_.max_messages > 0 ? options_.max_messages : UINT64_MAX;
   uint64_t sent = 0;
   while (sent < limit && !stop_.load()) {

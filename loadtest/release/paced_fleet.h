@@ -17,8 +17,8 @@ struct PacedFleetOptions {
   std::string topic;
   std::string vin_table;
   uint64_t vehicles = 100000;
-  double rate = 100000;         // messages per second of wall (and event) time
-  uint64_t max_messages = 0;    // 0 = until Stop()
+  double rate = 100000;       // messages per second of wall (and event) time
+  uint64_t max_messages = 0;  // 0 = until Stop()
   uint64_t seed = 1;
 };
 

@@ -45,7 +45,8 @@ void BM_ProduceOneRelease(benchmark::State& state) {
   std::vector<std::string> values;
   values.reserve(records);
   for (size_t i = 0; i < records; ++i) values.push_back(AnonymizedLike(i));
-  const kafka::KafkaHeaders h = headers ? kafka::KafkaHeaders{{"vanon.attempt", "0123456789abcdef"}} : kafka::KafkaHeaders{};
+  const kafka::KafkaHeaders h =
+      headers ? kafka::KafkaHeaders{{"vanon.attempt", "0123456789abcdef"}} : kafka::KafkaHeaders{};
   // The first transaction pays for connections and producer-id set-up.
   producer.BeginTransaction();
   producer.Produce("anon", 0, {}, values[0], h);
@@ -59,7 +60,13 @@ void BM_ProduceOneRelease(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * records));
 }
-BENCHMARK(BM_ProduceOneRelease)->Args({62000, 1})->Args({62000, 0})->Args({1000, 1})->Args({250000, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ProduceOneRelease)
+    ->Args({62000, 1})
+    ->Args({62000, 0})
+    ->Args({1000, 1})
+    ->Args({250000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace vanon

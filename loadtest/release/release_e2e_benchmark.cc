@@ -51,8 +51,8 @@ BenchFlags g_flags;
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 std::string MakeStateDir() {
@@ -88,13 +88,14 @@ double PeakRssMb() {
 // Runs `fleet` on a thread and keeps the first exception it throws.
 class FleetThread {
  public:
-  explicit FleetThread(const PacedFleetOptions& o) : fleet_(o), thread_([this] {
-    try {
-      fleet_.Run();
-    } catch (const std::exception& e) {
-      error_ = e.what();
-    }
-  }) {}
+  explicit FleetThread(const PacedFleetOptions& o)
+      : fleet_(o), thread_([this] {
+          try {
+            fleet_.Run();
+          } catch (const std::exception& e) {
+            error_ = e.what();
+          }
+        }) {}
   ~FleetThread() { Join(); }
   // Stops producing now.
   void Join() {
@@ -176,8 +177,7 @@ KcatResult RunKcat(kafka::MockCluster& cluster, const PacedFleetOptions& like, u
   }
   pipe.Stop();
   const double moved = static_cast<double>(h1 - h0);
-  return {moved / Seconds(t0, t1), static_cast<int64_t>(messages) - last,
-          moved > 0 ? (cpu1 - cpu0) / moved * 1e6 : 0};
+  return {moved / Seconds(t0, t1), static_cast<int64_t>(messages) - last, moved > 0 ? (cpu1 - cpu0) / moved * 1e6 : 0};
 }
 
 void BM_ReleaseEndToEnd(benchmark::State& state) {
@@ -187,10 +187,13 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     const std::string bootstrap = cluster.Bootstrap();
     const std::string dir = MakeStateDir();
     const int http_port = FreeLocalPort();
-    std::vector<std::string> overrides = {"kafka.bootstrap=" + bootstrap, "state.dir=" + dir,
+    std::vector<std::string> overrides = {"kafka.bootstrap=" + bootstrap,
+                                          "state.dir=" + dir,
                                           "http.listen=127.0.0.1:" + std::to_string(http_port),
-                                          "kafka.poll_batch_max=5000", "privacy.epoch.length_seconds=10",
-                                          "privacy.epoch.allowed_lateness_seconds=2", "privacy.epoch.idle_timeout_seconds=5"};
+                                          "kafka.poll_batch_max=5000",
+                                          "privacy.epoch.length_seconds=10",
+                                          "privacy.epoch.allowed_lateness_seconds=2",
+                                          "privacy.epoch.idle_timeout_seconds=5"};
     overrides.insert(overrides.end(), f.set.begin(), f.set.end());
     const std::string config_path = std::string(VANON_SOURCE_DIR) + "/config/demo.yaml";
     config::Config config = config::LoadConfig(config_path, overrides);
@@ -272,10 +275,9 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     std::this_thread::sleep_for(std::chrono::milliseconds(lateness_ms + 2000));
     fleet.Join();
     const int64_t first_epoch_end = (wall0 / epoch_ms + 1) * epoch_ms;
-    const int64_t epochs = (wall1 - first_epoch_end) / epoch_ms + 1;  // those ending in the window
-    const int64_t last_epoch_end = first_epoch_end + epochs * epoch_ms;    // exclusive bound
-    WaitFor([&] { return latency.Complete(first_epoch_end, last_epoch_end).count >= static_cast<size_t>(epochs); },
-            60);
+    const int64_t epochs = (wall1 - first_epoch_end) / epoch_ms + 1;     // those ending in the window
+    const int64_t last_epoch_end = first_epoch_end + epochs * epoch_ms;  // exclusive bound
+    WaitFor([&] { return latency.Complete(first_epoch_end, last_epoch_end).count >= static_cast<size_t>(epochs); }, 60);
     const std::string exposition = FetchMetrics(service.MetricsUrl());
     const std::string log_path = dir + ".log";
     // Drained when vanon has consumed all it can: what is missing then was
@@ -322,8 +324,7 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     const double vanon_cpu_per_m =
         s1.consumed > s0.consumed ? (cpu1 - cpu0) / static_cast<double>(s1.consumed - s0.consumed) * 1e6 : 0;
     state.counters["vanon_cpu_s_per_M"] = vanon_cpu_per_m;
-    state.counters["vanon_out_per_s"] =
-        static_cast<double>(out_events) / static_cast<double>(epochs * epoch_ms / 1000);
+    state.counters["vanon_out_per_s"] = static_cast<double>(out_events) / static_cast<double>(epochs * epoch_ms / 1000);
     state.counters["window_epochs"] = static_cast<double>(epochs);
     state.counters["releases_complete"] = static_cast<double>(complete.count);
     state.counters["release_p50_s"] = complete.p50_s;

@@ -10,8 +10,8 @@ namespace vanon::loadtest {
 
 namespace {
 int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 }  // namespace
 
@@ -24,21 +24,19 @@ struct TopicCounter::Rep {
   std::string error;
 };
 
-TopicCounter::TopicCounter(const std::string& bootstrap, const std::string& topic, int partitions,
-                           RecordFn on_record)
+TopicCounter::TopicCounter(const std::string& bootstrap, const std::string& topic, int partitions, RecordFn on_record)
     : rep_(std::make_unique<Rep>()) {
   std::string err;
   std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
   // No group offsets are used (assign, not subscribe), but KafkaConsumer
   // insists on a group id.
-  const std::pair<const char*, std::string> settings[] = {
-      {"bootstrap.servers", bootstrap},
-      {"group.id", "bench-counter-" + topic},
-      {"enable.auto.commit", "false"},
-      {"isolation.level", "read_committed"},
-      {"auto.offset.reset", "earliest"},
-      {"fetch.max.bytes", "52428800"},
-      {"log_level", "3"}};
+  const std::pair<const char*, std::string> settings[] = {{"bootstrap.servers", bootstrap},
+                                                          {"group.id", "bench-counter-" + topic},
+                                                          {"enable.auto.commit", "false"},
+                                                          {"isolation.level", "read_committed"},
+                                                          {"auto.offset.reset", "earliest"},
+                                                          {"fetch.max.bytes", "52428800"},
+                                                          {"log_level", "3"}};
   for (const auto& [k, v] : settings) {
     if (conf->set(k, v, err) != RdKafka::Conf::CONF_OK) throw std::runtime_error("topic counter: " + err);
   }

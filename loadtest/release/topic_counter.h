@@ -23,8 +23,7 @@ class TopicCounter {
   // at which the batch holding it was returned to the reader.
   using RecordFn = std::function<void(int32_t partition, std::string_view value, int64_t seen_wall_ms)>;
 
-  TopicCounter(const std::string& bootstrap, const std::string& topic, int partitions,
-               RecordFn on_record = nullptr);
+  TopicCounter(const std::string& bootstrap, const std::string& topic, int partitions, RecordFn on_record = nullptr);
   ~TopicCounter();  // stops the thread
   TopicCounter(const TopicCounter&) = delete;
   TopicCounter& operator=(const TopicCounter&) = delete;

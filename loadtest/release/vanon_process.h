@@ -16,10 +16,10 @@ namespace vanon::loadtest {
 struct VanonProgress {
   bool ok = false;  // false when /metrics could not be read
   uint64_t consumed = 0;
-  uint64_t released = 0;            // events published
-  uint64_t releases = 0;            // partition shares committed
-  uint64_t suppressed_tuples = 0;   // all reasons
-  uint64_t waiting = 0;             // tuples
+  uint64_t released = 0;           // events published
+  uint64_t releases = 0;           // partition shares committed
+  uint64_t suppressed_tuples = 0;  // all reasons
+  uint64_t waiting = 0;            // tuples
 };
 
 class VanonProcess {

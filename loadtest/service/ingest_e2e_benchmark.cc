@@ -65,12 +65,15 @@ void BM_IngestEndToEnd(benchmark::State& state) {
     cluster.CreateTopic("vehicle.events.dlq", 1);
     cluster.CreateTopic("vanon.state.changelog", kPartitions);  // on by default
     {
-      fleet::VinDecoder table = fleet::VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
+      fleet::VinDecoder table =
+          fleet::VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
       fleet::FleetOptions fo;
       fo.vehicles = 100000;
       fo.events_per_second = 100000;
-      fo.start_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::system_clock::now().time_since_epoch()).count() - 3600000;
+      fo.start_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+              .count() -
+          3600000;
       fleet::FleetGenerator gen(fo, table);
       kafka::Producer producer(cluster.Bootstrap(), {}, {}, {{"linger.ms", "50"}, {"batch.num.messages", "10000"}});
       for (uint64_t i = 0; i < events; ++i) {

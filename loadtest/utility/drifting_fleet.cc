@@ -44,8 +44,8 @@ uint64_t DriftingFleet::Next() {
 
 engine::SensitiveId DriftingFleet::Popular() {
   const auto it = std::lower_bound(cumulative_.begin(), cumulative_.end(), Uniform());
-  return static_cast<engine::SensitiveId>(std::min<ptrdiff_t>(it - cumulative_.begin(),
-                                                      static_cast<ptrdiff_t>(cumulative_.size()) - 1));
+  return static_cast<engine::SensitiveId>(
+      std::min<ptrdiff_t>(it - cumulative_.begin(), static_cast<ptrdiff_t>(cumulative_.size()) - 1));
 }
 
 std::vector<EpochActivity> DriftingFleet::NextEpoch() {
@@ -87,7 +87,8 @@ std::vector<EpochActivity> DriftingFleet::NextEpoch() {
         } else {
           s = Popular();
         }
-        auto it = std::find_if(a.tracks.begin(), a.tracks.end(), [&](const engine::ValueCount& c) { return c.value == s; });
+        auto it =
+            std::find_if(a.tracks.begin(), a.tracks.end(), [&](const engine::ValueCount& c) { return c.value == s; });
         if (it == a.tracks.end()) {
           a.tracks.push_back({s, 1});
         } else {

@@ -24,16 +24,16 @@ enum class DriftShape { kRepertoire, kGlobal };
 
 struct FleetParams {
   uint32_t vehicles = 2000;
-  uint32_t values = 30;         // artists; popularity ~ 1/rank^zipf
+  uint32_t values = 30;  // artists; popularity ~ 1/rank^zipf
   double zipf = 1.0;
-  uint32_t repertoire = 4;      // values a vehicle plays
-  double drift = 0.05;          // favourite changes, per vehicle and epoch
+  uint32_t repertoire = 4;  // values a vehicle plays
+  double drift = 0.05;      // favourite changes, per vehicle and epoch
   DriftShape shape = DriftShape::kRepertoire;
-  double renew = 0.2;           // repertoire shape: a drift also renews a value
+  double renew = 0.2;  // repertoire shape: a drift also renews a value
   double active = 0.9;
-  double missing = 0.10;        // active without the sensitive field
+  double missing = 0.10;  // active without the sensitive field
   uint32_t max_tracks = 5;
-  double favourite_share = 0.6; // of tracks; then 0.25 repertoire, rest popularity
+  double favourite_share = 0.6;  // of tracks; then 0.25 repertoire, rest popularity
   uint64_t seed = 1;
 };
 

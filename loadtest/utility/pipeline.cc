@@ -39,8 +39,7 @@ Pipeline::Pipeline(std::string name, bool epoch_mode, engine::WindowParams windo
   in_.params = params;
 }
 
-ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>& epoch,
-                             const DriftingFleet& fleet) {
+ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>& epoch, const DriftingFleet& fleet) {
   in_.release_id = release;
   in_.tuples.clear();
   in_.histories.clear();
@@ -122,7 +121,7 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
 }
 
 std::vector<std::unique_ptr<Pipeline>> MakePipelines(uint32_t m, const PipelineOptions& options, uint32_t values,
-                                    uint32_t vehicles) {
+                                                     uint32_t vehicles) {
   engine::ReleaseParams current;
   current.m = m;
   current.max_delay = 2;  // config/vanon.yaml privacy.max_delay_epochs

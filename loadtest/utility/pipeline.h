@@ -53,7 +53,8 @@ class Pipeline {
   // Not movable: the checker keeps a reference to the schema.
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
-  Pipeline(std::string name, bool epoch_mode, engine::WindowParams window, engine::ReleaseParams params, uint32_t vehicles);
+  Pipeline(std::string name, bool epoch_mode, engine::WindowParams window, engine::ReleaseParams params,
+           uint32_t vehicles);
 
   ReleaseRow Release(uint64_t release, const std::vector<EpochActivity>& epoch, const DriftingFleet& fleet);
 
@@ -64,8 +65,8 @@ class Pipeline {
   std::string name_;
   bool epoch_mode_;
   engine::WindowParams window_;
-  std::vector<engine::ValueWindow> windows_;  // by vehicle: the state the service keeps per HMAC
-  std::map<std::string, uint32_t> index_;  // key -> vehicle number
+  std::vector<engine::ValueWindow> windows_;        // by vehicle: the state the service keeps per HMAC
+  std::map<std::string, uint32_t> index_;           // key -> vehicle number
   std::map<std::string, uint64_t> last_published_;  // with a horizon: key -> release
   engine::ReleaseInput in_;
   engine::Schema schema_;
@@ -79,7 +80,7 @@ class Pipeline {
 // dropped once its vehicle has not been published for more than the horizon,
 // as the service's retention purge does (a weaker guarantee: docs/utility.md).
 std::vector<std::unique_ptr<Pipeline>> MakePipelines(uint32_t m, const PipelineOptions& options, uint32_t values,
-                                    uint32_t vehicles);
+                                                     uint32_t vehicles);
 
 // The benchmark's QIs: engine type (8 leaves), model year (5-year bins),
 // seats (split on demand), as in the engine tests.

@@ -64,9 +64,10 @@ void PrintSummary(const std::vector<std::unique_ptr<Pipeline>>& pipelines, const
   for (size_t p = 0; p < pipelines.size(); ++p) {
     // docs/utility.md section 2b: only buckets larger than their signature
     // can absorb an absent member without a counterfeit.
-    std::printf("buckets at release %u, %-8s: %.2f vehicles per signature value, %.3f of vehicles in a "
-                "bucket larger than its signature\n",
-                releases, pipelines[p]->name().c_str(), last[p].vehicles_per_slot, last[p].shared);
+    std::printf(
+        "buckets at release %u, %-8s: %.2f vehicles per signature value, %.3f of vehicles in a "
+        "bucket larger than its signature\n",
+        releases, pipelines[p]->name().c_str(), last[p].vehicles_per_slot, last[p].shared);
   }
   for (size_t p = 0; p < pipelines.size(); ++p) {
     std::printf("whole run, %-8s: %.3f of %llu tuples suppressed, counterfeit ratio %.3f\n",
@@ -78,12 +79,13 @@ void PrintSummary(const std::vector<std::unique_ptr<Pipeline>>& pipelines, const
   const ReleaseRow& cur = last.front();
   for (size_t p = 1; p < pipelines.size(); ++p) {
     const ReleaseRow& now = last[p];
-    std::printf("goals at release %u, m = %u (%s vs %s): suppression %.3f <= %.3f (a third of %.3f): %s; "
-                "counterfeits %.3f <= 0.25: %s; NCP %.3f <= %.3f (1.2x %.3f): %s\n",
-                releases, m, pipelines[p]->name().c_str(), pipelines.front()->name().c_str(), now.suppression,
-                cur.suppression / 3, cur.suppression, now.suppression <= cur.suppression / 3 ? "met" : "NOT met",
-                now.counterfeit_ratio, now.counterfeit_ratio <= 0.25 ? "met" : "NOT met", now.ncp, 1.2 * cur.ncp,
-                cur.ncp, now.ncp <= 1.2 * cur.ncp ? "met" : "NOT met");
+    std::printf(
+        "goals at release %u, m = %u (%s vs %s): suppression %.3f <= %.3f (a third of %.3f): %s; "
+        "counterfeits %.3f <= 0.25: %s; NCP %.3f <= %.3f (1.2x %.3f): %s\n",
+        releases, m, pipelines[p]->name().c_str(), pipelines.front()->name().c_str(), now.suppression,
+        cur.suppression / 3, cur.suppression, now.suppression <= cur.suppression / 3 ? "met" : "NOT met",
+        now.counterfeit_ratio, now.counterfeit_ratio <= 0.25 ? "met" : "NOT met", now.ncp, 1.2 * cur.ncp, cur.ncp,
+        now.ncp <= 1.2 * cur.ncp ? "met" : "NOT met");
   }
 }
 
@@ -124,9 +126,9 @@ int main(int argc, char** argv) {
     csv << "m,pipeline,release,suppression,conflict,delay,ineligible,counterfeit_ratio,ncp,"
            "min_real,groups,published,violations,vehicles_per_slot,shared\n";
   }
-  std::printf("fleet: %u vehicles, %u values, drift %.3f (%s), missing %.2f, active %.2f, seed %llu\n",
-              fleet.vehicles, fleet.values, fleet.drift, get("shape", "repertoire").c_str(), fleet.missing,
-              fleet.active, static_cast<unsigned long long>(fleet.seed));
+  std::printf("fleet: %u vehicles, %u values, drift %.3f (%s), missing %.2f, active %.2f, seed %llu\n", fleet.vehicles,
+              fleet.values, fleet.drift, get("shape", "repertoire").c_str(), fleet.missing, fleet.active,
+              static_cast<unsigned long long>(fleet.seed));
   uint64_t violations = 0;
   for (uint32_t m : ParseList(get("m", "5,10"))) {
     DriftingFleet stream(fleet);

@@ -35,9 +35,7 @@ inline void PutVarint64(std::string* dst, uint64_t v) {
 }
 
 // Zigzag maps small negative numbers to small unsigned ones (-1 -> 1, 1 -> 2).
-inline uint64_t ZigZag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ (v < 0 ? ~uint64_t{0} : uint64_t{0});
-}
+inline uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ (v < 0 ? ~uint64_t{0} : uint64_t{0}); }
 inline int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)); }
 
 inline void PutSignedVarint64(std::string* dst, int64_t v) { PutVarint64(dst, ZigZag(v)); }

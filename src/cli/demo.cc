@@ -36,7 +36,8 @@ bool PrintSampleRecords(const config::Config& config) {
     const char* note;
   };
   const Sample samples[] = {
-      {&t.anonymized, "anonymized events", 3, "", 97, "the tuple token links one vehicle's events within this release only"},
+      {&t.anonymized, "anonymized events", 3, "", 97,
+       "the tuple token links one vehicle's events within this release only"},
       {&t.releases, "group record", 1, "\"type\":\"group\"", 1,
        "the values of all its tuples, counterfeits included, shuffled; no value is linked to a token"},
       {&t.releases, "release summary", 1, "\"type\":\"summary\"", 1, "written last: the share is complete"},
@@ -47,12 +48,14 @@ bool PrintSampleRecords(const config::Config& config) {
   try {
     for (size_t i = 0; i < std::size(samples); ++i) {
       const Sample& s = samples[i];
-      kafka::ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties, *s.topic, 0, 0,
-                    [&, seen = size_t{0}](const kafka::CommittedRecord& r) mutable {
-                      if (r.value.find(s.must_contain) == std::string_view::npos) return true;
-                      if (seen++ % s.stride == 0) found[i].emplace_back(r.value);
-                      return found[i].size() < s.count;
-                    }, 5000);
+      kafka::ReadCommitted(
+          config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties, *s.topic, 0, 0,
+          [&, seen = size_t{0}](const kafka::CommittedRecord& r) mutable {
+            if (r.value.find(s.must_contain) == std::string_view::npos) return true;
+            if (seen++ % s.stride == 0) found[i].emplace_back(r.value);
+            return found[i].size() < s.count;
+          },
+          5000);
       if (found[i].empty() && !(s.topic == &t.counts && !config.dp.enabled)) return false;
     }
   } catch (const std::exception& e) {
@@ -156,19 +159,21 @@ std::string DemoHmacKey(const config::Config& config) {
 
 // The one (or two, once releases run) status lines a second.
 void PrintStatus(double elapsed, uint64_t sent, const service::ServiceStatus& s) {
-  std::printf("[%4.0fs] sent %llu | consumed %llu | accepted %llu | rejected %llu | buffered %llu | "
-              "partitions %d | %s\n",
-              elapsed, static_cast<unsigned long long>(sent), static_cast<unsigned long long>(s.consumed),
-              static_cast<unsigned long long>(s.accepted), static_cast<unsigned long long>(s.rejected),
-              static_cast<unsigned long long>(s.buffered), s.partitions, s.ready ? "ready" : "starting");
+  std::printf(
+      "[%4.0fs] sent %llu | consumed %llu | accepted %llu | rejected %llu | buffered %llu | "
+      "partitions %d | %s\n",
+      elapsed, static_cast<unsigned long long>(sent), static_cast<unsigned long long>(s.consumed),
+      static_cast<unsigned long long>(s.accepted), static_cast<unsigned long long>(s.rejected),
+      static_cast<unsigned long long>(s.buffered), s.partitions, s.ready ? "ready" : "starting");
   if (s.releases == 0) return;
-  std::printf("        releases %llu (last %lld: %llu groups, suppression %.3f, EMD %.3f, counterfeits %.3f) | "
-              "events released %llu, suppressed %llu, late %llu | waiting %llu tuples%s\n",
-              static_cast<unsigned long long>(s.releases), static_cast<long long>(s.last_release),
-              static_cast<unsigned long long>(s.last_groups), s.last_suppression_ratio, s.last_emd_max,
-              s.last_counterfeit_ratio, static_cast<unsigned long long>(s.released),
-              static_cast<unsigned long long>(s.suppressed), static_cast<unsigned long long>(s.late),
-              static_cast<unsigned long long>(s.waiting), s.dp_paused ? " | DP counts paused (budget)" : "");
+  std::printf(
+      "        releases %llu (last %lld: %llu groups, suppression %.3f, EMD %.3f, counterfeits %.3f) | "
+      "events released %llu, suppressed %llu, late %llu | waiting %llu tuples%s\n",
+      static_cast<unsigned long long>(s.releases), static_cast<long long>(s.last_release),
+      static_cast<unsigned long long>(s.last_groups), s.last_suppression_ratio, s.last_emd_max,
+      s.last_counterfeit_ratio, static_cast<unsigned long long>(s.released),
+      static_cast<unsigned long long>(s.suppressed), static_cast<unsigned long long>(s.late),
+      static_cast<unsigned long long>(s.waiting), s.dp_paused ? " | DP counts paused (budget)" : "");
 }
 
 }  // namespace
@@ -208,9 +213,8 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
     }
   });
 
-  std::printf("vanon demo: kafka at %s, %llu vehicles at %.0f events/s, state in %s\n",
-              cluster.Bootstrap().c_str(), static_cast<unsigned long long>(args.vehicles), args.rate,
-              state_dir.c_str());
+  std::printf("vanon demo: kafka at %s, %llu vehicles at %.0f events/s, state in %s\n", cluster.Bootstrap().c_str(),
+              static_cast<unsigned long long>(args.vehicles), args.rate, state_dir.c_str());
   const auto start = std::chrono::steady_clock::now();
   bool printed_url = false;
   bool printed_samples = false;

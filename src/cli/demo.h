@@ -21,8 +21,8 @@ struct DemoArgs {
   double invalid_fraction = 0.01;
   int partitions = 2;
   std::string http_listen = "127.0.0.1:9464";
-  bool http_explicit = false;  // --http given: a taken address is then an error
-  std::string config;  // default: <config dir>/demo.yaml
+  bool http_explicit = false;          // --http given: a taken address is then an error
+  std::string config;                  // default: <config dir>/demo.yaml
   std::vector<std::string> overrides;  // --set KEY=VALUE, after the config file
   bool keep_state = false;
   bool verbose = false;

@@ -19,8 +19,8 @@ std::string DefaultConfigDir() {
 
 uint64_t RunLoadgen(const LoadgenArgs& args, const std::atomic<bool>& stop, LoadgenProgress* progress) {
   if (args.rate <= 0) throw std::invalid_argument("--rate must be positive");
-  fleet::VinDecoder table = fleet::VinDecoder::Load(args.vin_table.empty() ? DefaultConfigDir() + "/vehicle/vin-table.yaml"
-                                                             : args.vin_table);
+  fleet::VinDecoder table =
+      fleet::VinDecoder::Load(args.vin_table.empty() ? DefaultConfigDir() + "/vehicle/vin-table.yaml" : args.vin_table);
   fleet::FleetOptions o;
   o.vehicles = args.vehicles;
   o.seed = args.seed;
@@ -28,15 +28,18 @@ uint64_t RunLoadgen(const LoadgenArgs& args, const std::atomic<bool>& stop, Load
   o.events_per_second = args.rate;
   o.churn = args.churn;
   o.max_message_bytes = args.max_message_bytes;
-  o.start_ms = args.start_ms != 0
-                   ? args.start_ms
-                   : std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch()).count();
+  o.start_ms =
+      args.start_ms != 0
+          ? args.start_ms
+          : std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
   fleet::FleetGenerator gen(o, table);
   // Throughput settings: the generator can outrun a single broker, so batch.
   kafka::Producer producer(args.bootstrap, {}, {},
-                    {{"linger.ms", "20"}, {"batch.num.messages", "10000"},
-                     {"queue.buffering.max.messages", "500000"}, {"message.max.bytes", "4000000"}});
+                           {{"linger.ms", "20"},
+                            {"batch.num.messages", "10000"},
+                            {"queue.buffering.max.messages", "500000"},
+                            {"message.max.bytes", "4000000"}});
   const auto start = std::chrono::steady_clock::now();
   const uint64_t total = args.duration > 0 ? static_cast<uint64_t>(args.rate * args.duration) : UINT64_MAX;
   uint64_t sent = 0;

@@ -14,14 +14,14 @@ struct LoadgenArgs {
   std::string bootstrap;
   std::string topic = "vehicle.events.raw";
   uint64_t vehicles = 1000;
-  double rate = 1000;       // messages per second
-  double duration = 10;     // seconds; 0 = until stopped
+  double rate = 1000;    // messages per second
+  double duration = 10;  // seconds; 0 = until stopped
   uint64_t seed = 1;
   double invalid_fraction = 0;
   double churn = 0;
   size_t max_message_bytes = 1u << 20;  // too_large messages exceed this
-  std::string vin_table;    // VIN decoding table the VINs are drawn from
-  int64_t start_ms = 0;     // 0 = wall clock at start
+  std::string vin_table;                // VIN decoding table the VINs are drawn from
+  int64_t start_ms = 0;                 // 0 = wall clock at start
 };
 
 struct LoadgenProgress {

@@ -130,8 +130,7 @@ int main(int argc, char** argv) {
       std::atomic<bool>& stop = vanon::cli::InstallStopSignalHandlers();
       vanon::cli::LoadgenProgress progress;
       uint64_t n = vanon::cli::RunLoadgen(lg, stop, &progress);
-      std::cout << "loadgen: delivered " << n << " messages (" << progress.invalid.load() << " malformed)"
-                << std::endl;
+      std::cout << "loadgen: delivered " << n << " messages (" << progress.invalid.load() << " malformed)" << std::endl;
       return 0;
     }
     std::cout << "vanon " << vanon::kVersion << " (" << vanon::kRevision << ")" << std::endl;

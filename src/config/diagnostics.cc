@@ -18,21 +18,15 @@ std::string ChildPath(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }
 
-std::string ItemPath(const std::string& parent, size_t index) {
-  return parent + "[" + std::to_string(index) + "]";
-}
+std::string ItemPath(const std::string& parent, size_t index) { return parent + "[" + std::to_string(index) + "]"; }
 
 Diagnostics::Diagnostics(std::string file) : file_(std::move(file)) {
   base_dir_ = std::filesystem::absolute(file_).parent_path();
 }
 
-void Diagnostics::RecordMark(const std::string& path, const YAML::Mark& mark) {
-  marks_.emplace(path, mark);
-}
+void Diagnostics::RecordMark(const std::string& path, const YAML::Mark& mark) { marks_.emplace(path, mark); }
 
-void Diagnostics::RecordOverride(const std::string& path, int index) {
-  overrides_[path] = index;
-}
+void Diagnostics::RecordOverride(const std::string& path, int index) { overrides_[path] = index; }
 
 int Diagnostics::OverrideIndex(const std::string& path) const {
   std::string p = path;
@@ -54,22 +48,17 @@ int Diagnostics::OverrideUnder(const std::string& prefix) const {
   return found;
 }
 
-std::filesystem::path Diagnostics::Resolve(const std::string& key_path,
-                                           const std::string& value) const {
+std::filesystem::path Diagnostics::Resolve(const std::string& key_path, const std::string& value) const {
   std::filesystem::path p(value);
   if (p.is_relative()) {
-    p = (OverrideIndex(key_path) != 0 ? std::filesystem::current_path()
-                                      : base_dir_) / p;
+    p = (OverrideIndex(key_path) != 0 ? std::filesystem::current_path() : base_dir_) / p;
   }
   return p.lexically_normal();
 }
 
-void Diagnostics::Error(const std::string& path, const std::string& message) {
-  ErrorNear(path, path, message);
-}
+void Diagnostics::Error(const std::string& path, const std::string& message) { ErrorNear(path, path, message); }
 
-void Diagnostics::ErrorNear(const std::string& where, const std::string& path,
-                            const std::string& message) {
+void Diagnostics::ErrorNear(const std::string& where, const std::string& path, const std::string& message) {
   if (int index = OverrideIndex(where)) {
     Add(true, index, path, message);
     return;
@@ -94,8 +83,7 @@ void Diagnostics::ErrorNear(const std::string& where, const std::string& path,
   Add(false, 1, path, message);
 }
 
-void Diagnostics::Error(const YAML::Mark& mark, const std::string& path,
-                        const std::string& message) {
+void Diagnostics::Error(const YAML::Mark& mark, const std::string& path, const std::string& message) {
   if (OverrideIndex(path) != 0 || mark.line < 0) {
     Error(path, message);
     return;
@@ -103,28 +91,24 @@ void Diagnostics::Error(const YAML::Mark& mark, const std::string& path,
   Add(false, mark.line + 1, path, message);
 }
 
-void Diagnostics::OverrideError(int index, const std::string& path,
-                                const std::string& message) {
+void Diagnostics::OverrideError(int index, const std::string& path, const std::string& message) {
   Add(true, index, path, message);
 }
 
-void Diagnostics::Add(bool from_override, int line, const std::string& path,
-                      const std::string& message) {
+void Diagnostics::Add(bool from_override, int line, const std::string& path, const std::string& message) {
   std::string text = from_override ? "--set" : file_;
-  text += ":" + std::to_string(line) + ": " + (path.empty() ? "(root)" : path) +
-          ": " + message;
+  text += ":" + std::to_string(line) + ": " + (path.empty() ? "(root)" : path) + ": " + message;
   errors_.push_back({from_override, line, std::move(text)});
 }
 
 void Diagnostics::ThrowIfAny() {
   if (errors_.empty()) return;
-  std::stable_sort(errors_.begin(), errors_.end(),
-                   [](const Entry& a, const Entry& b) {
-                     if (a.from_override != b.from_override) {
-                       return !a.from_override;
-                     }
-                     return a.line < b.line;
-                   });
+  std::stable_sort(errors_.begin(), errors_.end(), [](const Entry& a, const Entry& b) {
+    if (a.from_override != b.from_override) {
+      return !a.from_override;
+    }
+    return a.line < b.line;
+  });
   std::string all;
   for (const Entry& e : errors_) {
     if (!all.empty()) all += '\n';

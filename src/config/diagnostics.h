@@ -37,18 +37,14 @@ class Diagnostics {
 
   // Relative paths are resolved against the config file's directory, or
   // against the working directory when the value came from an override.
-  std::filesystem::path Resolve(const std::string& key_path,
-                                const std::string& value) const;
+  std::filesystem::path Resolve(const std::string& key_path, const std::string& value) const;
 
   void Error(const std::string& path, const std::string& message);
   // Reports `path` but points at the line of `where` (for a key that is
   // missing because of another key, e.g. sensitive vs privacy.model).
-  void ErrorNear(const std::string& where, const std::string& path,
-                 const std::string& message);
-  void Error(const YAML::Mark& mark, const std::string& path,
-             const std::string& message);
-  void OverrideError(int index, const std::string& path,
-                     const std::string& message);
+  void ErrorNear(const std::string& where, const std::string& path, const std::string& message);
+  void Error(const YAML::Mark& mark, const std::string& path, const std::string& message);
+  void OverrideError(int index, const std::string& path, const std::string& message);
 
   bool empty() const { return errors_.empty(); }
   // Throws ConfigError listing every error, sorted by line; no-op if none.
@@ -60,8 +56,7 @@ class Diagnostics {
     int line;
     std::string text;
   };
-  void Add(bool from_override, int line, const std::string& path,
-           const std::string& message);
+  void Add(bool from_override, int line, const std::string& path, const std::string& message);
   // Nearest override recorded under `prefix` (for nodes an override created).
   int OverrideUnder(const std::string& prefix) const;
 

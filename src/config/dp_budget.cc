@@ -103,8 +103,8 @@ std::string DescribeDpBudget(const Config& c, const DpBudgetPlan& p) {
                     std::to_string(windows ? c.dp.window_seconds : c.privacy.epoch.length_seconds) +
                     (windows ? " s windows)" : " s epochs)");
   if (p.lasts_period) return out + ": lasts the period, publication never pauses";
-  return out + ": lasts " + FormatDuration(p.seconds_before_pause) + " (" +
-         std::to_string(p.releases_before_pause) + (windows ? " windows" : " releases") + "), then pauses";
+  return out + ": lasts " + FormatDuration(p.seconds_before_pause) + " (" + std::to_string(p.releases_before_pause) +
+         (windows ? " windows" : " releases") + "), then pauses";
 }
 
 }  // namespace vanon::config

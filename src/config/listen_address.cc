@@ -30,8 +30,7 @@ bool IsIpv6(const std::string& h) {
 
 }  // namespace
 
-bool ParseListenAddress(const std::string& text, std::string* host, int* port,
-                        std::string* why) {
+bool ParseListenAddress(const std::string& text, std::string* host, int* port, std::string* why) {
   size_t colon = text.rfind(':');
   if (colon == std::string::npos) {
     *why = "expected host:port, got \"" + text + "\"";

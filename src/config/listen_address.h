@@ -10,8 +10,7 @@ namespace vanon::config::internal {
 // Accepts "host:port" where host is a DNS name or IPv4 address, or
 // "[v6-address]:port", and port is 1..65535. On failure returns false and
 // sets *why.
-bool ParseListenAddress(const std::string& text, std::string* host, int* port,
-                        std::string* why);
+bool ParseListenAddress(const std::string& text, std::string* host, int* port, std::string* why);
 
 }  // namespace vanon::config::internal
 

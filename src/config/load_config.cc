@@ -20,8 +20,7 @@ YAML::Node ReadYaml(const std::string& path) {
   try {
     return YAML::LoadFile(path);
   } catch (const YAML::ParserException& e) {
-    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) +
-                      ": (syntax): " + e.msg);
+    throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ": (syntax): " + e.msg);
   } catch (const YAML::Exception& e) {
     throw ConfigError(path + ":1: (file): " + e.msg);
   }
@@ -29,8 +28,7 @@ YAML::Node ReadYaml(const std::string& path) {
 
 }  // namespace
 
-Config LoadConfig(const std::string& path,
-                  const std::vector<std::string>& overrides) {
+Config LoadConfig(const std::string& path, const std::vector<std::string>& overrides) {
   Diagnostics diag(path);
   YAML::Node root = ReadYaml(path);
   if (!root.IsMap()) {

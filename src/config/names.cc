@@ -5,28 +5,38 @@ namespace vanon::config {
 
 const char* ToString(VehicleSource v) {
   switch (v) {
-    case VehicleSource::kVinTable: return "vin_table";
-    case VehicleSource::kRegistry: return "registry";
-    case VehicleSource::kEventFields: return "event_fields";
+    case VehicleSource::kVinTable:
+      return "vin_table";
+    case VehicleSource::kRegistry:
+      return "registry";
+    case VehicleSource::kEventFields:
+      return "event_fields";
   }
   return "?";
 }
 
 const char* ToString(PrivacyModel v) {
   switch (v) {
-    case PrivacyModel::kMInvariance: return "m_invariance";
-    case PrivacyModel::kKAnonymity: return "k_anonymity";
+    case PrivacyModel::kMInvariance:
+      return "m_invariance";
+    case PrivacyModel::kKAnonymity:
+      return "k_anonymity";
   }
   return "?";
 }
 
 const char* ToString(LogLevel v) {
   switch (v) {
-    case LogLevel::kTrace: return "trace";
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarn: return "warn";
-    case LogLevel::kError: return "error";
+    case LogLevel::kTrace:
+      return "trace";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarn:
+      return "warn";
+    case LogLevel::kError:
+      return "error";
   }
   return "?";
 }

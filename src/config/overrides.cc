@@ -14,22 +14,20 @@ bool ParseIndex(const std::string& s, size_t* index) {
 // librdkafka property names contain dots ("sasl.username"), so below these
 // maps the rest of an override key is one key, not a path.
 bool IsPropertyMap(const std::string& path) {
-  return path == "kafka.properties" || path == "kafka.consumer_properties" ||
-         path == "kafka.producer_properties";
+  return path == "kafka.properties" || path == "kafka.consumer_properties" || path == "kafka.producer_properties";
 }
 
 // Walks `keys` from `node`, creating mappings on the way, and stores `value`
 // at the end. Nodes are passed by value: a yaml-cpp Node is a handle, and
 // re-assigning a handle would rebind it instead of writing through it.
-bool SetAt(YAML::Node node, const std::vector<std::string>& keys, size_t i,
-           const YAML::Node& value, std::string* path, std::string* why) {
+bool SetAt(YAML::Node node, const std::vector<std::string>& keys, size_t i, const YAML::Node& value, std::string* path,
+           std::string* why) {
   const std::string& key = keys[i];
   const bool last = i + 1 == keys.size();
   if (node.IsSequence()) {
     size_t index = 0;
     if (!ParseIndex(key, &index) || index >= node.size()) {
-      *why = "no item \"" + key + "\" in a list of " +
-             std::to_string(node.size());
+      *why = "no item \"" + key + "\" in a list of " + std::to_string(node.size());
       return false;
     }
     *path = ItemPath(*path, index);
@@ -48,8 +46,7 @@ bool SetAt(YAML::Node node, const std::vector<std::string>& keys, size_t i,
     node[key] = value;
     return true;
   }
-  if (IsPropertyMap(*path) &&
-      (!node[key].IsDefined() || node[key].IsNull() || node[key].IsMap())) {
+  if (IsPropertyMap(*path) && (!node[key].IsDefined() || node[key].IsNull() || node[key].IsMap())) {
     std::string rest = keys[i + 1];
     for (size_t j = i + 2; j < keys.size(); ++j) rest += "." + keys[j];
     if (!node[key].IsMap()) node[key] = YAML::Node(YAML::NodeType::Map);
@@ -78,8 +75,7 @@ std::vector<std::string> SplitKey(const std::string& key) {
 
 }  // namespace
 
-void ApplyOverrides(const std::vector<std::string>& overrides, YAML::Node root,
-                    Diagnostics* diag) {
+void ApplyOverrides(const std::vector<std::string>& overrides, YAML::Node root, Diagnostics* diag) {
   for (size_t n = 0; n < overrides.size(); ++n) {
     const int index = static_cast<int>(n) + 1;
     const std::string& arg = overrides[n];
@@ -89,8 +85,7 @@ void ApplyOverrides(const std::vector<std::string>& overrides, YAML::Node root,
     bool empty_part = false;
     for (const std::string& k : keys) empty_part |= k.empty();
     if (eq == std::string::npos || empty_part) {
-      diag->OverrideError(index, key.empty() ? "(override)" : key,
-                          "expected dotted.key=value, got \"" + arg + "\"");
+      diag->OverrideError(index, key.empty() ? "(override)" : key, "expected dotted.key=value, got \"" + arg + "\"");
       continue;
     }
     YAML::Node value;

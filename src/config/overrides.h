@@ -15,8 +15,7 @@ namespace vanon::config::internal {
 
 // `root` must be a mapping. A numeric key addresses a list item. Records each
 // overridden path in `diag`; malformed overrides are reported as "--set:N".
-void ApplyOverrides(const std::vector<std::string>& overrides, YAML::Node root,
-                    Diagnostics* diag);
+void ApplyOverrides(const std::vector<std::string>& overrides, YAML::Node root, Diagnostics* diag);
 
 }  // namespace vanon::config::internal
 

@@ -8,9 +8,7 @@ namespace {
 
 void ParseQuery(Section& q, DpQuery* query) {
   q.Enum("count", &query->count,
-         {{"events", DpCount::kEvents},
-          {"vehicles", DpCount::kVehicles},
-          {"trips", DpCount::kTrips}},
+         {{"events", DpCount::kEvents}, {"vehicles", DpCount::kVehicles}, {"trips", DpCount::kTrips}},
          /*required=*/true);
   // Whether "qi:NAME" names a real quasi-identifier is checked later, in
   // CheckConsistency, when all quasi-identifiers are known.
@@ -31,8 +29,7 @@ void ParseQuery(Section& q, DpQuery* query) {
   if (q.StringMap("filter", &query->filter)) {
     for (const auto& [key, value] : query->filter) {
       if (key != "event" && key.rfind("qi:", 0) != 0) {
-        q.diag()->Error(ChildPath(q.PathOf("filter"), key),
-                        "filter keys must be event or qi:<quasi-identifier>");
+        q.diag()->Error(ChildPath(q.PathOf("filter"), key), "filter keys must be event or qi:<quasi-identifier>");
       }
     }
   }
@@ -72,8 +69,7 @@ void ParseDp(Section& root, DpConfig* out) {
   for (size_t i = 0; i < queries.size(); ++i) {
     Section q(root.diag(), queries[i], ItemPath(s.PathOf("queries"), i));
     DpQuery query;
-    if (q.String("name", &query.name, /*required=*/true) &&
-        !names.insert(query.name).second) {
+    if (q.String("name", &query.name, /*required=*/true) && !names.insert(query.name).second) {
       q.Error("name", "duplicate query or kpi name \"" + query.name + "\"");
     }
     ParseQuery(q, &query);
@@ -83,8 +79,7 @@ void ParseDp(Section& root, DpConfig* out) {
   for (size_t i = 0; i < kpis.size(); ++i) {
     Section k(root.diag(), kpis[i], ItemPath(s.PathOf("kpis"), i));
     DpKpi kpi;
-    if (k.String("name", &kpi.name, /*required=*/true) &&
-        !names.insert(kpi.name).second) {
+    if (k.String("name", &kpi.name, /*required=*/true) && !names.insert(kpi.name).second) {
       k.Error("name", "duplicate query or kpi name \"" + kpi.name + "\"");
     }
     k.String("numerator", &kpi.numerator, /*required=*/true);

@@ -24,8 +24,7 @@ void ParseInput(Section& root, InputConfig* out) {
                            "(e.g. 2000-01-01T00:00:00Z)");
       }
     }
-    t.Int("max_future_seconds", &out->timestamp.max_future_seconds, 0,
-          31536000);
+    t.Int("max_future_seconds", &out->timestamp.max_future_seconds, 0, 31536000);
   }
   {
     Section f(root.diag(), s.Child("fields"), s.PathOf("fields"));

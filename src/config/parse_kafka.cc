@@ -8,8 +8,8 @@ namespace {
 bool IsTopicName(const std::string& s) {
   if (s.empty() || s.size() > 249 || s == "." || s == "..") return false;
   for (char c : s) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) return false;
   }
   return true;
@@ -27,8 +27,7 @@ void ReadTopic(Section& s, const char* key, std::string* out) {
 
 // The service sets these itself; letting a property map override them would
 // silently break consumer groups or transactions.
-void ReadProperties(Section& s, const char* key,
-                    std::map<std::string, std::string>* out) {
+void ReadProperties(Section& s, const char* key, std::map<std::string, std::string>* out) {
   if (!s.StringMap(key, out)) return;
   static const std::pair<const char*, const char*> kReserved[] = {
       {"bootstrap.servers", "kafka.bootstrap"},
@@ -37,8 +36,7 @@ void ReadProperties(Section& s, const char* key,
   };
   for (const auto& [name, instead] : kReserved) {
     if (out->count(name) != 0) {
-      s.diag()->Error(ChildPath(s.PathOf(key), name),
-                      std::string("set by ") + instead + ", not here");
+      s.diag()->Error(ChildPath(s.PathOf(key), name), std::string("set by ") + instead + ", not here");
     }
   }
 }
@@ -50,9 +48,7 @@ void ParseKafka(Section& root, KafkaConfig* out) {
   if (s.String("bootstrap", &out->bootstrap, /*required=*/true)) {
     // "a:9092,,b:9092" is a typo librdkafka would accept silently.
     const std::string& b = out->bootstrap;
-    if (b.front() == ',' || b.back() == ',' ||
-        b.find(",,") != std::string::npos ||
-        b.find(' ') != std::string::npos) {
+    if (b.front() == ',' || b.back() == ',' || b.find(",,") != std::string::npos || b.find(' ') != std::string::npos) {
       s.Error("bootstrap", "expected a comma-separated list of host:port");
     }
   }

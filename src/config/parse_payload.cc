@@ -10,8 +10,7 @@ namespace {
 bool Overlaps(const std::string& a, const std::string& b) {
   const std::string& s = a.size() <= b.size() ? a : b;
   const std::string& l = a.size() <= b.size() ? b : a;
-  return l.compare(0, s.size(), s) == 0 &&
-         (l.size() == s.size() || l[s.size()] == '.');
+  return l.compare(0, s.size(), s) == 0 && (l.size() == s.size() || l[s.size()] == '.');
 }
 
 }  // namespace
@@ -19,8 +18,7 @@ bool Overlaps(const std::string& a, const std::string& b) {
 void ParsePayload(Section& root, PayloadConfig* out) {
   constexpr double kMax = std::numeric_limits<double>::max();
   Section s(root.diag(), root.Child("payload"), "payload");
-  s.Enum("default", &out->default_action,
-         {{"drop", PayloadDefault::kDrop}, {"keep", PayloadDefault::kKeep}});
+  s.Enum("default", &out->default_action, {{"drop", PayloadDefault::kDrop}, {"keep", PayloadDefault::kKeep}});
   std::vector<YAML::Node> items = s.List("fields");
   for (size_t i = 0; i < items.size(); ++i) {
     Section f(root.diag(), items[i], ItemPath(s.PathOf("fields"), i));
@@ -28,8 +26,7 @@ void ParsePayload(Section& root, PayloadConfig* out) {
     if (f.DottedPath("path", &field.path, /*required=*/true)) {
       for (const PayloadField& other : out->fields) {
         if (Overlaps(other.path, field.path)) {
-          f.Error("path", "\"" + field.path + "\" overlaps \"" + other.path +
-                              "\" listed earlier");
+          f.Error("path", "\"" + field.path + "\" overlaps \"" + other.path + "\" listed earlier");
           break;
         }
       }

@@ -5,8 +5,7 @@ namespace vanon::config::internal {
 void ParsePrivacy(Section& root, PrivacyConfig* out) {
   Section s(root.diag(), root.Child("privacy"), "privacy");
   s.Enum("model", &out->model,
-         {{"m_invariance", PrivacyModel::kMInvariance},
-          {"k_anonymity", PrivacyModel::kKAnonymity}});
+         {{"m_invariance", PrivacyModel::kMInvariance}, {"k_anonymity", PrivacyModel::kKAnonymity}});
   s.Int("m", &out->m, 2, 1000);
   s.Int("k", &out->k, 2, 1000);
   s.Int("l", &out->l, 0, 1000);
@@ -24,13 +23,11 @@ void ParsePrivacy(Section& root, PrivacyConfig* out) {
   {
     Section e(root.diag(), s.Child("epoch"), s.PathOf("epoch"));
     e.Int("length_seconds", &out->epoch.length_seconds, 1, 604800);
-    e.Int("allowed_lateness_seconds", &out->epoch.allowed_lateness_seconds, 0,
-          86400);
+    e.Int("allowed_lateness_seconds", &out->epoch.allowed_lateness_seconds, 0, 86400);
     e.Int("idle_timeout_seconds", &out->epoch.idle_timeout_seconds, 1, 86400);
     e.Bool("precompute", &out->epoch.precompute);
   }
-  s.Enum("late_events", &out->late_events,
-         {{"topic", LateEvents::kTopic}, {"drop", LateEvents::kDrop}});
+  s.Enum("late_events", &out->late_events, {{"topic", LateEvents::kTopic}, {"drop", LateEvents::kDrop}});
 }
 
 }  // namespace vanon::config::internal

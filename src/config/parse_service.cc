@@ -38,8 +38,7 @@ void ParseService(Section& root, Config* out) {
       if (IsIdentifier(env)) {
         out->security.hmac_key_env = env;
       } else {
-        s.Error("hmac_key_env",
-                "\"" + env + "\" is not an environment variable name");
+        s.Error("hmac_key_env", "\"" + env + "\" is not an environment variable name");
       }
     }
   }

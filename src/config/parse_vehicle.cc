@@ -40,9 +40,7 @@ void ParseNumeric(Section& q, QuasiIdentifier* qi) {
   }
   q.Int("precision", &qi->precision, 0, kMaxQiPrecision);
   if (lo && hi) CheckCodeRange(q, *qi);
-  q.Enum("split", &qi->split,
-         {{"fixed_bins", NumericSplit::kFixedBins},
-          {"on_demand", NumericSplit::kOnDemand}});
+  q.Enum("split", &qi->split, {{"fixed_bins", NumericSplit::kFixedBins}, {"on_demand", NumericSplit::kOnDemand}});
   if (qi->split == NumericSplit::kOnDemand) {
     q.Unexpected("bins", "not used with split: on_demand");
     return;
@@ -83,10 +81,8 @@ void ParseVehicle(Section& root, VehicleConfig* out) {
     if (!s.Has("fields")) s.Error("fields", "missing required key");
     if (s.StringMap("fields", &out->fields)) {
       for (const auto& [name, path] : out->fields) {
-        if (path.front() == '.' || path.back() == '.' ||
-            path.find("..") != std::string::npos) {
-          root.diag()->Error(ChildPath(s.PathOf("fields"), name),
-                             "\"" + path + "\" is not a dotted path");
+        if (path.front() == '.' || path.back() == '.' || path.find("..") != std::string::npos) {
+          root.diag()->Error(ChildPath(s.PathOf("fields"), name), "\"" + path + "\" is not a dotted path");
         }
       }
     }
@@ -96,8 +92,7 @@ void ParseVehicle(Section& root, VehicleConfig* out) {
 }
 
 void ParseQuasiIdentifiers(Section& root, std::vector<QuasiIdentifier>* out) {
-  std::vector<YAML::Node> items =
-      root.List("quasi_identifiers", /*required=*/true);
+  std::vector<YAML::Node> items = root.List("quasi_identifiers", /*required=*/true);
   if (root.Has("quasi_identifiers") && items.empty()) {
     root.Error("quasi_identifiers", "needs at least one quasi-identifier");
   }
@@ -114,9 +109,7 @@ void ParseQuasiIdentifiers(Section& root, std::vector<QuasiIdentifier>* out) {
         q.Error("name", "duplicate quasi-identifier \"" + qi.name + "\"");
       }
     }
-    q.Enum("type", &qi.type,
-           {{"categorical", QiType::kCategorical},
-            {"numeric", QiType::kNumeric}});
+    q.Enum("type", &qi.type, {{"categorical", QiType::kCategorical}, {"numeric", QiType::kNumeric}});
     if (qi.type == QiType::kCategorical) {
       q.File("hierarchy", &qi.hierarchy, /*required=*/true);
       for (const char* key : {"range", "bins", "split", "precision"}) {

@@ -12,11 +12,16 @@ namespace {
 
 const char* TypeName(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Null: return "null";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a mapping";
-    default: return "nothing";
+    case YAML::NodeType::Null:
+      return "null";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    default:
+      return "nothing";
   }
 }
 
@@ -26,12 +31,10 @@ bool IsQuoted(const YAML::Node& n) { return n.Tag() == "!"; }
 
 }  // namespace
 
-Section::Section(Diagnostics* diag, const YAML::Node& node, std::string path)
-    : diag_(diag), path_(std::move(path)) {
+Section::Section(Diagnostics* diag, const YAML::Node& node, std::string path) : diag_(diag), path_(std::move(path)) {
   if (!node.IsDefined() || node.IsNull()) return;
   if (!node.IsMap()) {
-    diag_->Error(node.Mark(), path_,
-                 std::string("expected a mapping, got ") + TypeName(node));
+    diag_->Error(node.Mark(), path_, std::string("expected a mapping, got ") + TypeName(node));
     return;
   }
   for (auto it = node.begin(); it != node.end(); ++it) {
@@ -107,8 +110,7 @@ bool Section::String(const char* key, std::string* out, bool required) {
   return true;
 }
 
-bool Section::Int(const char* key, int64_t* out, int64_t lo, int64_t hi,
-                  bool required) {
+bool Section::Int(const char* key, int64_t* out, int64_t lo, int64_t hi, bool required) {
   YAML::Node v = Get(key);
   if (!v.IsDefined()) {
     if (required) Error(key, "missing required key");
@@ -118,8 +120,7 @@ bool Section::Int(const char* key, int64_t* out, int64_t lo, int64_t hi,
   const std::string& s = v.Scalar();
   int64_t value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (IsQuoted(v) || ec == std::errc::invalid_argument ||
-      end != s.data() + s.size()) {
+  if (IsQuoted(v) || ec == std::errc::invalid_argument || end != s.data() + s.size()) {
     Error(key, "expected an integer, got \"" + s + "\"");
     return false;
   }
@@ -138,8 +139,7 @@ bool Section::Int(const char* key, int* out, int lo, int hi, bool required) {
   return true;
 }
 
-bool Section::Double(const char* key, double* out, double lo, double hi,
-                     bool lo_open, bool required) {
+bool Section::Double(const char* key, double* out, double lo, double hi, bool lo_open, bool required) {
   YAML::Node v = Get(key);
   if (!v.IsDefined()) {
     if (required) Error(key, "missing required key");
@@ -149,14 +149,12 @@ bool Section::Double(const char* key, double* out, double lo, double hi,
   const std::string& s = v.Scalar();
   double value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (IsQuoted(v) || ec != std::errc() || end != s.data() + s.size() ||
-      !std::isfinite(value)) {
+  if (IsQuoted(v) || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) {
     Error(key, "expected a number, got \"" + s + "\"");
     return false;
   }
   if ((lo_open ? value <= lo : value < lo) || value > hi) {
-    Error(key, fmt::format("{} is out of range {}{}, {}]", s,
-                           lo_open ? "(" : "[", lo, hi));
+    Error(key, fmt::format("{} is out of range {}{}, {}]", s, lo_open ? "(" : "[", lo, hi));
     return false;
   }
   *out = value;
@@ -181,8 +179,7 @@ bool Section::Bool(const char* key, bool* out) {
   return false;
 }
 
-bool Section::StringMap(const char* key,
-                        std::map<std::string, std::string>* out) {
+bool Section::StringMap(const char* key, std::map<std::string, std::string>* out) {
   YAML::Node v = Get(key);
   if (!v.IsDefined() || v.IsNull()) return false;
   if (!v.IsMap()) {
@@ -201,8 +198,7 @@ bool Section::StringMap(const char* key,
     }
     const std::string path = ChildPath(parent, k.Scalar());
     if (!value.IsScalar()) {
-      diag_->Error(k.Mark(), path,
-                   std::string("expected a string, got ") + TypeName(value));
+      diag_->Error(k.Mark(), path, std::string("expected a string, got ") + TypeName(value));
       ok = false;
     } else if (!out->emplace(k.Scalar(), value.Scalar()).second) {
       diag_->Error(k.Mark(), path, "duplicate key");
@@ -238,8 +234,7 @@ bool Section::StringList(const char* key, std::vector<std::string>* out) {
 bool Section::DottedPath(const char* key, std::string* out, bool required) {
   std::string value;
   if (!String(key, &value, required)) return false;
-  if (value.front() == '.' || value.back() == '.' ||
-      value.find("..") != std::string::npos) {
+  if (value.front() == '.' || value.back() == '.' || value.find("..") != std::string::npos) {
     Error(key, "\"" + value + "\" is not a dotted path (empty part)");
     return false;
   }

@@ -43,12 +43,10 @@ class Section {
   // Each getter returns true when the key is present and valid (and then
   // writes *out); a missing key is an error only when `required`.
   bool String(const char* key, std::string* out, bool required = false);
-  bool Int(const char* key, int64_t* out, int64_t lo, int64_t hi,
-           bool required = false);
+  bool Int(const char* key, int64_t* out, int64_t lo, int64_t hi, bool required = false);
   bool Int(const char* key, int* out, int lo, int hi, bool required = false);
   // [lo, hi], or (lo, hi] when `lo_open`.
-  bool Double(const char* key, double* out, double lo, double hi,
-              bool lo_open = false, bool required = false);
+  bool Double(const char* key, double* out, double lo, double hi, bool lo_open = false, bool required = false);
   bool Bool(const char* key, bool* out);
   bool StringMap(const char* key, std::map<std::string, std::string>* out);
   bool StringList(const char* key, std::vector<std::string>* out);
@@ -58,9 +56,7 @@ class Section {
   bool File(const char* key, std::string* out, bool required = false);
 
   template <typename E>
-  bool Enum(const char* key, E* out,
-            std::initializer_list<std::pair<const char*, E>> names,
-            bool required = false) {
+  bool Enum(const char* key, E* out, std::initializer_list<std::pair<const char*, E>> names, bool required = false) {
     std::string s;
     if (!String(key, &s, required)) return false;
     std::string allowed;

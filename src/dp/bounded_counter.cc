@@ -9,9 +9,9 @@
 
 namespace vanon::dp {
 
-BoundedCounter::BoundedCounter(CountQuery query, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                               uint64_t selection_key)
-    : query_(std::move(query)), epoch_start_ms_(epoch_start_ms),
+BoundedCounter::BoundedCounter(CountQuery query, int64_t epoch_start_ms, int64_t epoch_end_ms, uint64_t selection_key)
+    : query_(std::move(query)),
+      epoch_start_ms_(epoch_start_ms),
       epoch_end_ms_(epoch_end_ms),
       selection_key_(selection_key) {
   size_t cells = 1;

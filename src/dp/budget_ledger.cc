@@ -5,8 +5,7 @@
 
 namespace vanon::dp {
 
-std::unique_ptr<BudgetLedger> BudgetLedger::Open(const BudgetPolicy& policy, LedgerStore* store,
-                                                 std::string* error) {
+std::unique_ptr<BudgetLedger> BudgetLedger::Open(const BudgetPolicy& policy, LedgerStore* store, std::string* error) {
   if (policy.period_ms <= 0 || policy.period_total.IsZero() || policy.per_release.IsZero() ||
       policy.per_release > policy.period_total) {
     *error = "dp budget: need period > 0 and 0 < epsilon per release <= budget per period";
@@ -38,8 +37,7 @@ void BudgetLedger::Prune(int64_t effective_now_ms) {
   // leaves an entry that no longer counts.
   std::string ignored;
   for (auto it = entries_.begin(); it != entries_.end();) {
-    if (it->second.release_ts_ms <= effective_now_ms - policy_.period_ms &&
-        store_->Erase(it->first, &ignored)) {
+    if (it->second.release_ts_ms <= effective_now_ms - policy_.period_ms && store_->Erase(it->first, &ignored)) {
       it = entries_.erase(it);
     } else {
       ++it;
@@ -60,25 +58,23 @@ SpendResult BudgetLedger::TrySpend(uint64_t release_id, int64_t now_ms, Epsilon 
   const std::string release = "release " + std::to_string(release_id);
 
   if (auto it = entries_.find(release_id); it != entries_.end()) {
-    return finish(SpendOutcome::kAlreadySpent,
-                  "dp budget: " + release + " was already charged epsilon " +
-                      Epsilon::FromNanos(it->second.epsilon_nanos).ToString() +
-                      "; republishing its stored counts");
+    return finish(SpendOutcome::kAlreadySpent, "dp budget: " + release + " was already charged epsilon " +
+                                                   Epsilon::FromNanos(it->second.epsilon_nanos).ToString() +
+                                                   "; republishing its stored counts");
   }
   if (epsilon.IsZero() || epsilon > policy_.per_release) {
-    return finish(SpendOutcome::kOverReleaseCap,
-                  "dp budget: " + release + " asks for epsilon " + epsilon.ToString() +
-                      ", the per-release cap is " + policy_.per_release.ToString() +
-                      "; DP counts not published");
+    return finish(SpendOutcome::kOverReleaseCap, "dp budget: " + release + " asks for epsilon " + epsilon.ToString() +
+                                                     ", the per-release cap is " + policy_.per_release.ToString() +
+                                                     "; DP counts not published");
   }
   Prune(now);
   const Epsilon spent = SpentInWindow(now);
   if (spent + epsilon > policy_.period_total) {
-    return finish(SpendOutcome::kExhausted,
-                  "dp budget exhausted: " + release + " needs epsilon " + epsilon.ToString() +
-                      ", spent " + spent.ToString() + " of " + policy_.period_total.ToString() +
-                      " in the rolling period; DP counts paused until " +
-                      std::to_string(NextAvailableMs(now, epsilon)) + " ms");
+    return finish(SpendOutcome::kExhausted, "dp budget exhausted: " + release + " needs epsilon " + epsilon.ToString() +
+                                                ", spent " + spent.ToString() + " of " +
+                                                policy_.period_total.ToString() +
+                                                " in the rolling period; DP counts paused until " +
+                                                std::to_string(NextAvailableMs(now, epsilon)) + " ms");
   }
   const LedgerEntry entry{release_id, now, epsilon.nanos()};
   std::string error;

@@ -42,8 +42,7 @@ std::optional<std::string> ValidateQuery(const CountQuery& q, int64_t epoch_ms) 
       size = static_cast<uint64_t>((epoch_ms + d.bucket_ms - 1) / d.bucket_ms);
     } else {
       if (d.domain.empty()) {
-        return where + "dimension '" + d.Key() +
-               "' needs its list of values (cells must not depend on the data)";
+        return where + "dimension '" + d.Key() + "' needs its list of values (cells must not depend on the data)";
       }
       std::set<std::string> distinct(d.domain.begin(), d.domain.end());
       if (distinct.size() != d.domain.size()) {

@@ -21,8 +21,8 @@ std::string ToJson(const DpCountRecord& r) {
     out.append(fmt::format(",\"kind\":\"count\",\"value\":{}", r.count));
     if (r.noisy != r.count) out.append(fmt::format(",\"unclamped\":{}", r.noisy));
   } else {
-    out.append(fmt::format(",\"kind\":\"ratio\",\"value\":{},\"numerator\":{},\"denominator\":{}",
-                           r.ratio, r.numerator, r.denominator));
+    out.append(fmt::format(",\"kind\":\"ratio\",\"value\":{},\"numerator\":{},\"denominator\":{}", r.ratio, r.numerator,
+                           r.denominator));
     if (r.noisy_numerator != r.numerator) out.append(fmt::format(",\"unclamped_numerator\":{}", r.noisy_numerator));
     if (r.noisy_denominator != r.denominator) {
       out.append(fmt::format(",\"unclamped_denominator\":{}", r.noisy_denominator));

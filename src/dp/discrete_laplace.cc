@@ -4,9 +4,7 @@
 
 namespace vanon::dp {
 
-bool BernoulliRational(RandomSource& rng, uint64_t num, uint64_t den) {
-  return rng.UniformBelow(den) < num;
-}
+bool BernoulliRational(RandomSource& rng, uint64_t num, uint64_t den) { return rng.UniformBelow(den) < num; }
 
 namespace {
 

@@ -25,8 +25,7 @@ std::optional<std::string> ValidatePlan(const DpPlan& plan, int64_t epoch_ms) {
   return std::nullopt;
 }
 
-DpRelease::DpRelease(const DpPlan& plan, uint64_t release_id, int64_t epoch_start_ms,
-                     int64_t epoch_end_ms)
+DpRelease::DpRelease(const DpPlan& plan, uint64_t release_id, int64_t epoch_start_ms, int64_t epoch_end_ms)
     : plan_(plan), release_id_(release_id) {
   for (const CountQuery& q : plan.counts) {
     counters_.emplace_back(q, epoch_start_ms, epoch_end_ms, plan.selection_key);

@@ -50,9 +50,7 @@ std::optional<Epsilon> Epsilon::FromDouble(double value) {
   return Parse(std::string_view(buf, end - buf));
 }
 
-Rational Epsilon::ToRational() const {
-  return *Rational::Make(static_cast<uint64_t>(nanos_), kNanosPerUnit);
-}
+Rational Epsilon::ToRational() const { return *Rational::Make(static_cast<uint64_t>(nanos_), kNanosPerUnit); }
 
 Rational Epsilon::Share(uint64_t parts) const {
   return *Rational::Make(static_cast<uint64_t>(nanos_), kNanosPerUnit * parts);

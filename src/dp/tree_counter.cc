@@ -38,8 +38,7 @@ bool ParseDecimal(const std::string& text, __int128* out) {
 
 }  // namespace
 
-std::optional<TreeCounter> TreeCounter::Create(int levels, uint64_t stream_sensitivity,
-                                               Rational epsilon) {
+std::optional<TreeCounter> TreeCounter::Create(int levels, uint64_t stream_sensitivity, Rational epsilon) {
   return CreateVersion(2, levels, stream_sensitivity, epsilon);
 }
 
@@ -61,8 +60,7 @@ std::optional<TreeCounter> TreeCounter::CreateVersion(int version, int levels, u
   return TreeCounter(version, levels, stream_sensitivity, epsilon, *noise);
 }
 
-TreeCounter::TreeCounter(int version, int levels, uint64_t sensitivity, Rational epsilon,
-                         DiscreteLaplace noise)
+TreeCounter::TreeCounter(int version, int levels, uint64_t sensitivity, Rational epsilon, DiscreteLaplace noise)
     : version_(version),
       levels_(levels),
       sensitivity_(sensitivity),
@@ -160,8 +158,8 @@ int64_t TreeCounter::Current() const {
 
 std::string TreeCounter::Serialize() const {
   std::ostringstream out;
-  out << "tree" << version_ << ' ' << levels_ << ' ' << sensitivity_ << ' ' << epsilon_.num << ' '
-      << epsilon_.den << ' ' << t_;
+  out << "tree" << version_ << ' ' << levels_ << ' ' << sensitivity_ << ' ' << epsilon_.num << ' ' << epsilon_.den
+      << ' ' << t_;
   for (int j = 0; j <= levels_; ++j) out << ' ' << alpha_[j] << ' ' << ToDecimal(est_[j]);
   return out.str();
 }

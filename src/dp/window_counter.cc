@@ -9,8 +9,7 @@
 
 namespace vanon::dp {
 
-WindowCounter::WindowCounter(CountQuery query, int64_t window_start_ms, int64_t window_end_ms,
-                             uint64_t selection_key)
+WindowCounter::WindowCounter(CountQuery query, int64_t window_start_ms, int64_t window_end_ms, uint64_t selection_key)
     : selection_key_(selection_key), counter_(std::move(query), window_start_ms, window_end_ms, selection_key) {}
 
 void WindowCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {

@@ -43,8 +43,8 @@ void KdOrder(const Schema& schema, const WorkSet& work, std::vector<uint32_t>& i
     if (best == dims) continue;  // all equal
     const size_t mid = b + (e - b) / 2;
     auto first = items.begin() + static_cast<ptrdiff_t>(b);
-    std::nth_element(first, items.begin() + static_cast<ptrdiff_t>(mid),
-                     items.begin() + static_cast<ptrdiff_t>(e), [&](uint32_t x, uint32_t y) {
+    std::nth_element(first, items.begin() + static_cast<ptrdiff_t>(mid), items.begin() + static_cast<ptrdiff_t>(e),
+                     [&](uint32_t x, uint32_t y) {
                        const int32_t qx = work.Qi(x, best), qy = work.Qi(y, best);
                        return qx != qy ? qx < qy : x < y;
                      });
@@ -182,8 +182,7 @@ class Cutter {
     for (size_t a = 0; a < work_.dims; ++a) {
       const int32_t v = Qi(p, a);
       if (v >= cover_[a].lo && v <= cover_[a].hi) continue;
-      added += schema_.Loss(a, schema_.Generalize(a, std::min(lo_[a], v), std::max(hi_[a], v))) -
-               cover_loss_[a];
+      added += schema_.Loss(a, schema_.Generalize(a, std::min(lo_[a], v), std::max(hi_[a], v))) - cover_loss_[a];
     }
     return added;
   }
@@ -272,8 +271,8 @@ class Cutter {
 
 }  // namespace
 
-std::vector<std::vector<uint32_t>> CutDistinct(const Schema& schema, const WorkSet& work,
-                                               std::vector<uint32_t> items, uint32_t m) {
+std::vector<std::vector<uint32_t>> CutDistinct(const Schema& schema, const WorkSet& work, std::vector<uint32_t> items,
+                                               uint32_t m) {
   m = std::max<uint32_t>(m, 1);
   return Cutter(schema, work, std::move(items), m).Run();
 }

@@ -20,8 +20,8 @@ void KdOrder(const Schema& schema, const WorkSet& work, std::vector<uint32_t>& i
 // (the condition under which such a cut exists). Returns groups of exactly m
 // items except the last, which holds between m and 2m - 1; every item is in
 // exactly one group and no group repeats a value.
-std::vector<std::vector<uint32_t>> CutDistinct(const Schema& schema, const WorkSet& work,
-                                               std::vector<uint32_t> items, uint32_t m);
+std::vector<std::vector<uint32_t>> CutDistinct(const Schema& schema, const WorkSet& work, std::vector<uint32_t> items,
+                                               uint32_t m);
 
 }  // namespace vanon::engine
 

@@ -27,8 +27,7 @@ double EmdOrdered(const std::vector<double>& p, const std::vector<double>& q) {
   return sum / static_cast<double>(p.size() - 1);
 }
 
-double EmdHierarchical(const CategoricalHierarchy& h, const std::vector<double>& p,
-                       const std::vector<double>& q) {
+double EmdHierarchical(const CategoricalHierarchy& h, const std::vector<double>& p, const std::vector<double>& q) {
   const int32_t height = h.Height();
   if (height == 0) return 0;
   // extra(N) = net surplus of P over Q under N. Each inner node N settles
@@ -43,8 +42,10 @@ double EmdHierarchical(const CategoricalHierarchy& h, const std::vector<double>&
     if (children.empty()) continue;
     double pos = 0, neg = 0;
     for (int32_t c : children) {
-      if (extra[c] > 0) pos += extra[c];
-      else neg -= extra[c];
+      if (extra[c] > 0)
+        pos += extra[c];
+      else
+        neg -= extra[c];
     }
     extra[n] = pos - neg;
     cost += static_cast<double>(h.NodeHeight(n)) / height * std::min(pos, neg);

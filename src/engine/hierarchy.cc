@@ -40,8 +40,8 @@ CategoricalHierarchy CategoricalHierarchy::LoadArxCsv(const std::string& path) {
   return FromRows(rows, path);
 }
 
-CategoricalHierarchy CategoricalHierarchy::FromRows(
-    const std::vector<std::vector<std::string>>& rows, const std::string& source) {
+CategoricalHierarchy CategoricalHierarchy::FromRows(const std::vector<std::vector<std::string>>& rows,
+                                                    const std::string& source) {
   CategoricalHierarchy h;
   size_t width = 0;
   // Children are looked up by (parent, name): the same label may appear under
@@ -62,8 +62,7 @@ CategoricalHierarchy CategoricalHierarchy::FromRows(
       h.nodes_.push_back(Node{row.back(), -1, 0, 0, 0, 0, {}});
       any = true;
     } else if (row.size() != width) {
-      Fail(source, line, "expected " + std::to_string(width) + " columns, found " +
-                             std::to_string(row.size()));
+      Fail(source, line, "expected " + std::to_string(width) + " columns, found " + std::to_string(row.size()));
     } else if (row.back() != h.nodes_[0].name) {
       Fail(source, line, "root '" + row.back() + "' differs from '" + h.nodes_[0].name + "'");
     }

@@ -43,8 +43,7 @@ std::vector<const MetricRecord*> Published(const MetricTable& table) {
 }
 
 // Re-indexes a distribution over sensitive ids into `form`'s domain order.
-std::vector<double> Project(const MetricTable& table, const std::vector<double>& by_id,
-                            EmdForm form) {
+std::vector<double> Project(const MetricTable& table, const std::vector<double>& by_id, EmdForm form) {
   if (form == EmdForm::kEqual) return by_id;
   if (form == EmdForm::kOrdered) {
     std::vector<double> out(table.sensitive_rank.size(), 0.0);
@@ -79,8 +78,12 @@ std::vector<double> GroupEmds(const MetricTable& table, EmdForm form) {
   for (const auto& g : groups) {
     const std::vector<double> p = Project(table, Distribution(g, domain), form);
     switch (form) {
-      case EmdForm::kEqual: out.push_back(EmdEqual(p, q)); break;
-      case EmdForm::kOrdered: out.push_back(EmdOrdered(p, q)); break;
+      case EmdForm::kEqual:
+        out.push_back(EmdEqual(p, q));
+        break;
+      case EmdForm::kOrdered:
+        out.push_back(EmdOrdered(p, q));
+        break;
       case EmdForm::kHierarchical:
         out.push_back(EmdHierarchical(*table.sensitive_hierarchy, p, q));
         break;
@@ -148,11 +151,11 @@ struct Entry {
 };
 
 struct GroupStats {
-  double emd = 0;         // equal-distance EMD against the published distribution q
-  size_t distinct = 0;    // distinct sensitive values
-  size_t most = 0;        // individuals holding the most frequent value
+  double emd = 0;       // equal-distance EMD against the published distribution q
+  size_t distinct = 0;  // distinct sensitive values
+  size_t most = 0;      // individuals holding the most frequent value
   uint64_t individuals = 0;
-  double balance = 1;     // 1 - sum of squared weight shares (g-balance)
+  double balance = 1;  // 1 - sum of squared weight shares (g-balance)
 };
 
 // One group's statistics; sorts `entries`. `weights` is scratch.
@@ -226,8 +229,7 @@ ReleaseMetrics ComputeMetrics(const MetricTable& table) {
     const GroupStats st = StatsOfGroup(entries, q, weights);
     gain += size * st.emd;
     m.emd_max_equal = std::max(m.emd_max_equal, st.emd);
-    const double affiliation =
-        st.individuals ? static_cast<double>(st.most) / static_cast<double>(st.individuals) : 0;
+    const double affiliation = st.individuals ? static_cast<double>(st.most) / static_cast<double>(st.individuals) : 0;
     m.min_group_size = g == 0 ? st.individuals : std::min<uint64_t>(m.min_group_size, st.individuals);
     m.min_distinct = g == 0 ? st.distinct : std::min<uint64_t>(m.min_distinct, st.distinct);
     m.g_balance = g == 0 ? st.balance : std::min(m.g_balance, st.balance);

@@ -14,8 +14,8 @@ namespace {
 // Whether counts of one side satisfy the rule; `count(i)` is the count of
 // values[i]. Shared by CanGroup and the split checks.
 template <typename CountFn>
-bool SideGroupable(const GroupingSpec& spec, const std::vector<uint32_t>& values, CountFn count,
-                   uint64_t n, uint64_t* counterfeits) {
+bool SideGroupable(const GroupingSpec& spec, const std::vector<uint32_t>& values, CountFn count, uint64_t n,
+                   uint64_t* counterfeits) {
   uint32_t max = 0, distinct = 0;
   for (size_t i = 0; i < values.size(); ++i) {
     const uint32_t c = count(i);
@@ -119,11 +119,12 @@ class Partitioner {
   // counterfeits than the parent.
   bool Acceptable(uint64_t nl, uint64_t nr, uint64_t parent_cf) const {
     uint64_t cf_l = 0, cf_r = 0;
-    if (!SideGroupable(spec_, present_, [&](size_t i) { return left_[present_[i]]; }, nl, &cf_l)) {
+    if (!SideGroupable(
+            spec_, present_, [&](size_t i) { return left_[present_[i]]; }, nl, &cf_l)) {
       return false;
     }
-    if (!SideGroupable(spec_, present_, [&](size_t i) { return count_[present_[i]] - left_[present_[i]]; },
-                       nr, &cf_r)) {
+    if (!SideGroupable(
+            spec_, present_, [&](size_t i) { return count_[present_[i]] - left_[present_[i]]; }, nr, &cf_r)) {
       return false;
     }
     return spec_.rule != GroupingRule::kSignatureSlots || cf_l + cf_r <= parent_cf;
@@ -163,7 +164,8 @@ class Partitioner {
     if (order.empty()) return false;
     uint64_t parent_cf = 0;
     if (spec_.rule == GroupingRule::kSignatureSlots) {
-      SideGroupable(spec_, present_, [&](size_t i) { return count_[present_[i]]; }, n, &parent_cf);
+      SideGroupable(
+          spec_, present_, [&](size_t i) { return count_[present_[i]]; }, n, &parent_cf);
     }
     for (const auto& [neg_loss, a] : order) {
       int32_t threshold = 0;
@@ -315,8 +317,8 @@ class Partitioner {
       }
       const size_t n_before = at_most(before), n_after = at_most(after);
       const double half = static_cast<double>(n) / 2;
-      *out = std::abs(static_cast<double>(n_before) - half) <= std::abs(static_cast<double>(n_after) - half)
-                 ? before : after;
+      *out = std::abs(static_cast<double>(n_before) - half) <= std::abs(static_cast<double>(n_after) - half) ? before
+                                                                                                             : after;
       return true;
     }
     const NumericDomain& d = attr.numeric;
@@ -438,8 +440,8 @@ class Partitioner {
   std::vector<uint32_t> left_;     // by dense value: rows left of a candidate cut
   std::vector<uint32_t> present_;  // values with count_ > 0 (ascending when spec_.t > 0)
   std::vector<int32_t> lo_, hi_;
-  std::vector<int32_t> keys_;      // scratch: one attribute of a range
-  std::vector<uint32_t> hist_;     // scratch: code counts of one attribute
+  std::vector<int32_t> keys_;                             // scratch: one attribute of a range
+  std::vector<uint32_t> hist_;                            // scratch: code counts of one attribute
   std::vector<std::pair<uint64_t, uint32_t>> sort_keys_;  // scratch for SortRows
   std::vector<int32_t> tmp_row_;
   std::vector<ItemGroup> groups_;
@@ -482,7 +484,8 @@ bool CanGroup(const WorkSet& work, const std::vector<uint32_t>& items, const Gro
   }
   std::sort(present.begin(), present.end());
   uint64_t cf = 0;
-  return SideGroupable(spec, present, [&](size_t i) { return count[present[i]]; }, items.size(), &cf);
+  return SideGroupable(
+      spec, present, [&](size_t i) { return count[present[i]]; }, items.size(), &cf);
 }
 
 std::vector<ItemGroup> PartitionIntoGroups(const Schema& schema, const WorkSet& work, ItemRows rows,

@@ -32,7 +32,7 @@ struct GroupingSpec {
   uint32_t k = 2;               // kAnonymity
   uint32_t l = 0;
   double t = 0;
-  std::vector<double> global;   // kAnonymity with t: distribution by dense id
+  std::vector<double> global;  // kAnonymity with t: distribution by dense id
 };
 
 struct ItemGroup {

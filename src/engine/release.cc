@@ -13,9 +13,12 @@ namespace vanon::engine {
 
 const char* ToString(SuppressReason reason) {
   switch (reason) {
-    case SuppressReason::kSignatureConflict: return "signature_conflict";
-    case SuppressReason::kDelay: return "delay";
-    case SuppressReason::kIneligible: return "ineligible";
+    case SuppressReason::kSignatureConflict:
+      return "signature_conflict";
+    case SuppressReason::kDelay:
+      return "delay";
+    case SuppressReason::kIneligible:
+      return "ineligible";
   }
   return "unknown";
 }

@@ -147,10 +147,10 @@ class ReleaseBuilder {
   std::vector<TupleRef> survivors_;  // Triage -> BuildWorkSet (moved into work_.ref)
   WorkSet work_;
   std::vector<uint32_t> fresh_;
-  std::vector<bool> known_;   // by item: placed under a stored signature
-  std::vector<uint32_t> events_;       // by item: Tuple::events
-  std::vector<uint64_t> key_prefix_;   // by item: KeyPrefix of the key (m-invariance)
-  std::vector<uint64_t> unknown_;      // by item: bit a = QI a unknown; empty when none is
+  std::vector<bool> known_;           // by item: placed under a stored signature
+  std::vector<uint32_t> events_;      // by item: Tuple::events
+  std::vector<uint64_t> key_prefix_;  // by item: KeyPrefix of the key (m-invariance)
+  std::vector<uint64_t> unknown_;     // by item: bit a = QI a unknown; empty when none is
   size_t known_placed_ = 0;
   std::vector<Building> groups_;
 };

@@ -37,8 +37,8 @@ void ReleaseBuilder::Finish() {
   // outside the dense set, which only matters for their own (unused) value.
   for (const Suppressed& s : out_.suppressed) {
     const uint32_t dense = work_.Dense(ResolveTuple(in_, s.ref).sensitive);
-    table.records.push_back(MetricRecord{s.ref, -1, static_cast<int>(s.reason),
-                                         dense < work_.values.size() ? dense : 0, 0, 1});
+    table.records.push_back(
+        MetricRecord{s.ref, -1, static_cast<int>(s.reason), dense < work_.values.size() ? dense : 0, 0, 1});
   }
   table.groups = out_.groups.size();
   table.waiting = out_.waiting.size();

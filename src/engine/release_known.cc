@@ -77,8 +77,7 @@ void ReleaseBuilder::GroupBucket(const Signature& signature, const std::vector<u
   }
 }
 
-double ReleaseBuilder::AddedLoss(const std::vector<int32_t>& lo, const std::vector<int32_t>& hi,
-                 uint32_t item) const {
+double ReleaseBuilder::AddedLoss(const std::vector<int32_t>& lo, const std::vector<int32_t>& hi, uint32_t item) const {
   double added = 0;
   for (size_t a = 0; a < work_.dims; ++a) {
     const int32_t v = work_.Qi(item, a);
@@ -161,7 +160,7 @@ void ReleaseBuilder::FillFreeSlots() {
 }
 
 void ReleaseBuilder::Bounds(const std::vector<uint32_t>& items, std::vector<int32_t>* lo,
-            std::vector<int32_t>* hi) const {
+                            std::vector<int32_t>* hi) const {
   for (size_t a = 0; a < work_.dims; ++a) (*lo)[a] = (*hi)[a] = work_.Qi(items.front(), a);
   for (uint32_t item : items) {
     for (size_t a = 0; a < work_.dims; ++a) {

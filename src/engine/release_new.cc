@@ -21,9 +21,7 @@ void ReleaseBuilder::PlaceNew() {
   // Real tuples each new group needs; counterfeits fill the other slots.
   // Counterfeit values must differ from the real ones, so they need a domain
   // of at least m values.
-  const uint32_t m = work_.values.size() < full
-                         ? full
-                         : full - std::min(params_.new_group_counterfeits, full - 1);
+  const uint32_t m = work_.values.size() < full ? full : full - std::min(params_.new_group_counterfeits, full - 1);
   std::vector<size_t> keep;
   std::vector<uint32_t> kept = KeepGroupable(m, &keep);
   FormNewGroups(std::move(kept), keep, m, full);

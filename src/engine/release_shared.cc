@@ -128,7 +128,8 @@ std::vector<Signature> ReleaseBuilder::SharedFamily(const ValueProfiles& profile
   }
   std::vector<std::pair<size_t, Signature>> candidates;
   for (const auto& [sig, n] : proposed) candidates.push_back({n, sig});
-  std::stable_sort(candidates.begin(), candidates.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const auto& x, const auto& y) { return x.first > y.first; });
   if (candidates.size() > kMaxCandidates) candidates.resize(kMaxCandidates);
 
   auto cover = [&](size_t i, const Signature& sig) {
@@ -145,7 +146,8 @@ std::vector<Signature> ReleaseBuilder::SharedFamily(const ValueProfiles& profile
     for (size_t c = 0; c < candidates.size(); ++c) {
       if (used[c]) continue;
       double gain = 0;
-      for (size_t s = 0; s < sample.size(); ++s) gain += std::max(0.0, cover(sample[s], candidates[c].second) - best[s]);
+      for (size_t s = 0; s < sample.size(); ++s)
+        gain += std::max(0.0, cover(sample[s], candidates[c].second) - best[s]);
       if (gain > pick_gain) {
         pick = c;
         pick_gain = gain;
@@ -179,7 +181,8 @@ void ReleaseBuilder::PlaceShared() {
     for (size_t f = 0; f < family.size(); ++f) {
       if (!Holds(family[f], value)) continue;
       const double c = CoverOf(profiles.Of(i), family[f]);
-      if (pick == family.size() || c > pick_cover + 1e-12 || (c > pick_cover - 1e-12 && joined[f][value] < joined[pick][value])) {
+      if (pick == family.size() || c > pick_cover + 1e-12 ||
+          (c > pick_cover - 1e-12 && joined[f][value] < joined[pick][value])) {
         pick = f;
         pick_cover = c;
       }

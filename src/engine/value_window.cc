@@ -9,8 +9,7 @@ namespace {
 
 void AddToHistory(std::vector<ValueCount>* history, const std::vector<ValueCount>& counts, uint32_t keep) {
   for (const ValueCount& add : counts) {
-    auto it = std::find_if(history->begin(), history->end(),
-                           [&](const ValueCount& c) { return c.value == add.value; });
+    auto it = std::find_if(history->begin(), history->end(), [&](const ValueCount& c) { return c.value == add.value; });
     if (it == history->end()) {
       history->push_back(add);
     } else {

@@ -12,16 +12,15 @@ constexpr const char* kNamed[] = {"Radio",     "Taylor Swift", "Kid Cudi",  "Pau
                                   "BLACKPINK", "Beyoncé",      "Sigur Rós", "Björk",
                                   "Rosalía",   "Mötley Crüe",  "Die Ärzte", "Hélène Ségara"};
 
-constexpr const char* kFirst[] = {
-    "Velvet", "Electric",  "Silent",  "Golden",  "Neon",  "Crimson", "Paper",    "Lunar",
-    "Iron",   "Glass",     "Wild",    "Hollow",  "Amber", "Static",  "Midnight", "Copper",
-    "Frozen", "Wandering", "Burning", "Distant", "Rusty", "Cosmic",  "Violet",   "Northern"};
+constexpr const char* kFirst[] = {"Velvet",  "Electric", "Silent",   "Golden", "Neon",   "Crimson",
+                                  "Paper",   "Lunar",    "Iron",     "Glass",  "Wild",   "Hollow",
+                                  "Amber",   "Static",   "Midnight", "Copper", "Frozen", "Wandering",
+                                  "Burning", "Distant",  "Rusty",    "Cosmic", "Violet", "Northern"};
 
-constexpr const char* kSecond[] = {"Foxes",    "Harbor",     "Echoes",  "Pilots",  "Rivers",
-                                   "Machines", "Tigers",     "Gardens", "Signals", "Lanterns",
-                                   "Saints",   "Wolves",     "Arcade",  "Orchard", "Tides",
-                                   "Comets",   "Horizon",    "Mirrors", "Parade",  "Ghosts",
-                                   "Canyon",   "Satellites", "Dunes",   "Atlas",   "Society"};
+constexpr const char* kSecond[] = {"Foxes",      "Harbor",  "Echoes",   "Pilots",  "Rivers", "Machines", "Tigers",
+                                   "Gardens",    "Signals", "Lanterns", "Saints",  "Wolves", "Arcade",   "Orchard",
+                                   "Tides",      "Comets",  "Horizon",  "Mirrors", "Parade", "Ghosts",   "Canyon",
+                                   "Satellites", "Dunes",   "Atlas",    "Society"};
 
 }  // namespace
 
@@ -42,8 +41,7 @@ ArtistCatalog::ArtistCatalog() {
 
 uint32_t ArtistCatalog::Draw(base::Random& rng) const {
   const uint64_t u = rng.Below(cumulative_.back());
-  return static_cast<uint32_t>(std::upper_bound(cumulative_.begin(), cumulative_.end(), u) -
-                               cumulative_.begin());
+  return static_cast<uint32_t>(std::upper_bound(cumulative_.begin(), cumulative_.end(), u) - cumulative_.begin());
 }
 
 }  // namespace vanon::fleet::internal

@@ -28,8 +28,7 @@ void AppendSpeedEvent(std::string& out, std::string_view vin, uint64_t trip, int
 
 }  // namespace
 
-void AppendEventHead(std::string& out, std::string_view vin, uint64_t trip_id, int64_t ts_ms,
-                     std::string_view event) {
+void AppendEventHead(std::string& out, std::string_view vin, uint64_t trip_id, int64_t ts_ms, std::string_view event) {
   out.append("{\"vin\":\"");
   out.append(vin);
   out.append("\",\"trip_id\":\"");
@@ -94,8 +93,8 @@ void WriteInvalidVin(uint64_t variant, const MalformedInput& in, std::string* ke
 
 }  // namespace
 
-void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, base::Random& rng,
-                    std::string* key, std::string* value) {
+void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, base::Random& rng, std::string* key,
+                    std::string* value) {
   std::string& out = *value;
   key->assign(in.vin);
   switch (reason) {
@@ -116,9 +115,8 @@ void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, b
       WriteInvalidVin(variant, in, key, out);
       break;
     case kTimestampOutOfRange: {
-      const int64_t ts = variant % 2 == 0
-                             ? kYear2000Ms - 1 - static_cast<int64_t>(rng.Below(86400000ull * 365))
-                             : kYear2100Ms + static_cast<int64_t>(rng.Below(86400000ull * 365));
+      const int64_t ts = variant % 2 == 0 ? kYear2000Ms - 1 - static_cast<int64_t>(rng.Below(86400000ull * 365))
+                                          : kYear2100Ms + static_cast<int64_t>(rng.Below(86400000ull * 365));
       AppendSpeedEvent(out, in.vin, in.trip_id, ts);
       break;
     }
@@ -131,10 +129,9 @@ void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, b
     }
     case kInvalidUtf8: {
       // Mis-encoded artist names as they come from broken head units.
-      static constexpr std::string_view kBroken[] = {
-          "Bj\xF6rk",                // Latin-1 o-umlaut
-          "Beyonc\xC3",              // truncated two-byte sequence
-          "Sigur R\xC3\xB3s \xFF"};  // 0xFF never occurs in UTF-8
+      static constexpr std::string_view kBroken[] = {"Bj\xF6rk",                // Latin-1 o-umlaut
+                                                     "Beyonc\xC3",              // truncated two-byte sequence
+                                                     "Sigur R\xC3\xB3s \xFF"};  // 0xFF never occurs in UTF-8
       AppendEventHead(out, in.vin, in.trip_id, in.ts_ms, "media_track_changed");
       out.append("{\"artist\":\"");
       out.append(kBroken[variant % 3]);

@@ -15,8 +15,7 @@ namespace vanon::fleet::internal {
 
 // Everything up to and including "payload": ; the caller appends the
 // payload object and the closing brace.
-void AppendEventHead(std::string& out, std::string_view vin, uint64_t trip_id, int64_t ts_ms,
-                     std::string_view event);
+void AppendEventHead(std::string& out, std::string_view vin, uint64_t trip_id, int64_t ts_ms, std::string_view event);
 
 struct MalformedInput {
   std::string_view vin;
@@ -31,8 +30,8 @@ struct MalformedInput {
 // (e.g. which field is missing). The body is otherwise well-formed, so the
 // intended check is the first one to fail (size, UTF-8, JSON, depth,
 // fields - the ingest order).
-void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, base::Random& rng,
-                    std::string* key, std::string* value);
+void WriteMalformed(size_t reason, uint64_t variant, const MalformedInput& in, base::Random& rng, std::string* key,
+                    std::string* value);
 
 // Payload nesting of a too_deep message: over the default limit of 16.
 inline constexpr int kTooDeepLevels = 24;

@@ -24,8 +24,7 @@ bool IsElectrified(const std::string& engine) {
 // and seed 000's weights this reproduces Table 4.5 exactly.
 std::vector<int32_t> Apportion(const FleetDistribution& dist, uint64_t vehicles, base::Random& rng) {
   const uint64_t unknown = std::min<uint64_t>(
-      vehicles,
-      static_cast<uint64_t>(std::llround(dist.unknown_fraction * static_cast<double>(vehicles))));
+      vehicles, static_cast<uint64_t>(std::llround(dist.unknown_fraction * static_cast<double>(vehicles))));
   const uint64_t known = vehicles - unknown;
   double total = 0;
   for (const ModelShare& share : dist.models) total += share.weight;
@@ -45,8 +44,7 @@ std::vector<int32_t> Apportion(const FleetDistribution& dist, uint64_t vehicles,
   std::vector<int32_t> order;
   order.reserve(vehicles);
   order.insert(order.end(), unknown, -1);
-  for (size_t k = 0; k < count.size(); ++k)
-    order.insert(order.end(), count[k], static_cast<int32_t>(k));
+  for (size_t k = 0; k < count.size(); ++k) order.insert(order.end(), count[k], static_cast<int32_t>(k));
   for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);
   return order;
 }
@@ -70,18 +68,16 @@ void ResolveShares(const FleetDistribution& dist, const VinDecoder& table,
     for (const Manufacturer& maker : table.manufacturers()) {
       if (!share.manufacturer.empty() && share.manufacturer != maker.name) continue;
       for (const VehicleModel& model : maker.models) {
-        if (model.engine == share.engine && model.body == share.body &&
-            model.seats == share.seats) {
+        if (model.engine == share.engine && model.body == share.body && model.seats == share.seats) {
           found.push_back({&maker, &model});
         }
       }
     }
     if (found.empty()) {
-      throw std::runtime_error(
-          dist.source + ":" + std::to_string(share.line) +
-          ": no model in the VIN table has engine=" + share.engine + ", body=" + share.body +
-          ", seats=" + std::to_string(share.seats) +
-          (share.manufacturer.empty() ? "" : ", manufacturer=" + share.manufacturer));
+      throw std::runtime_error(dist.source + ":" + std::to_string(share.line) +
+                               ": no model in the VIN table has engine=" + share.engine + ", body=" + share.body +
+                               ", seats=" + std::to_string(share.seats) +
+                               (share.manufacturer.empty() ? "" : ", manufacturer=" + share.manufacturer));
     }
     candidates.push_back(std::move(found));
     // Integer weights (2^40 in total) keep the draw free of float rounding.
@@ -129,9 +125,9 @@ void CheckDecodes(const FleetVehicle& t, const Candidate& pick, int year, const 
 
 }  // namespace
 
-void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& dist,
-                const VinDecoder& table, const ArtistCatalog& artists, base::Random& rng,
-                std::vector<FleetVehicle>* truth_out, std::vector<VehicleState>* state_out) {
+void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& dist, const VinDecoder& table,
+                const ArtistCatalog& artists, base::Random& rng, std::vector<FleetVehicle>* truth_out,
+                std::vector<VehicleState>* state_out) {
   std::vector<FleetVehicle>& truth = *truth_out;
   std::vector<VehicleState>& state = *state_out;
   std::vector<std::vector<Candidate>> candidates;
@@ -141,8 +137,7 @@ void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& d
   const ModelYearPolicy& policy = table.model_year_policy();
   const uint64_t unknown_threshold = base::ChanceThreshold(dist.unknown_fraction);
   const uint32_t year_span = static_cast<uint32_t>(dist.year_to - dist.year_from + 1);
-  const std::vector<int32_t> quota =
-      exact_shares ? Apportion(dist, vehicles, rng) : std::vector<int32_t>();
+  const std::vector<int32_t> quota = exact_shares ? Apportion(dist, vehicles, rng) : std::vector<int32_t>();
   truth.resize(vehicles);
   state.resize(vehicles);
   for (uint64_t i = 0; i < vehicles; ++i) {

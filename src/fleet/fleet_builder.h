@@ -22,9 +22,9 @@ inline constexpr uint64_t kMaxFleetVehicles = 33ull * 1000000ull;
 // Throws std::runtime_error when the distribution asks for a model the
 // table lacks, lists a known WMI as unknown, or the table would decode a
 // generated VIN differently (wildcard order, model-year window).
-void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& dist,
-                const VinDecoder& table, const ArtistCatalog& artists, base::Random& rng,
-                std::vector<FleetVehicle>* truth, std::vector<VehicleState>* state);
+void BuildFleet(uint64_t vehicles, bool exact_shares, const FleetDistribution& dist, const VinDecoder& table,
+                const ArtistCatalog& artists, base::Random& rng, std::vector<FleetVehicle>* truth,
+                std::vector<VehicleState>* state);
 
 }  // namespace vanon::fleet::internal
 

@@ -40,13 +40,9 @@ models:
 
 std::string_view FleetDistribution::DefaultYaml() { return kDefaultYaml; }
 
-FleetDistribution FleetDistribution::Default() {
-  return Parse(kDefaultYaml, "<built-in distribution>");
-}
+FleetDistribution FleetDistribution::Default() { return Parse(kDefaultYaml, "<built-in distribution>"); }
 
-FleetDistribution FleetDistribution::Load(const std::string& path) {
-  return Parse(yaml_util::ReadFile(path), path);
-}
+FleetDistribution FleetDistribution::Load(const std::string& path) { return Parse(yaml_util::ReadFile(path), path); }
 
 FleetDistribution FleetDistribution::Parse(std::string_view text, const std::string& source) {
   const YAML::Node root = yaml_util::ParseText(std::string(text), source);
@@ -56,8 +52,7 @@ FleetDistribution FleetDistribution::Parse(std::string_view text, const std::str
 
   if (const YAML::Node years = root["model_years"]) {
     if (!years.IsMap()) Fail(source, LineOf(years), "'model_years' must be a map");
-    const long long from =
-        yaml_util::ToInt(yaml_util::Require(years, "from", source), "from", source);
+    const long long from = yaml_util::ToInt(yaml_util::Require(years, "from", source), "from", source);
     const long long to = yaml_util::ToInt(yaml_util::Require(years, "to", source), "to", source);
     if (from < 1980 || to > 2100 || from > to) {
       Fail(source, LineOf(years), "'model_years' needs 1980 <= from <= to <= 2100");

@@ -76,7 +76,7 @@ class FleetGenerator::Rep {
   uint64_t malformed_ = 0;
   std::vector<VehicleState> state_;
   std::vector<uint32_t> present_;
-  std::vector<std::string> artists_json_;  // names, pre-escaped
+  std::vector<std::string> artists_json_;   // names, pre-escaped
   std::vector<uint64_t> touch_thresholds_;  // per VehicleState::touch_class
   FleetMessage msg_;
 };
@@ -116,12 +116,10 @@ FleetGenerator::Rep::Rep(const FleetOptions& options, const VinDecoder& table)
   churn_threshold_ = base::ChanceThreshold(options.churn);
   favourite_threshold_ = base::ChanceThreshold(options.favourite_change);
 
-  const FleetDistribution dist = options.distribution.empty()
-                                     ? FleetDistribution::Default()
-                                     : FleetDistribution::Load(options.distribution);
+  const FleetDistribution dist =
+      options.distribution.empty() ? FleetDistribution::Default() : FleetDistribution::Load(options.distribution);
   base::Random fleet_rng(StreamSeed(options.seed, kVehicleStream));
-  internal::BuildFleet(options.vehicles, options.exact_shares, dist, table, artists,
-                             fleet_rng, &truth, &state_);
+  internal::BuildFleet(options.vehicles, options.exact_shares, dist, table, artists, fleet_rng, &truth, &state_);
 
   // Class 0 is "other"; each listed engine gets its own class.
   touch_thresholds_.push_back(base::ChanceThreshold(options.touchscreen_trip_share_other));

@@ -32,8 +32,7 @@ struct HttpServer::Rep {
   int port = 0;
 };
 
-HttpServer::HttpServer(const std::string& listen, std::shared_ptr<prometheus::Registry> registry,
-                       HealthChecks checks)
+HttpServer::HttpServer(const std::string& listen, std::shared_ptr<prometheus::Registry> registry, HealthChecks checks)
     : rep_(std::make_unique<Rep>()) {
   int port = 0;
   if (!SplitHostPort(listen, &rep_->host, &port)) throw std::runtime_error("http.listen: bad address " + listen);
@@ -79,8 +78,6 @@ HttpServer::~HttpServer() {
 
 int HttpServer::port() const { return rep_->port; }
 
-std::string HttpServer::url() const {
-  return "http://" + rep_->host + ":" + std::to_string(rep_->port);
-}
+std::string HttpServer::url() const { return "http://" + rep_->host + ":" + std::to_string(rep_->port); }
 
 }  // namespace vanon::http

@@ -8,10 +8,8 @@ namespace vanon::ingest {
 
 void EncodeBufferedEvent(const BufferedEvent& event, std::string* dst) {
   dst->push_back(static_cast<char>(kBufferedEventVersion));
-  dst->append(reinterpret_cast<const char*>(event.vehicle_key.data()),
-              event.vehicle_key.size());
-  dst->append(reinterpret_cast<const char*>(event.trip_key.data()),
-              event.trip_key.size());
+  dst->append(reinterpret_cast<const char*>(event.vehicle_key.data()), event.vehicle_key.size());
+  dst->append(reinterpret_cast<const char*>(event.trip_key.data()), event.trip_key.size());
   base::PutFixed64(dst, static_cast<std::uint64_t>(event.ts_ms));
   base::PutLengthPrefixed(dst, event.event);
   base::PutVarint64(dst, event.qi_values.size());
@@ -28,8 +26,7 @@ namespace {
 
 bool GetToken(std::string_view* in, HmacToken* token) {
   if (in->size() < token->size()) return false;
-  std::copy_n(in->data(), token->size(),
-              reinterpret_cast<char*>(token->data()));
+  std::copy_n(in->data(), token->size(), reinterpret_cast<char*>(token->data()));
   in->remove_prefix(token->size());
   return true;
 }
@@ -43,9 +40,7 @@ bool GetString(std::string_view* in, std::string* out) {
 
 // Every element takes at least one byte, so a count above the remaining
 // size is corrupt; checking first keeps a forged count from allocating.
-bool GetCount(std::string_view* in, std::uint64_t* n) {
-  return base::GetVarint64(in, n) && *n <= in->size();
-}
+bool GetCount(std::string_view* in, std::uint64_t* n) { return base::GetVarint64(in, n) && *n <= in->size(); }
 
 }  // namespace
 
@@ -56,8 +51,8 @@ bool DecodeBufferedEvent(std::string_view in, BufferedEvent* event, std::uint8_t
   if (version != nullptr) *version = v;
   in.remove_prefix(1);
   std::uint64_t ts, n;
-  if (!GetToken(&in, &event->vehicle_key) || !GetToken(&in, &event->trip_key) ||
-      !base::GetFixed64(&in, &ts) || !GetString(&in, &event->event)) {
+  if (!GetToken(&in, &event->vehicle_key) || !GetToken(&in, &event->trip_key) || !base::GetFixed64(&in, &ts) ||
+      !GetString(&in, &event->event)) {
     return false;
   }
   event->ts_ms = static_cast<std::int64_t>(ts);

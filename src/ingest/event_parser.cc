@@ -40,17 +40,14 @@ bool ScalarText(simdjson::dom::element value, std::string* out) {
       return true;
     }
     case simdjson::dom::element_type::INT64:
-      r = std::to_chars(buf, buf + sizeof(buf),
-                        value.get_int64().value_unsafe());
+      r = std::to_chars(buf, buf + sizeof(buf), value.get_int64().value_unsafe());
       break;
     case simdjson::dom::element_type::UINT64:
-      r = std::to_chars(buf, buf + sizeof(buf),
-                        value.get_uint64().value_unsafe());
+      r = std::to_chars(buf, buf + sizeof(buf), value.get_uint64().value_unsafe());
       break;
     case simdjson::dom::element_type::DOUBLE:
       // Shortest text that reads back as the same double.
-      r = std::to_chars(buf, buf + sizeof(buf),
-                        value.get_double().value_unsafe());
+      r = std::to_chars(buf, buf + sizeof(buf), value.get_double().value_unsafe());
       break;
     case simdjson::dom::element_type::BOOL:
       out->assign(value.get_bool().value_unsafe() ? "true" : "false");
@@ -75,23 +72,20 @@ struct EventParser::Rep {
         payload(internal::SplitJsonPath(mapping.payload)),
         // simdjson refuses a document once its count of nested non-empty
         // containers reaches its limit; +1 makes our limit inclusive.
-        parser(std::clamp<std::size_t>(limits.max_message_bytes, 4096,
-                                       simdjson::SIMDJSON_MAXSIZE_BYTES)) {
+        parser(std::clamp<std::size_t>(limits.max_message_bytes, 4096, simdjson::SIMDJSON_MAXSIZE_BYTES)) {
     if (limits.max_depth == 0) {
       throw std::invalid_argument("max_depth must be at least 1");
     }
     for (const std::string& e : mapping.extras) {
       extras.push_back(internal::SplitJsonPath(e));
     }
-    const auto initial =
-        std::min<std::size_t>(parser.max_capacity(), kInitialCapacity);
+    const auto initial = std::min<std::size_t>(parser.max_capacity(), kInitialCapacity);
     if (parser.allocate(initial, limits.max_depth + 1) != simdjson::SUCCESS) {
       throw std::bad_alloc();
     }
   }
 
-  bool Fail(Rejection* r, RejectReason reason, std::string_view what,
-            const std::string& field) {
+  bool Fail(Rejection* r, RejectReason reason, std::string_view what, const std::string& field) {
     std::string detail;
     detail.reserve(what.size() + field.size() + 8);
     detail.append("field '").append(field).append("' ").append(what);
@@ -99,42 +93,36 @@ struct EventParser::Rep {
   }
 
   // Looks up a required field. On failure fills *r and returns false.
-  bool Required(simdjson::dom::element root, const JsonPath& path,
-                const std::string& name, simdjson::dom::element* out,
+  bool Required(simdjson::dom::element root, const JsonPath& path, const std::string& name, simdjson::dom::element* out,
                 Rejection* r) {
     switch (internal::Resolve(root, path, out)) {
       case Lookup::kFound:
-        if (out->is_null())
-          return Fail(r, RejectReason::kMissingField, "is null", name);
+        if (out->is_null()) return Fail(r, RejectReason::kMissingField, "is null", name);
         return true;
       case Lookup::kAbsent:
         return Fail(r, RejectReason::kMissingField, "is missing", name);
       case Lookup::kDuplicate:
         return Fail(r, RejectReason::kBrokenJson, "has a duplicated key", name);
       case Lookup::kNotObject:
-        return Fail(r, RejectReason::kWrongType,
-                    "has a parent that is not an object", name);
+        return Fail(r, RejectReason::kWrongType, "has a parent that is not an object", name);
     }
     return false;
   }
 
-  bool String(simdjson::dom::element root, const JsonPath& path,
-              const std::string& name, bool allow_empty, std::string* out,
-              Rejection* r) {
+  bool String(simdjson::dom::element root, const JsonPath& path, const std::string& name, bool allow_empty,
+              std::string* out, Rejection* r) {
     simdjson::dom::element value;
     if (!Required(root, path, name, &value, r)) return false;
     std::string_view s;
     if (value.get_string().get(s) != simdjson::SUCCESS) {
       return Fail(r, RejectReason::kWrongType, "is not a string", name);
     }
-    if (s.empty() && !allow_empty)
-      return Fail(r, RejectReason::kMissingField, "is empty", name);
+    if (s.empty() && !allow_empty) return Fail(r, RejectReason::kMissingField, "is empty", name);
     out->assign(s);
     return true;
   }
 
-  bool Timestamp(simdjson::dom::element root, std::int64_t now_ms,
-                 std::int64_t* ts, Rejection* r) {
+  bool Timestamp(simdjson::dom::element root, std::int64_t now_ms, std::int64_t* ts, Rejection* r) {
     const std::string& name = mapping.timestamp;
     simdjson::dom::element value;
     if (!Required(root, timestamp, name, &value, r)) return false;
@@ -144,32 +132,25 @@ struct EventParser::Rep {
         break;
       case simdjson::dom::element_type::UINT64:
         // Only integers above INT64_MAX are stored as uint64.
-        return Fail(r, RejectReason::kTimestampOutOfRange, "is out of range",
-                    name);
+        return Fail(r, RejectReason::kTimestampOutOfRange, "is out of range", name);
       case simdjson::dom::element_type::STRING: {
         if (!ParseRfc3339Millis(value.get_string().value_unsafe(), ts)) {
-          return Fail(r, RejectReason::kWrongType,
-                      "is a string but not an RFC 3339 timestamp", name);
+          return Fail(r, RejectReason::kWrongType, "is a string but not an RFC 3339 timestamp", name);
         }
         break;
       }
       default:
         // Includes non-integral numbers: ms timestamps are integers.
-        return Fail(r, RejectReason::kWrongType,
-                    "is neither integer milliseconds nor an RFC 3339 string",
-                    name);
+        return Fail(r, RejectReason::kWrongType, "is neither integer milliseconds nor an RFC 3339 string", name);
     }
-    const std::int64_t max_ts =
-        now_ms > std::numeric_limits<std::int64_t>::max() - limits.max_future_ms
-            ? std::numeric_limits<std::int64_t>::max()
-            : now_ms + limits.max_future_ms;
+    const std::int64_t max_ts = now_ms > std::numeric_limits<std::int64_t>::max() - limits.max_future_ms
+                                    ? std::numeric_limits<std::int64_t>::max()
+                                    : now_ms + limits.max_future_ms;
     if (*ts < limits.min_timestamp_ms) {
-      return Fail(r, RejectReason::kTimestampOutOfRange,
-                  "is before the minimum", name);
+      return Fail(r, RejectReason::kTimestampOutOfRange, "is before the minimum", name);
     }
     if (*ts > max_ts) {
-      return Fail(r, RejectReason::kTimestampOutOfRange,
-                  "is further in the future than allowed", name);
+      return Fail(r, RejectReason::kTimestampOutOfRange, "is further in the future than allowed", name);
     }
     return true;
   }
@@ -179,9 +160,7 @@ struct EventParser::Rep {
     const std::string& name = mapping.payload;
     simdjson::dom::element value;
     const Lookup found = internal::Resolve(root, payload, &value);
-    if (!mapping.payload_required &&
-        (found == Lookup::kAbsent ||
-         (found == Lookup::kFound && value.is_null()))) {
+    if (!mapping.payload_required && (found == Lookup::kAbsent || (found == Lookup::kFound && value.is_null()))) {
       out->assign("{}");
       return true;
     }
@@ -204,8 +183,7 @@ struct EventParser::Rep {
     return true;
   }
 
-  bool Extras(simdjson::dom::element root,
-              std::vector<std::optional<std::string>>* out, Rejection* r) {
+  bool Extras(simdjson::dom::element root, std::vector<std::optional<std::string>>* out, Rejection* r) {
     out->resize(extras.size());
     for (std::size_t i = 0; i < extras.size(); ++i) {
       const std::string& name = mapping.extras[i];
@@ -218,11 +196,9 @@ struct EventParser::Rep {
           slot.reset();
           continue;
         case Lookup::kDuplicate:
-          return Fail(r, RejectReason::kBrokenJson, "has a duplicated key",
-                      name);
+          return Fail(r, RejectReason::kBrokenJson, "has a duplicated key", name);
         case Lookup::kNotObject:
-          return Fail(r, RejectReason::kWrongType,
-                      "has a parent that is not an object", name);
+          return Fail(r, RejectReason::kWrongType, "has a parent that is not an object", name);
       }
       if (value.is_null()) {
         slot.reset();
@@ -264,44 +240,35 @@ const ValidationLimits& EventParser::limits() const { return rep_->limits; }
 
 // simdjson's error, as the reason a consumer of the DLQ can act on.
 // simdjson's messages describe the error class, never the input.
-static bool RejectParseError(simdjson::error_code error, const ValidationLimits& limits,
-                             Rejection* rejection) {
+static bool RejectParseError(simdjson::error_code error, const ValidationLimits& limits, Rejection* rejection) {
   switch (error) {
     case simdjson::DEPTH_ERROR:
-      return Reject(
-          rejection, RejectReason::kTooDeep,
-          "nesting is deeper than " + std::to_string(limits.max_depth));
+      return Reject(rejection, RejectReason::kTooDeep, "nesting is deeper than " + std::to_string(limits.max_depth));
     case simdjson::UTF8_ERROR:
-      return Reject(rejection, RejectReason::kInvalidUtf8,
-                    "message is not valid UTF-8");
+      return Reject(rejection, RejectReason::kInvalidUtf8, "message is not valid UTF-8");
     case simdjson::CAPACITY:
     case simdjson::MEMALLOC:
-      return Reject(rejection, RejectReason::kTooLarge,
-                    "message exceeds the parser capacity");
+      return Reject(rejection, RejectReason::kTooLarge, "message exceeds the parser capacity");
     case simdjson::NUMBER_ERROR:
       return Reject(rejection, RejectReason::kBrokenJson,
                     "a number is malformed or outside the int64, uint64 and "
                     "double ranges");
     default:
-      return Reject(
-          rejection, RejectReason::kBrokenJson,
-          std::string("not valid JSON: ") + simdjson::error_message(error));
+      return Reject(rejection, RejectReason::kBrokenJson,
+                    std::string("not valid JSON: ") + simdjson::error_message(error));
   }
 }
 
-bool EventParser::Parse(std::string_view key, std::string_view value,
-                        std::int64_t now_ms, ParsedEvent* event,
+bool EventParser::Parse(std::string_view key, std::string_view value, std::int64_t now_ms, ParsedEvent* event,
                         Rejection* rejection) {
   Rep& rep = *rep_;
   if (value.size() > rep.limits.max_message_bytes) {
     return Reject(rejection, RejectReason::kTooLarge,
-                  "message is " + std::to_string(value.size()) +
-                      " bytes, limit is " +
+                  "message is " + std::to_string(value.size()) + " bytes, limit is " +
                       std::to_string(rep.limits.max_message_bytes));
   }
   if (!simdjson::validate_utf8(value.data(), value.size())) {
-    return Reject(rejection, RejectReason::kInvalidUtf8,
-                  "message is not valid UTF-8");
+    return Reject(rejection, RejectReason::kInvalidUtf8, "message is not valid UTF-8");
   }
 
   const std::size_t needed = value.size() + simdjson::SIMDJSON_PADDING;
@@ -313,34 +280,26 @@ bool EventParser::Parse(std::string_view key, std::string_view value,
   std::memset(rep.input.get() + value.size(), 0, simdjson::SIMDJSON_PADDING);
 
   simdjson::dom::element root;
-  const simdjson::error_code error =
-      rep.parser.parse(rep.input.get(), value.size(), false).get(root);
+  const simdjson::error_code error = rep.parser.parse(rep.input.get(), value.size(), false).get(root);
   if (error != simdjson::SUCCESS) return RejectParseError(error, rep.limits, rejection);
   if (!root.is_object()) {
-    return Reject(rejection, RejectReason::kWrongType,
-                  "message is not a JSON object");
+    return Reject(rejection, RejectReason::kWrongType, "message is not a JSON object");
   }
 
-  if (!rep.String(root, rep.vin, rep.mapping.vin, true, &event->vin,
-                  rejection)) {
+  if (!rep.String(root, rep.vin, rep.mapping.vin, true, &event->vin, rejection)) {
     return false;
   }
   if (!base::IsValidVin(event->vin)) {
-    return rep.Fail(rejection, RejectReason::kInvalidVin,
-                    "is not 17 characters of 0-9, A-Z without I, O, Q",
+    return rep.Fail(rejection, RejectReason::kInvalidVin, "is not 17 characters of 0-9, A-Z without I, O, Q",
                     rep.mapping.vin);
   }
   if (!key.empty() && key != event->vin) {
-    return Reject(rejection, RejectReason::kInvalidVin,
-                  "key does not match body VIN");
+    return Reject(rejection, RejectReason::kInvalidVin, "key does not match body VIN");
   }
-  if (!(rep.String(root, rep.trip, rep.mapping.trip, false, &event->trip_id,
-                   rejection) &&
+  if (!(rep.String(root, rep.trip, rep.mapping.trip, false, &event->trip_id, rejection) &&
         rep.Timestamp(root, now_ms, &event->ts_ms, rejection) &&
-        rep.String(root, rep.event, rep.mapping.event, false, &event->event,
-                   rejection) &&
-        rep.Payload(root, &event->payload_json, rejection) &&
-        rep.Extras(root, &event->extras, rejection))) {
+        rep.String(root, rep.event, rep.mapping.event, false, &event->event, rejection) &&
+        rep.Payload(root, &event->payload_json, rejection) && rep.Extras(root, &event->extras, rejection))) {
     return false;
   }
   // The key (the VIN) is what keeps a vehicle in one input partition: its
@@ -348,8 +307,7 @@ bool EventParser::Parse(std::string_view key, std::string_view value,
   // state. A producer that sends no key spreads a vehicle over partitions.
   // Checked last, so a keyless message with another fault shows that fault.
   if (key.empty()) {
-    return Reject(rejection, RejectReason::kMissingKey,
-                  "message has no key (the VIN must be the Kafka key)");
+    return Reject(rejection, RejectReason::kMissingKey, "message has no key (the VIN must be the Kafka key)");
   }
   if (rep.has_payload_object) {
     event->payload_json.clear();

@@ -12,8 +12,7 @@ namespace {
 // Member names are short and mostly differ in length or first byte; testing
 // those inline skips most memcmp calls (a visible cost in bench_ingest).
 inline bool SameKey(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && (a.empty() || a[0] == b[0]) &&
-         std::memcmp(a.data(), b.data(), a.size()) == 0;
+  return a.size() == b.size() && (a.empty() || a[0] == b[0]) && std::memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 }  // namespace
@@ -23,12 +22,10 @@ JsonPath SplitJsonPath(std::string_view dotted) {
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = dotted.find('.', start);
-    const std::string_view segment = dotted.substr(
-        start,
-        dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    const std::string_view segment =
+        dotted.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (segment.empty()) {
-      throw std::invalid_argument("invalid field path '" + std::string(dotted) +
-                                  "'");
+      throw std::invalid_argument("invalid field path '" + std::string(dotted) + "'");
     }
     path.emplace_back(segment);
     if (dot == std::string_view::npos) break;
@@ -37,8 +34,7 @@ JsonPath SplitJsonPath(std::string_view dotted) {
   return path;
 }
 
-Lookup Resolve(simdjson::dom::element root, const JsonPath& path,
-               simdjson::dom::element* out) {
+Lookup Resolve(simdjson::dom::element root, const JsonPath& path, simdjson::dom::element* out) {
   simdjson::dom::element current = root;
   for (const std::string& segment : path) {
     simdjson::dom::object object;
@@ -58,8 +54,7 @@ Lookup Resolve(simdjson::dom::element root, const JsonPath& path,
   return Lookup::kFound;
 }
 
-bool HasUniqueKeys(simdjson::dom::object object,
-                   std::vector<std::string_view>* scratch) {
+bool HasUniqueKeys(simdjson::dom::object object, std::vector<std::string_view>* scratch) {
   scratch->clear();
   for (simdjson::dom::key_value_pair field : object) {
     scratch->push_back(field.key);

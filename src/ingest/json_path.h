@@ -28,12 +28,10 @@ enum class Lookup {
 // Follows `path` from `root`. Each segment must occur at most once in its
 // object: JSON parsers disagree on which duplicate wins, and a second "vin"
 // must not slip past checks done on the first.
-Lookup Resolve(simdjson::dom::element root, const JsonPath& path,
-               simdjson::dom::element* out);
+Lookup Resolve(simdjson::dom::element root, const JsonPath& path, simdjson::dom::element* out);
 
 // True when no key occurs twice in `object`. `scratch` is reused storage.
-bool HasUniqueKeys(simdjson::dom::object object,
-                   std::vector<std::string_view>* scratch);
+bool HasUniqueKeys(simdjson::dom::object object, std::vector<std::string_view>* scratch);
 
 }  // namespace internal
 }  // namespace vanon::ingest

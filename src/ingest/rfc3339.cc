@@ -35,12 +35,10 @@ bool ParseRfc3339Millis(std::string_view text, std::int64_t* ms) {
   // Zero-initialised: GCC 12 at -O3 cannot see that ReadDigits sets them
   // before any use, and the Release build treats that warning as an error.
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  if (!ReadDigits(text, &pos, 4, &year) || !Expect(text, &pos, '-', '-') ||
-      !ReadDigits(text, &pos, 2, &month) || !Expect(text, &pos, '-', '-') ||
-      !ReadDigits(text, &pos, 2, &day) || !Expect(text, &pos, 'T', 't') ||
-      !ReadDigits(text, &pos, 2, &hour) || !Expect(text, &pos, ':', ':') ||
-      !ReadDigits(text, &pos, 2, &minute) || !Expect(text, &pos, ':', ':') ||
-      !ReadDigits(text, &pos, 2, &second)) {
+  if (!ReadDigits(text, &pos, 4, &year) || !Expect(text, &pos, '-', '-') || !ReadDigits(text, &pos, 2, &month) ||
+      !Expect(text, &pos, '-', '-') || !ReadDigits(text, &pos, 2, &day) || !Expect(text, &pos, 'T', 't') ||
+      !ReadDigits(text, &pos, 2, &hour) || !Expect(text, &pos, ':', ':') || !ReadDigits(text, &pos, 2, &minute) ||
+      !Expect(text, &pos, ':', ':') || !ReadDigits(text, &pos, 2, &second)) {
     return false;
   }
   if (hour > 23 || minute > 59 || second > 60) return false;
@@ -65,8 +63,8 @@ bool ParseRfc3339Millis(std::string_view text, std::int64_t* ms) {
     const int sign = text[pos] == '-' ? -1 : 1;
     ++pos;
     int oh, om;
-    if (!ReadDigits(text, &pos, 2, &oh) || !Expect(text, &pos, ':', ':') ||
-        !ReadDigits(text, &pos, 2, &om) || oh > 23 || om > 59) {
+    if (!ReadDigits(text, &pos, 2, &oh) || !Expect(text, &pos, ':', ':') || !ReadDigits(text, &pos, 2, &om) ||
+        oh > 23 || om > 59) {
       return false;
     }
     offset_minutes = sign * (oh * 60 + om);
@@ -75,16 +73,13 @@ bool ParseRfc3339Millis(std::string_view text, std::int64_t* ms) {
   }
   if (pos != text.size()) return false;
 
-  const std::chrono::year_month_day date{
-      std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
-      std::chrono::day{static_cast<unsigned>(day)}};
+  const std::chrono::year_month_day date{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
+                                         std::chrono::day{static_cast<unsigned>(day)}};
   if (!date.ok()) return false;
-  const std::int64_t days =
-      std::chrono::sys_days{date}.time_since_epoch().count();
+  const std::int64_t days = std::chrono::sys_days{date}.time_since_epoch().count();
   // Local time minus the offset is UTC. Years 0000-9999 keep every term far
   // from int64 overflow.
-  const std::int64_t seconds =
-      days * 86400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
+  const std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
   *ms = seconds * 1000 + millis;
   return true;
 }

@@ -17,10 +17,8 @@ void Apply(RdKafka::Conf* conf, const KafkaProperties& props) {
 }
 }  // namespace
 
-std::unique_ptr<RdKafka::Conf> MakeKafkaConf(const std::string& bootstrap,
-                                             const KafkaProperties& defaults,
-                                             const KafkaProperties& user,
-                                             const KafkaProperties& user_specific) {
+std::unique_ptr<RdKafka::Conf> MakeKafkaConf(const std::string& bootstrap, const KafkaProperties& defaults,
+                                             const KafkaProperties& user, const KafkaProperties& user_specific) {
   std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
   Apply(conf.get(), {{"bootstrap.servers", bootstrap}});
   Apply(conf.get(), defaults);

@@ -31,8 +31,8 @@ std::string ThrowawayGroupId() {
 
 // Errors librdkafka reports while it keeps retrying on its own.
 bool IsTransient(RdKafka::ErrorCode e) {
-  return e == RdKafka::ERR__TIMED_OUT || e == RdKafka::ERR__TRANSPORT ||
-         e == RdKafka::ERR__ALL_BROKERS_DOWN || e == RdKafka::ERR__RESOLVE;
+  return e == RdKafka::ERR__TIMED_OUT || e == RdKafka::ERR__TRANSPORT || e == RdKafka::ERR__ALL_BROKERS_DOWN ||
+         e == RdKafka::ERR__RESOLVE;
 }
 
 std::string Where(const std::string& topic, int32_t partition) {
@@ -70,8 +70,7 @@ CommittedReader::CommittedReader(const std::string& bootstrap, const KafkaProper
 
 CommittedReader::~CommittedReader() = default;
 
-void CommittedReader::Read(int64_t from_offset, const std::function<bool(const CommittedRecord&)>& fn,
-                           int timeout_ms) {
+void CommittedReader::Read(int64_t from_offset, const std::function<bool(const CommittedRecord&)>& fn, int timeout_ms) {
   auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   auto remaining = [&] {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -128,9 +127,8 @@ void CommittedReader::Read(int64_t from_offset, const std::function<bool(const C
   }
 }
 
-void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
-                   const KafkaProperties& user_specific, const std::string& topic,
-                   int32_t partition, int64_t from_offset,
+void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user, const KafkaProperties& user_specific,
+                   const std::string& topic, int32_t partition, int64_t from_offset,
                    const std::function<bool(const CommittedRecord&)>& fn, int timeout_ms) {
   CommittedReader reader(bootstrap, user, user_specific, topic, partition);
   reader.Read(from_offset, fn, timeout_ms);

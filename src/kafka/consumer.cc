@@ -11,8 +11,7 @@ namespace vanon::kafka {
 
 class Consumer::Rebalancer : public RdKafka::RebalanceCb {
  public:
-  Rebalancer(ResumeFn resume, RevokeFn revoke)
-      : resume_(std::move(resume)), revoke_(std::move(revoke)) {}
+  Rebalancer(ResumeFn resume, RevokeFn revoke) : resume_(std::move(resume)), revoke_(std::move(revoke)) {}
 
   void rebalance_cb(RdKafka::KafkaConsumer* c, RdKafka::ErrorCode err,
                     std::vector<RdKafka::TopicPartition*>& parts) override {
@@ -60,9 +59,9 @@ class Consumer::Rebalancer : public RdKafka::RebalanceCb {
   std::map<int32_t, int64_t> start_;
 };
 
-Consumer::Consumer(const std::string& bootstrap, const std::string& group_id,
-                   const std::string& topic, size_t max_message_bytes, const KafkaProperties& user,
-                   const KafkaProperties& user_specific, ResumeFn resume, RevokeFn revoke)
+Consumer::Consumer(const std::string& bootstrap, const std::string& group_id, const std::string& topic,
+                   size_t max_message_bytes, const KafkaProperties& user, const KafkaProperties& user_specific,
+                   ResumeFn resume, RevokeFn revoke)
     : topic_(topic), rebalancer_(std::make_unique<Rebalancer>(std::move(resume), std::move(revoke))) {
   // Offsets live in RocksDB with the state they produced; Kafka-side commits
   // would be a second, disagreeing source of truth.
@@ -82,8 +81,7 @@ Consumer::Consumer(const std::string& bootstrap, const std::string& group_id,
                               {"fetch.message.max.bytes", std::to_string(2 * max_message_bytes + 65536)}};
   auto conf = MakeKafkaConf(bootstrap, defaults, user, user_specific);
   std::string err;
-  if (conf->set("rebalance_cb", static_cast<RdKafka::RebalanceCb*>(rebalancer_.get()), err) !=
-      RdKafka::Conf::CONF_OK) {
+  if (conf->set("rebalance_cb", static_cast<RdKafka::RebalanceCb*>(rebalancer_.get()), err) != RdKafka::Conf::CONF_OK) {
     throw std::runtime_error("consumer rebalance_cb: " + err);
   }
   consumer_.reset(RdKafka::KafkaConsumer::create(conf.get(), err));
@@ -129,8 +127,8 @@ const std::vector<InputMessage>& Consumer::Poll(size_t max, int timeout_ms) {
       throw std::runtime_error("consumer fatal error: " + m->errstr());
     }
     // After the first message, take only what is already fetched.
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - std::chrono::steady_clock::now()).count();
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     wait = batch_.empty() ? static_cast<int>(left > 0 ? left : 0) : 0;
     if (batch_.empty() && left <= 0) break;
   }

@@ -114,8 +114,7 @@ class Admin {
   std::vector<int32_t> brokers_;  // of the last ListTopics
 };
 
-std::map<std::string, std::string> Admin::Create(const std::vector<const InternalTopicSpec*>& specs,
-                                                 int timeout_ms) {
+std::map<std::string, std::string> Admin::Create(const std::vector<const InternalTopicSpec*>& specs, int timeout_ms) {
   std::vector<rd_kafka_NewTopic_t*> topics;
   auto destroy = [&] { rd_kafka_NewTopic_destroy_array(topics.data(), topics.size()); };
   char err[512];
@@ -151,8 +150,7 @@ std::map<std::string, std::string> Admin::Create(const std::vector<const Interna
   return out;
 }
 
-std::map<std::string, std::string> Admin::CleanupPolicies(const std::vector<std::string>& topics,
-                                                          int timeout_ms) {
+std::map<std::string, std::string> Admin::CleanupPolicies(const std::vector<std::string>& topics, int timeout_ms) {
   std::map<std::string, std::string> out;
   if (topics.empty() || !HasController()) return out;
   std::vector<rd_kafka_ConfigResource_t*> res;
@@ -224,8 +222,8 @@ std::string CheckInternalTopic(const InternalTopicSpec& spec, const TopicFacts& 
   auto want = spec.configs.find("cleanup.policy");
   if (want != spec.configs.end() && facts.cleanup_policy &&
       NormalizePolicy(*facts.cleanup_policy) != NormalizePolicy(want->second)) {
-    return Label(spec) + " has cleanup.policy=" + *facts.cleanup_policy + "; it needs cleanup.policy=" +
-           want->second + " (kafka-configs --alter --entity-type topics --entity-name " + spec.name +
+    return Label(spec) + " has cleanup.policy=" + *facts.cleanup_policy + "; it needs cleanup.policy=" + want->second +
+           " (kafka-configs --alter --entity-type topics --entity-name " + spec.name +
            " --add-config cleanup.policy=" + want->second + ")";
   }
   return "";

@@ -37,15 +37,12 @@ MockCluster::~MockCluster() {
 }
 
 void MockCluster::CreateTopic(const std::string& name, int partitions) {
-  rd_kafka_resp_err_t e =
-      rd_kafka_mock_topic_create(rep_->cluster, name.c_str(), partitions, 1);
+  rd_kafka_resp_err_t e = rd_kafka_mock_topic_create(rep_->cluster, name.c_str(), partitions, 1);
   if (e != RD_KAFKA_RESP_ERR_NO_ERROR) {
     throw std::runtime_error("create topic " + name + ": " + rd_kafka_err2str(e));
   }
 }
 
-std::string MockCluster::Bootstrap() const {
-  return rd_kafka_mock_cluster_bootstraps(rep_->cluster);
-}
+std::string MockCluster::Bootstrap() const { return rd_kafka_mock_cluster_bootstraps(rep_->cluster); }
 
 }  // namespace vanon::kafka

@@ -30,15 +30,14 @@ class Producer::Reporter : public RdKafka::DeliveryReportCb {
   std::string last_error_;
 };
 
-Producer::Producer(const std::string& bootstrap, const KafkaProperties& user,
-                   const KafkaProperties& user_specific, const KafkaProperties& defaults)
+Producer::Producer(const std::string& bootstrap, const KafkaProperties& user, const KafkaProperties& user_specific,
+                   const KafkaProperties& defaults)
     : reporter_(std::make_unique<Reporter>(this)) {
   KafkaProperties base = {{"enable.idempotence", "true"}, {"linger.ms", "5"}};
   for (const auto& kv : defaults) base[kv.first] = kv.second;
   auto conf = MakeKafkaConf(bootstrap, base, user, user_specific);
   std::string err;
-  if (conf->set("dr_cb", static_cast<RdKafka::DeliveryReportCb*>(reporter_.get()), err) !=
-      RdKafka::Conf::CONF_OK) {
+  if (conf->set("dr_cb", static_cast<RdKafka::DeliveryReportCb*>(reporter_.get()), err) != RdKafka::Conf::CONF_OK) {
     throw std::runtime_error("producer dr_cb: " + err);
   }
   producer_.reset(RdKafka::Producer::create(conf.get(), err));
@@ -49,17 +48,17 @@ Producer::~Producer() {
   if (producer_) producer_->flush(10000);
 }
 
-void Producer::Produce(const std::string& topic, int32_t partition, std::string_view key,
-                       std::string_view value, const KafkaHeaders& headers) {
+void Producer::Produce(const std::string& topic, int32_t partition, std::string_view key, std::string_view value,
+                       const KafkaHeaders& headers) {
   for (;;) {
     RdKafka::Headers* h = nullptr;
     if (!headers.empty()) {
       h = RdKafka::Headers::create();
       for (const auto& [name, v] : headers) h->add(name, v.data(), v.size());
     }
-    RdKafka::ErrorCode e = producer_->produce(
-        topic, partition, RdKafka::Producer::RK_MSG_COPY, const_cast<char*>(value.data()),
-        value.size(), key.data(), key.size(), 0, h, nullptr);
+    RdKafka::ErrorCode e =
+        producer_->produce(topic, partition, RdKafka::Producer::RK_MSG_COPY, const_cast<char*>(value.data()),
+                           value.size(), key.data(), key.size(), 0, h, nullptr);
     if (e == RdKafka::ERR_NO_ERROR) return;  // headers now owned by librdkafka
     delete h;
     if (e == RdKafka::ERR__QUEUE_FULL) {
@@ -72,9 +71,7 @@ void Producer::Produce(const std::string& topic, int32_t partition, std::string_
 
 void Producer::Poll() { producer_->poll(0); }
 
-bool Producer::Flush(int timeout_ms) {
-  return producer_->flush(timeout_ms) == RdKafka::ERR_NO_ERROR;
-}
+bool Producer::Flush(int timeout_ms) { return producer_->flush(timeout_ms) == RdKafka::ERR_NO_ERROR; }
 
 std::string Producer::last_error() const { return reporter_->last_error(); }
 

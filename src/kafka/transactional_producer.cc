@@ -82,11 +82,9 @@ class TransactionalProducer::Reporter : public RdKafka::DeliveryReportCb {
   std::string first_error_;
 };
 
-TransactionalProducer::TransactionalProducer(const std::string& bootstrap,
-                                             const std::string& transactional_id,
-                                             const KafkaProperties& user,
-                                             const KafkaProperties& user_specific, int timeout_ms,
-                                             const std::atomic<bool>* stop)
+TransactionalProducer::TransactionalProducer(const std::string& bootstrap, const std::string& transactional_id,
+                                             const KafkaProperties& user, const KafkaProperties& user_specific,
+                                             int timeout_ms, const std::atomic<bool>* stop)
     : reporter_(std::make_unique<Reporter>()) {
   // Only failed records get a delivery report: the reporter ignores the
   // rest, and a release produces hundreds of thousands of records.
@@ -101,8 +99,7 @@ TransactionalProducer::TransactionalProducer(const std::string& bootstrap,
     throw FatalKafkaError(e.what());
   }
   std::string err;
-  if (conf->set("dr_cb", static_cast<RdKafka::DeliveryReportCb*>(reporter_.get()), err) !=
-      RdKafka::Conf::CONF_OK) {
+  if (conf->set("dr_cb", static_cast<RdKafka::DeliveryReportCb*>(reporter_.get()), err) != RdKafka::Conf::CONF_OK) {
     throw FatalKafkaError("transactional producer dr_cb: " + err);
   }
   producer_.reset(RdKafka::Producer::create(conf.get(), err));
@@ -120,8 +117,7 @@ TransactionalProducer::TransactionalProducer(const std::string& bootstrap,
       },
       timeout_ms, "init_transactions");
   if (left) {
-    throw FatalKafkaError("init_transactions timed out after " + std::to_string(timeout_ms) +
-                          " ms: " + left->str());
+    throw FatalKafkaError("init_transactions timed out after " + std::to_string(timeout_ms) + " ms: " + left->str());
   }
 }
 
@@ -147,9 +143,8 @@ void TransactionalProducer::BeginTransaction() {
 // The C API with a cached topic handle: librdkafka's C++ produce() looks the
 // topic up by name and copies the headers through a wrapper on every call,
 // which made producing four times slower (loadtest/release/produce_benchmark.cc).
-void TransactionalProducer::Produce(const std::string& topic, int32_t partition,
-                                    std::string_view key, std::string_view value,
-                                    const KafkaHeaders& headers) {
+void TransactionalProducer::Produce(const std::string& topic, int32_t partition, std::string_view key,
+                                    std::string_view value, const KafkaHeaders& headers) {
   if (!in_transaction_) throw std::logic_error("Produce outside a transaction");
   if (partition < 0) throw std::invalid_argument("Produce: partition must be explicit (>= 0)");
   rd_kafka_t* rk = producer_->c_ptr();
@@ -165,7 +160,8 @@ void TransactionalProducer::Produce(const std::string& topic, int32_t partition,
     if (!headers.empty()) {
       h = rd_kafka_headers_new(headers.size());
       for (const auto& [name, v] : headers) {
-        rd_kafka_header_add(h, name.data(), static_cast<ssize_t>(name.size()), v.data(), static_cast<ssize_t>(v.size()));
+        rd_kafka_header_add(h, name.data(), static_cast<ssize_t>(name.size()), v.data(),
+                            static_cast<ssize_t>(v.size()));
       }
     }
     // RD_KAFKA_V_HEADERS must be followed by a non-null list, so the two
@@ -199,9 +195,7 @@ void TransactionalProducer::Produce(const std::string& topic, int32_t partition,
   }
 }
 
-bool TransactionalProducer::Flush(int timeout_ms) {
-  return producer_->flush(timeout_ms) == RdKafka::ERR_NO_ERROR;
-}
+bool TransactionalProducer::Flush(int timeout_ms) { return producer_->flush(timeout_ms) == RdKafka::ERR_NO_ERROR; }
 
 void TransactionalProducer::ThrowIfFailed(const char* what) {
   if (reporter_->failures() == 0) return;
@@ -212,8 +206,7 @@ void TransactionalProducer::ThrowIfFailed(const char* what) {
     throw FatalKafkaError(std::string(what) + ": " + fatal);
   }
   throw AbortableKafkaError(std::string(what) + ": " + std::to_string(reporter_->failures()) +
-                            " record(s) of the transaction failed, first: " +
-                            reporter_->first_error());
+                            " record(s) of the transaction failed, first: " + reporter_->first_error());
 }
 
 void TransactionalProducer::CommitTransaction(int timeout_ms) {
@@ -223,14 +216,13 @@ void TransactionalProducer::CommitTransaction(int timeout_ms) {
   // catches records refused before they were queued.
   ThrowIfFailed("commit_transaction");
   if (producer_->flush(timeout_ms) != RdKafka::ERR_NO_ERROR) {
-    throw AbortableKafkaError("commit_transaction: records not delivered within " +
-                              std::to_string(timeout_ms) + " ms");
+    throw AbortableKafkaError("commit_transaction: records not delivered within " + std::to_string(timeout_ms) + " ms");
   }
   ThrowIfFailed("commit_transaction");
   std::unique_ptr<RdKafka::Error> left;
   try {
-    left = RetryResumable([&](int ms) { return producer_->commit_transaction(ms); },
-                          RemainingMs(deadline), "commit_transaction");
+    left = RetryResumable([&](int ms) { return producer_->commit_transaction(ms); }, RemainingMs(deadline),
+                          "commit_transaction");
   } catch (const FatalKafkaError&) {
     in_transaction_ = false;  // a dead producer has nothing left to abort
     throw;
@@ -240,8 +232,8 @@ void TransactionalProducer::CommitTransaction(int timeout_ms) {
     // The EndTxn may or may not have reached the coordinator: whether the
     // transaction is committed is unknown. A new producer with the same
     // transactional.id finishes it either way; ReadCommitted then tells.
-    throw FatalKafkaError("commit_transaction: outcome unknown after " +
-                          std::to_string(timeout_ms) + " ms: " + left->str());
+    throw FatalKafkaError("commit_transaction: outcome unknown after " + std::to_string(timeout_ms) +
+                          " ms: " + left->str());
   }
   ThrowIfFailed("commit_transaction");  // cannot happen after a successful flush; cheap to check
   in_transaction_ = false;
@@ -251,16 +243,14 @@ void TransactionalProducer::AbortTransaction(int timeout_ms) {
   if (!in_transaction_) return;
   std::unique_ptr<RdKafka::Error> left;
   try {
-    left = RetryResumable([&](int ms) { return producer_->abort_transaction(ms); }, timeout_ms,
-                          "abort_transaction");
+    left = RetryResumable([&](int ms) { return producer_->abort_transaction(ms); }, timeout_ms, "abort_transaction");
   } catch (const FatalKafkaError&) {
     in_transaction_ = false;
     throw;
   }
   if (left) {
     in_transaction_ = false;
-    throw FatalKafkaError("abort_transaction timed out after " + std::to_string(timeout_ms) +
-                          " ms: " + left->str());
+    throw FatalKafkaError("abort_transaction timed out after " + std::to_string(timeout_ms) + " ms: " + left->str());
   }
   in_transaction_ = false;
 }
@@ -295,13 +285,11 @@ int32_t TransactionalProducer::PartitionCount(const std::string& topic, int time
 // "latest" offset returned is the last stable offset, which is below the
 // high watermark while some transaction on the partition is open. (The mock
 // always answers with the high watermark.)
-int64_t TransactionalProducer::HighWatermark(const std::string& topic, int32_t partition,
-                                             int timeout_ms) {
+int64_t TransactionalProducer::HighWatermark(const std::string& topic, int32_t partition, int timeout_ms) {
   int64_t lo = -1, hi = -1;
   RdKafka::ErrorCode e = producer_->query_watermark_offsets(topic, partition, &lo, &hi, timeout_ms);
   if (e != RdKafka::ERR_NO_ERROR) {
-    throw std::runtime_error("watermarks of " + topic + " [" + std::to_string(partition) +
-                             "]: " + RdKafka::err2str(e));
+    throw std::runtime_error("watermarks of " + topic + " [" + std::to_string(partition) + "]: " + RdKafka::err2str(e));
   }
   return hi;
 }

@@ -101,8 +101,7 @@ struct PayloadTransformer::Rep {
     return written;
   }
 
-  bool Apply(PayloadTransformer& t, const config::PayloadField& rule, simdjson::dom::element value,
-             std::string* out) {
+  bool Apply(PayloadTransformer& t, const config::PayloadField& rule, simdjson::dom::element value, std::string* out) {
     switch (rule.transform) {
       case config::PayloadTransform::kDrop:
         return false;
@@ -129,8 +128,9 @@ struct PayloadTransformer::Rep {
         if (!lat || !lon || *lat < -90 || *lat > 90 || *lon < -180 || *lon > 180) break;
         const GridPoint p = GridCellCentre(*lat, *lon, rule.cell_meters);
         char buf[96];
-        out->append(buf, fmt::format_to_n(buf, sizeof(buf), FMT_COMPILE("{{\"lat\":{:.6f},\"lon\":{:.6f}}}"), p.lat,
-                                          p.lon).out);
+        out->append(
+            buf,
+            fmt::format_to_n(buf, sizeof(buf), FMT_COMPILE("{{\"lat\":{:.6f},\"lon\":{:.6f}}}"), p.lat, p.lon).out);
         return true;
       }
     }

@@ -134,8 +134,8 @@ std::string GroupRecord(const ReleaseWriterDeps& deps, const ReleaseContext& con
 // The event records of one group's tuples, in shuffled tuple order, each
 // tuple under a fresh token.
 void AppendEventRecords(const ReleaseWriterDeps& deps, const engine::ReleaseInput& input, const engine::Group& group,
-                        const std::string& group_id, const std::string& qi, const TupleEvents& events,
-                        IdDrawer* ids, dp::RandomSource* random, std::vector<std::string>* out) {
+                        const std::string& group_id, const std::string& qi, const TupleEvents& events, IdDrawer* ids,
+                        dp::RandomSource* random, std::vector<std::string>* out) {
   std::vector<engine::TupleRef> members(group.members.begin(), group.members.end());
   Shuffle(&members, random);
   std::string head;  // what every event record of a tuple starts with
@@ -161,8 +161,8 @@ void AppendEventRecords(const ReleaseWriterDeps& deps, const engine::ReleaseInpu
   }
 }
 
-std::string SummaryRecord(const ReleaseContext& context, const engine::ReleaseInput& input, const engine::ReleaseOutput& output,
-                          uint64_t real, uint64_t counterfeits, size_t events) {
+std::string SummaryRecord(const ReleaseContext& context, const engine::ReleaseInput& input,
+                          const engine::ReleaseOutput& output, uint64_t real, uint64_t counterfeits, size_t events) {
   std::string s = "{\"type\":\"summary\",\"version\":2,\"release\":";
   base::AppendJsonInt(&s, input.release_id);
   s.append(",\"partition\":");
@@ -218,7 +218,8 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
                             const engine::ReleaseInput& input, const engine::ReleaseOutput& output,
                             const TupleEvents& events, dp::RandomSource* random) {
   if (deps.schema == nullptr || deps.payload == nullptr || random == nullptr) {
-    throw std::invalid_argument("WriteRelease: schema, payload transformer (for the time bucket) and random source are required");
+    throw std::invalid_argument(
+        "WriteRelease: schema, payload transformer (for the time bucket) and random source are required");
   }
   if (events.size() != input.tuples.size() + input.waiting.size()) {
     throw std::invalid_argument("WriteRelease: one TupleEvents entry per input tuple and waiting tuple");

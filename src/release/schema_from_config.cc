@@ -18,8 +18,7 @@ int32_t ToCode(double v, const std::string& qi) {
   if (!(v >= kLo && v <= kHi)) {
     throw std::invalid_argument("quasi-identifier '" + qi + "': numeric range must lie within [" +
                                 std::to_string(static_cast<int64_t>(kLo)) + ", " +
-                                std::to_string(static_cast<int64_t>(kHi)) +
-                                "] once multiplied by 10^precision");
+                                std::to_string(static_cast<int64_t>(kHi)) + "] once multiplied by 10^precision");
   }
   return static_cast<int32_t>(v);
 }
@@ -56,7 +55,8 @@ engine::Schema SchemaFromConfig(const config::Config& config) {
     engine::QiAttribute a;
     a.name = qi.name;
     if (qi.type == config::QiType::kCategorical) {
-      a.hierarchy = std::make_shared<const engine::CategoricalHierarchy>(engine::CategoricalHierarchy::LoadArxCsv(qi.hierarchy));
+      a.hierarchy =
+          std::make_shared<const engine::CategoricalHierarchy>(engine::CategoricalHierarchy::LoadArxCsv(qi.hierarchy));
     } else {
       // Codes are value * 10^precision. The range is widened outward to
       // whole codes, so the root still covers every in-range value.
@@ -85,7 +85,8 @@ engine::Schema SchemaFromConfig(const config::Config& config) {
 
 engine::ReleaseParams ReleaseParamsFromConfig(const config::PrivacyConfig& privacy) {
   engine::ReleaseParams p;
-  p.model = privacy.model == config::PrivacyModel::kMInvariance ? engine::Model::kMInvariance : engine::Model::kKAnonymity;
+  p.model =
+      privacy.model == config::PrivacyModel::kMInvariance ? engine::Model::kMInvariance : engine::Model::kKAnonymity;
   p.m = static_cast<uint32_t>(privacy.m);
   p.k = static_cast<uint32_t>(privacy.k);
   p.l = static_cast<uint32_t>(privacy.l);

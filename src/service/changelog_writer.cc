@@ -34,14 +34,16 @@ bool DecodeChangelogKey(std::string_view key, int32_t* partition, state::StateCh
   if (key.size() < 6) return false;
   const auto p = static_cast<uint32_t>(base::DecodeBigEndian(key, 0, 4));
   const auto f = static_cast<uint8_t>(key[4]);
-  if (f < static_cast<uint8_t>(state::StateFamily::kEvents) || f > static_cast<uint8_t>(state::StateFamily::kReleases)) return false;
+  if (f < static_cast<uint8_t>(state::StateFamily::kEvents) || f > static_cast<uint8_t>(state::StateFamily::kReleases))
+    return false;
   *partition = static_cast<int32_t>(p);
   c->family = static_cast<state::StateFamily>(f);
   c->key.assign(key.substr(5));
   return true;
 }
 
-ChangelogWriter::ChangelogWriter(const config::Config& config, state::StateStore* store, kafka::TransactionalProducer* producer)
+ChangelogWriter::ChangelogWriter(const config::Config& config, state::StateStore* store,
+                                 kafka::TransactionalProducer* producer)
     : config_(config), store_(store), producer_(producer) {}
 
 ChangelogBase ChangelogWriter::Snapshot(const release::EpochClock& clock, const state::PartitionProgress& progress,

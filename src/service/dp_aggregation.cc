@@ -69,8 +69,8 @@ std::string GlobalTail(int32_t partitions, const std::set<int32_t>& from) {
   std::string list;
   for (int32_t p : from) list += (list.empty() ? "" : ",") + std::to_string(p);
   const bool complete = static_cast<int32_t>(from.size()) == partitions;
-  return ",\"scope\":\"global\",\"partitions\":" + std::to_string(partitions) +
-         ",\"contributing_partitions\":[" + list + "],\"complete\":" + (complete ? "true" : "false");
+  return ",\"scope\":\"global\",\"partitions\":" + std::to_string(partitions) + ",\"contributing_partitions\":[" +
+         list + "],\"complete\":" + (complete ? "true" : "false");
 }
 
 }  // namespace
@@ -78,15 +78,15 @@ std::string GlobalTail(int32_t partitions, const std::set<int32_t>& from) {
 void DpPublisher::SetAggregation(int32_t input_partitions, std::unique_ptr<DpPartialSource> source) {
   if (aggregating() && aggregation_.partition >= input_partitions) {
     throw std::invalid_argument("dp.aggregation.partition: " + std::to_string(aggregation_.partition) +
-                                " is not an input partition (the input topic has " +
-                                std::to_string(input_partitions) + ")");
+                                " is not an input partition (the input topic has " + std::to_string(input_partitions) +
+                                ")");
   }
   input_partitions_ = input_partitions;
   partial_source_ = std::move(source);
 }
 
-void DpPublisher::AggregateWindows(int32_t partition, int64_t epoch, int64_t current_window,
-                                   dp::RandomSource& random, Result* result) {
+void DpPublisher::AggregateWindows(int32_t partition, int64_t epoch, int64_t current_window, dp::RandomSource& random,
+                                   Result* result) {
   if (!partial_source_) throw std::logic_error("dp: global counts without a partial source (SetAggregation)");
   DpAggregateState agg;
   if (std::optional<std::string> index = store_->GetMeta(partition, kIndexMeta); index && !index->empty()) {
@@ -196,8 +196,8 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result,
     std::set<int32_t>& from = agg->sources[p->window];
     if (from.count(p->source)) return;  // sent again by a recomputed release: the same counts
     if (!AddPartial(*p, &sum_of(p->window))) {
-      spdlog::error("dp: partial of partition {} for window {} has other cells (configs differ?), dropped",
-                    p->source, p->window);
+      spdlog::error("dp: partial of partition {} for window {} has other cells (configs differ?), dropped", p->source,
+                    p->window);
       if (from.empty()) agg->sources.erase(p->window);
       ++result->partials_dropped;
       return;

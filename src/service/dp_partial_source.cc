@@ -16,7 +16,7 @@ class KafkaPartialSource final : public DpPartialSource {
     if (!reader_) {
       const config::KafkaConfig& k = config_.kafka;
       reader_ = std::make_unique<kafka::CommittedReader>(k.bootstrap, k.properties, k.consumer_properties,
-                                                  config_.dp.aggregation.topic, 0);
+                                                         config_.dp.aggregation.topic, 0);
     }
     reader_->Read(from, [&](const kafka::CommittedRecord& r) {
       if (bound >= 0 && r.offset >= bound) return false;

@@ -56,8 +56,7 @@ QiDomain DomainOf(const engine::Schema& schema, const config::Config& config, co
       return d;
     }
     if (attr.numeric.bin_width <= 0) {
-      throw std::invalid_argument("dp: qi:" + name +
-                                  " is split on demand; DP cells need fixed bins (bin_width > 0)");
+      throw std::invalid_argument("dp: qi:" + name + " is split on demand; DP cells need fixed bins (bin_width > 0)");
     }
     for (int64_t lo = attr.numeric.min; lo <= attr.numeric.max; lo += attr.numeric.bin_width) {
       const int32_t v = static_cast<int32_t>(lo);
@@ -68,8 +67,8 @@ QiDomain DomainOf(const engine::Schema& schema, const config::Config& config, co
   throw std::invalid_argument("dp: qi:" + name + " is not a configured quasi-identifier");
 }
 
-void GeneralizeInto(const engine::Schema& schema, size_t attr, const config::QuasiIdentifier& qi, const std::string& raw,
-                    std::string* out) {
+void GeneralizeInto(const engine::Schema& schema, size_t attr, const config::QuasiIdentifier& qi,
+                    const std::string& raw, std::string* out) {
   const engine::QiAttribute& a = schema.attribute(attr);
   if (a.IsCategorical()) {  // a leaf, or outside the domain
     out->assign(raw);
@@ -99,15 +98,16 @@ bool HasTimeBucket(const dp::CountQuery& q) {
 
 // The DP plan of the config's queries and KPIs; the QIs they use (as a
 // dimension or a filter) go into `qi_domains`.
-dp::DpPlan PlanFromConfig(const config::Config& config, const engine::Schema& schema, std::map<std::string, QiDomain>* qi_domains) {
+dp::DpPlan PlanFromConfig(const config::Config& config, const engine::Schema& schema,
+                          std::map<std::string, QiDomain>* qi_domains) {
   const config::DpConfig& dpc = config.dp;
   dp::DpPlan plan;
   auto to_query = [&](const config::DpQuery& in) {
     dp::CountQuery q;
     q.name = in.name;
-    q.unit = in.count == config::DpCount::kEvents   ? dp::CountUnit::kEvents
+    q.unit = in.count == config::DpCount::kEvents  ? dp::CountUnit::kEvents
              : in.count == config::DpCount::kTrips ? dp::CountUnit::kTrips
-                                           : dp::CountUnit::kVehicles;
+                                                   : dp::CountUnit::kVehicles;
     q.filter = in.filter;
     q.bounds.max_per_cell = static_cast<uint64_t>(dpc.max_per_cell);
     q.bounds.max_cells = static_cast<uint64_t>(dpc.max_cells);
@@ -186,18 +186,20 @@ DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key
                             "Epsilon spent in the current period (the most spent by any partition).")),
       remaining_gauge_(NewGauge(registry, "vanon_dp_epsilon_remaining",
                                 "Budget minus spent (the least remaining on any partition).")),
-      exhausted_gauge_(NewGauge(registry, "vanon_dp_budget_exhausted",
-                                "1 while DP publication is paused on some partition.")),
+      exhausted_gauge_(
+          NewGauge(registry, "vanon_dp_budget_exhausted", "1 while DP publication is paused on some partition.")),
       cells_counter_(NewCounter(registry, "vanon_dp_cells_published_total", "Noisy cells published.")),
-      cut_counter_(NewCounter(registry, "vanon_dp_contributions_cut_total",
-                              "Contributions dropped by per-vehicle bounding.")),
+      cut_counter_(
+          NewCounter(registry, "vanon_dp_contributions_cut_total", "Contributions dropped by per-vehicle bounding.")),
       global_complete_counter_(prometheus::BuildCounter()
                                    .Name("vanon_dp_global_windows_total")
                                    .Help("Global DP windows published (dp.aggregation), by completeness.")
                                    .Register(registry)
                                    .Add({{"complete", "true"}})),
-      global_incomplete_counter_(
-          prometheus::BuildCounter().Name("vanon_dp_global_windows_total").Register(registry).Add({{"complete", "false"}})),
+      global_incomplete_counter_(prometheus::BuildCounter()
+                                     .Name("vanon_dp_global_windows_total")
+                                     .Register(registry)
+                                     .Add({{"complete", "false"}})),
       partials_dropped_counter_(NewCounter(registry, "vanon_dp_partials_dropped_total",
                                            "Partials of windows already published, or unreadable: dropped.")) {
   if (!enabled_) return;
@@ -288,9 +290,8 @@ void DpPublisher::Forget(int32_t partition) {
   budgets_.erase(partition);
 }
 
-DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
-                                         int64_t epoch_end_ms, std::span<const ingest::BufferedEvent> events,
-                                         dp::RandomSource& random) {
+DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
+                                         std::span<const ingest::BufferedEvent> events, dp::RandomSource& random) {
   Result result;
   result.partition = partition;
   if (!enabled_) return result;
@@ -311,12 +312,12 @@ DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64
   if (!spend.publish()) throw std::runtime_error(spend.message);
 
   dp::DpRelease release(plan_, release_id, epoch_start_ms, epoch_end_ms);
-  ForEachVehicle(events, [&](std::string_view vehicle, std::span<const dp::DpEvent> list) {
-    release.AddVehicle(vehicle, list);
-  });
+  ForEachVehicle(
+      events, [&](std::string_view vehicle, std::span<const dp::DpEvent> list) { release.AddVehicle(vehicle, list); });
   std::optional<dp::DpReleaseResult> published = release.Publish(policy_.per_release, random);
   if (!published) throw std::runtime_error("dp: noise scale overflow in release " + std::to_string(epoch));
-  for (const dp::DpCountRecord& r : published->records) result.records.push_back(WithPartition(dp::ToJson(r), partition));
+  for (const dp::DpCountRecord& r : published->records)
+    result.records.push_back(WithPartition(dp::ToJson(r), partition));
   result.contributions_cut = published->contributions_cut;
 
   lock.lock();
@@ -374,8 +375,8 @@ void DpPublisher::ForEachVehicle(std::span<const ingest::BufferedEvent> events, 
 // (a paused budget, an idle partition, a service stopped for days break
 // that), and a counter must never publish on a charge the ledger no longer
 // counts. The charge's ledger id is kept in kTreeChargeMeta.
-void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
-                                const dp::DpRelease& release, dp::RandomSource& random, Result* result) {
+void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_start_ms, const dp::DpRelease& release,
+                                dp::RandomSource& random, Result* result) {
   if (trees_.empty()) return;
   std::vector<std::vector<dp::TreeCounter>> counters(trees_.size());
   // No charge on record (a state written before it was kept) counts as
@@ -384,8 +385,8 @@ void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_
   if (std::optional<std::string> charge = store_->GetMeta(partition, kTreeChargeMeta)) {
     uint64_t id = 0;
     auto [end, ec] = std::from_chars(charge->data(), charge->data() + charge->size(), id);
-    fresh = ec != std::errc() || end != charge->data() + charge->size() ||
-            !Ledger(partition).Charged(id, epoch_start_ms);
+    fresh =
+        ec != std::errc() || end != charge->data() + charge->size() || !Ledger(partition).Charged(id, epoch_start_ms);
   }
   for (size_t q = 0; q < trees_.size() && !fresh; ++q) {
     const size_t cells = release.counters()[trees_[q].count_index].num_cells();
@@ -419,7 +420,8 @@ void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_
     charge_record = std::to_string(charge);
     for (size_t q = 0; q < trees_.size(); ++q) {
       const size_t cells = release.counters()[trees_[q].count_index].num_cells();
-      counters[q].assign(cells, *dp::TreeCounter::Create(tree_levels_, trees_[q].stream_sensitivity, trees_[q].epsilon));
+      counters[q].assign(cells,
+                         *dp::TreeCounter::Create(tree_levels_, trees_[q].stream_sensitivity, trees_[q].epsilon));
     }
   }
   for (size_t q = 0; q < trees_.size(); ++q) {

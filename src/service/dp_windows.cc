@@ -52,8 +52,8 @@ std::string PartitionTail(int32_t partition) { return ",\"partition\":" + std::t
 std::string DpWindowJson(const dp::DpCountRecord& r, int64_t start_ms, int64_t end_ms, const std::string& tail) {
   std::string json = dp::ToJson(r);
   json.pop_back();  // '}'
-  json += ",\"window_start_ms\":" + std::to_string(start_ms) + ",\"window_end_ms\":" + std::to_string(end_ms) +
-          tail + "}";
+  json +=
+      ",\"window_start_ms\":" + std::to_string(start_ms) + ",\"window_end_ms\":" + std::to_string(end_ms) + tail + "}";
   return json;
 }
 
@@ -100,7 +100,9 @@ DpPublisher::Window DpPublisher::FreshWindow(int64_t index) const {
 std::optional<DpPublisher::Window> DpPublisher::LoadWindow(int32_t partition) const {
   std::optional<std::string> stored = store_->GetMeta(partition, kWindowMeta);
   if (!stored || stored->empty()) return std::nullopt;
-  auto unreadable = [&] { return std::runtime_error("dp: unreadable window state on partition " + std::to_string(partition)); };
+  auto unreadable = [&] {
+    return std::runtime_error("dp: unreadable window state on partition " + std::to_string(partition));
+  };
   std::istringstream in(*stored);
   std::string line;
   std::getline(in, line);
@@ -253,7 +255,8 @@ void DpPublisher::PublishWindow(int32_t partition, Window& window, dp::RandomSou
   const dp::DpRelease release(plan_, static_cast<uint64_t>(window.index), std::move(counters));
   std::optional<dp::DpReleaseResult> out = release.Publish(policy_.per_release, random);
   if (!out) throw std::runtime_error("dp: noise scale overflow in window " + std::to_string(window.index));
-  for (const dp::DpCountRecord& r : out->records) result->records.push_back(DpWindowJson(r, start, end, PartitionTail(partition)));
+  for (const dp::DpCountRecord& r : out->records)
+    result->records.push_back(DpWindowJson(r, start, end, PartitionTail(partition)));
   result->contributions_cut += out->contributions_cut;
 
   CumulativeSums(partition, "dp_cumsum/", release, *out, PartitionTail(partition), result);

@@ -223,10 +223,10 @@ void IngestPipeline::RouteRejected(const kafka::InputMessage& m, const std::stri
   if (!dlq_) return;
   std::string key = m.key.empty() ? std::string() : hasher_->HashHex(m.key);
   kafka::KafkaHeaders headers = {{"vanon.reason", reason},
-                          {"vanon.detail", detail},
-                          {"vanon.source.topic", config_.kafka.topics.input},
-                          {"vanon.source.partition", std::to_string(m.partition)},
-                          {"vanon.source.offset", std::to_string(m.offset)}};
+                                 {"vanon.detail", detail},
+                                 {"vanon.source.topic", config_.kafka.topics.input},
+                                 {"vanon.source.partition", std::to_string(m.partition)},
+                                 {"vanon.source.offset", std::to_string(m.offset)}};
   std::string_view value = DlqValue(m.value);
   if (value.size() < m.value.size()) headers.emplace_back("vanon.truncated_from", std::to_string(m.value.size()));
   dlq_->Produce(config_.kafka.topics.dlq, -1, key, value, headers);
@@ -238,17 +238,18 @@ void IngestPipeline::RouteRejected(const kafka::InputMessage& m, const std::stri
 void IngestPipeline::RouteLate(const kafka::InputMessage& m, int64_t watermark_ms) {
   if (config_.privacy.late_events != config::LateEvents::kTopic || !dlq_) return;
   kafka::KafkaHeaders headers = {{"vanon.reason", "late"},
-                          {"vanon.watermark_ms", std::to_string(watermark_ms)},
-                          {"vanon.source.topic", config_.kafka.topics.input},
-                          {"vanon.source.partition", std::to_string(m.partition)},
-                          {"vanon.source.offset", std::to_string(m.offset)}};
+                                 {"vanon.watermark_ms", std::to_string(watermark_ms)},
+                                 {"vanon.source.topic", config_.kafka.topics.input},
+                                 {"vanon.source.partition", std::to_string(m.partition)},
+                                 {"vanon.source.offset", std::to_string(m.offset)}};
   dlq_->Produce(config_.kafka.topics.late, -1, hasher_->HashHex(parsed_.vin), m.value, headers);
 }
 
 // The parsed event as state keeps it: tokens instead of identifiers, the
 // vehicle's QI values, the payload already coarsened.
 void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v, state::IngestWrite* write) {
-  release::KeyedEvent& kept = stored_.emplace_back(m.partition, release::KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
+  release::KeyedEvent& kept =
+      stored_.emplace_back(m.partition, release::KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
   ingest::BufferedEvent& b = kept.event;
   b.vehicle_key = v.key;
   b.trip_key = v.last_trip_key;
@@ -266,7 +267,8 @@ void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v, 
 // Before the batch commits: what was routed must have arrived, or the batch
 // is not recorded (and is read again).
 void IngestPipeline::FlushRouted(const BatchCounts& counts) {
-  const bool routed = counts.rejected > 0 || (counts.late > 0 && config_.privacy.late_events == config::LateEvents::kTopic);
+  const bool routed =
+      counts.rejected > 0 || (counts.late > 0 && config_.privacy.late_events == config::LateEvents::kTopic);
   if (!routed || !dlq_) return;
   uint64_t failures_before = dlq_->failures();
   if (!dlq_->Flush(30000) || dlq_->failures() != failures_before) {
@@ -277,7 +279,8 @@ void IngestPipeline::FlushRouted(const BatchCounts& counts) {
 void IngestPipeline::ReportBatch(const BatchCounts& counts) {
   if (!metrics_) return;
   const release::PayloadStats& ps = payload_->stats();
-  metrics_->payload_malformed_fields.Increment(static_cast<double>(ps.malformed_fields - payload_reported_.malformed_fields));
+  metrics_->payload_malformed_fields.Increment(
+      static_cast<double>(ps.malformed_fields - payload_reported_.malformed_fields));
   metrics_->payload_malformed_payloads.Increment(
       static_cast<double>(ps.malformed_payloads - payload_reported_.malformed_payloads));
   payload_reported_ = ps;

@@ -15,9 +15,7 @@ class JsonEscapedMessage : public spdlog::custom_flag_formatter {
   void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
     base::AppendJsonEscaped(&dest, std::string_view(msg.payload.data(), msg.payload.size()));
   }
-  std::unique_ptr<custom_flag_formatter> clone() const override {
-    return std::make_unique<JsonEscapedMessage>();
-  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<JsonEscapedMessage>(); }
 };
 }  // namespace
 

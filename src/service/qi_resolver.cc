@@ -19,8 +19,7 @@ std::vector<size_t> MapNames(const config::Config& config, const std::vector<std
     size_t i = 0;
     while (i < available.size() && available[i] != qi.name) ++i;
     if (i == available.size()) {
-      throw std::runtime_error(config.path + ": quasi_identifiers: '" + qi.name +
-                               "' is not an attribute of " + source);
+      throw std::runtime_error(config.path + ": quasi_identifiers: '" + qi.name + "' is not an attribute of " + source);
     }
     idx.push_back(i);
   }
@@ -38,8 +37,8 @@ template <typename Source, fleet::DecodedVehicle (Source::*kLookup)(std::string_
 class LookupResolver : public QiResolver {
  public:
   // `sensitive`: the attribute holding the sensitive value, or SIZE_MAX.
-  LookupResolver(const config::Config& c, Source source, const std::vector<std::string>& names,
-                 const std::string& what, size_t sensitive = SIZE_MAX)
+  LookupResolver(const config::Config& c, Source source, const std::vector<std::string>& names, const std::string& what,
+                 size_t sensitive = SIZE_MAX)
       : source_(std::move(source)), idx_(MapNames(c, names, what)), sensitive_(sensitive) {}
   bool Resolve(const ingest::ParsedEvent& e, std::vector<std::string>* qi) const override {
     fleet::DecodedVehicle d = (source_.*kLookup)(e.vin);
@@ -106,7 +105,8 @@ std::unique_ptr<QiResolver> QiResolver::Create(const config::Config& config, std
   switch (config.vehicle.source) {
     case config::VehicleSource::kVinTable: {
       fleet::VinDecoder table = fleet::VinDecoder::Load(config.vehicle.vin_table);
-      std::vector<std::string> names(fleet::VinDecoder::kAttributeNames.begin(), fleet::VinDecoder::kAttributeNames.end());
+      std::vector<std::string> names(fleet::VinDecoder::kAttributeNames.begin(),
+                                     fleet::VinDecoder::kAttributeNames.end());
       return std::make_unique<VinTableResolver>(config, std::move(table), names,
                                                 "the VIN table " + config.vehicle.vin_table);
     }

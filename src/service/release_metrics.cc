@@ -26,36 +26,34 @@ ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const co
                                  "aborted and computed again.")),
       last_release_ts_(NewGauge(r, "vanon_last_release_timestamp_seconds",
                                 "Wall time of the last committed release (Unix seconds).")),
-      suppression_ratio_(NewGauge(r, "vanon_release_suppression_ratio",
-                                  "Suppressed / all tuples of the last release.")),
+      suppression_ratio_(
+          NewGauge(r, "vanon_release_suppression_ratio", "Suppressed / all tuples of the last release.")),
       published_total_(NewCounter(r, "vanon_tuples_published_total", "Real tuples published.")),
       counterfeits_total_(NewCounter(r, "vanon_counterfeits_total", "Counterfeit tuples published.")),
       qi_at_root_total_(NewCounter(r, "vanon_release_qi_at_root_total",
                                    "Numeric QI values with no exact code (not a number, out of range, too "
                                    "many decimals), published under the root; one per vehicle and QI.")),
-      discernibility_(NewGauge(r, "vanon_release_discernibility_penalty",
-                               "Discernibility penalty of the last release (raw).")),
-      discernibility_normalized_(NewGauge(r, "vanon_release_discernibility_normalized",
-                                          "Discernibility penalty divided by |T|^2.")),
-      emd_max_(NewGauge(r, "vanon_release_emd_max",
-                        "Largest EMD between a group and the release (equal-distance form).")),
-      min_group_size_(NewGauge(r, "vanon_release_min_group_size",
-                               "Distinct vehicles in the smallest group of the last release.")),
+      discernibility_(
+          NewGauge(r, "vanon_release_discernibility_penalty", "Discernibility penalty of the last release (raw).")),
+      discernibility_normalized_(
+          NewGauge(r, "vanon_release_discernibility_normalized", "Discernibility penalty divided by |T|^2.")),
+      emd_max_(
+          NewGauge(r, "vanon_release_emd_max", "Largest EMD between a group and the release (equal-distance form).")),
+      min_group_size_(
+          NewGauge(r, "vanon_release_min_group_size", "Distinct vehicles in the smallest group of the last release.")),
       min_distinct_(NewGauge(r, "vanon_release_min_distinct_sensitive",
                              "Fewest distinct sensitive values in a group of the last release.")),
       avg_group_size_(NewGauge(r, "vanon_release_avg_group_size", "Published tuples per group.")),
       ncp_(NewGauge(r, "vanon_release_ncp", "Average normalized certainty penalty of the last release.")),
-      counterfeit_ratio_(NewGauge(r, "vanon_release_counterfeit_ratio",
-                                  "Counterfeit / all published tuples of the last release.")),
+      counterfeit_ratio_(
+          NewGauge(r, "vanon_release_counterfeit_ratio", "Counterfeit / all published tuples of the last release.")),
       waiting_(NewGauge(r, "vanon_tuples_waiting", "Tuples held in state for a later release.")),
       duration_(NewHistogram(r, "vanon_release_duration_seconds",
                              "From the epoch becoming closable to the transaction commit.",
                              {0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60})),
       latency_(NewHistogram(r, "vanon_event_to_publication_latency_seconds",
-                            "From an event's time to the commit of the release publishing it.",
-                            kLatencyBuckets)),
-      events_released_(NewCounter(r, "vanon_events_released_total",
-                                  "Events published in the anonymized topic.")),
+                            "From an event's time to the commit of the release publishing it.", kLatencyBuckets)),
+      events_released_(NewCounter(r, "vanon_events_released_total", "Events published in the anonymized topic.")),
       precompute_used_(prometheus::BuildCounter()
                            .Name("vanon_release_precomputes_total")
                            .Help("Partition shares computed ahead of their epoch's close, by outcome: used, or "

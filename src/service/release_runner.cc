@@ -40,13 +40,11 @@ namespace {
 using SteadyClock = std::chrono::steady_clock;
 
 int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
-double SecondsSince(SteadyClock::time_point t) {
-  return std::chrono::duration<double>(SteadyClock::now() - t).count();
-}
+double SecondsSince(SteadyClock::time_point t) { return std::chrono::duration<double>(SteadyClock::now() - t).count(); }
 
 // The release log keeps this many releases per partition (for operators and
 // for restoring the last-release metrics); older entries are deleted.
@@ -83,16 +81,16 @@ struct ReleaseRunner::Impl {
   struct Job {
     int32_t partition = 0;
     int64_t epoch = 0;
-    state::ReleaseLogEntry entry;    // guarded by mu: the seed from the start, the rest at prepare
-    bool resumed = false;     // prepared by an earlier process
-    uint64_t taken_mark = 0;  // EventBuffer::arrivals_behind_take() when taken
+    state::ReleaseLogEntry entry;       // guarded by mu: the seed from the start, the rest at prepare
+    bool resumed = false;               // prepared by an earlier process
+    uint64_t taken_mark = 0;            // EventBuffer::arrivals_behind_take() when taken
     SteadyClock::time_point submitted;  // prepared
-    release::TakenEvents events;       // until a computing thread claims the job
-    bool prepared = false;    // guarded by mu
-    bool claimed = false;     // guarded by mu
-    bool computed = false;    // guarded by mu
-    std::exception_ptr error; // guarded by mu
-    ComputedShare share;      // written by the computing thread, read once computed
+    release::TakenEvents events;        // until a computing thread claims the job
+    bool prepared = false;              // guarded by mu
+    bool claimed = false;               // guarded by mu
+    bool computed = false;              // guarded by mu
+    std::exception_ptr error;           // guarded by mu
+    ComputedShare share;                // written by the computing thread, read once computed
     // share.delta as the share's apply batch (written with it); the apply
     // adds the release-log entry, the closed clock and the progress.
     std::unique_ptr<state::ReleaseWrite> apply;
@@ -117,20 +115,20 @@ struct ReleaseRunner::Impl {
 
   mutable std::mutex mu;
   std::condition_variable work_cv, done_cv;
-  std::map<int32_t, JobPtr> jobs;  // guarded by mu: per partition, taken and not yet applied
-  std::deque<JobPtr> to_compute;   // guarded by mu: not claimed by a computing thread
-  std::deque<JobPtr> to_publish;   // guarded by mu: prepared, in no batch yet
-  std::vector<JobPtr> done;        // guarded by mu: committed, waiting for Apply()
-  size_t publishing = 0;           // guarded by mu: prepared jobs not yet in `done`
-  std::exception_ptr error;        // guarded by mu
-  bool stopping = false;           // guarded by mu: the release thread stops
-  bool computers_stopping = false; // guarded by mu: the computing threads stop
+  std::map<int32_t, JobPtr> jobs;            // guarded by mu: per partition, taken and not yet applied
+  std::deque<JobPtr> to_compute;             // guarded by mu: not claimed by a computing thread
+  std::deque<JobPtr> to_publish;             // guarded by mu: prepared, in no batch yet
+  std::vector<JobPtr> done;                  // guarded by mu: committed, waiting for Apply()
+  size_t publishing = 0;                     // guarded by mu: prepared jobs not yet in `done`
+  std::exception_ptr error;                  // guarded by mu
+  bool stopping = false;                     // guarded by mu: the release thread stops
+  bool computers_stopping = false;           // guarded by mu: the computing threads stop
   std::atomic<int64_t> batch_open_since{0};  // steady seconds, 0 = no batch
   std::thread thread;
   std::vector<std::thread> computers;
 
-  Impl(const config::Config& c, int extra, state::StateStore* s, kafka::TransactionalProducer* p, ReleaseMetricsExporter* m,
-       OutputTopology t, DpPublisher* d)
+  Impl(const config::Config& c, int extra, state::StateStore* s, kafka::TransactionalProducer* p,
+       ReleaseMetricsExporter* m, OutputTopology t, DpPublisher* d)
       : config(c),
         store(s),
         producer(p),
@@ -268,8 +266,9 @@ struct ReleaseRunner::Impl {
       const bool used = job->epoch == s.epoch && state.events->arrivals_behind_take() == job->taken_mark;
       if (metrics) metrics->Precomputed(used);
       if (!used) {
-        spdlog::info("release {} partition {}: an event of the epoch arrived after its share was computed; computing it again",
-                     s.epoch, s.partition);
+        spdlog::info(
+            "release {} partition {}: an event of the epoch arrived after its share was computed; computing it again",
+            s.epoch, s.partition);
         Drop(job, state.events);
         job = nullptr;
       }
@@ -278,8 +277,8 @@ struct ReleaseRunner::Impl {
     if (stored && stored->status == state::ReleaseStatus::kCommitted) {
       // Apply wrote the log entry and closed the clock in one batch, so
       // this means the clock in memory is behind state: never expected.
-      throw std::runtime_error("release " + std::to_string(s.epoch) + " of partition " +
-                               std::to_string(s.partition) + " is committed but its epoch is still open");
+      throw std::runtime_error("release " + std::to_string(s.epoch) + " of partition " + std::to_string(s.partition) +
+                               " is committed but its epoch is still open");
     }
     *fresh = !job;
     if (!*fresh) return job;
@@ -378,9 +377,9 @@ struct ReleaseRunner::Impl {
         bool committed_before = false;
         if (job->resumed) {
           committed_before = SummaryCommitted(job->partition, job->epoch, entry);
-          spdlog::info("release {} partition {}: resuming a prepared release; {}", job->epoch, job->partition,
-                       committed_before ? "it was committed, applying its state"
-                                        : "it was not committed, republishing");
+          spdlog::info(
+              "release {} partition {}: resuming a prepared release; {}", job->epoch, job->partition,
+              committed_before ? "it was committed, applying its state" : "it was not committed, republishing");
         }
         share = ComputeShare(ctx, job->partition, job->epoch, entry.seed, committed_before, std::move(events));
         apply = std::make_unique<state::ReleaseWrite>(*store);
@@ -408,8 +407,8 @@ struct ReleaseRunner::Impl {
         work_cv.wait(l, [&] { return stopping || !to_publish.empty(); });
         if (stopping) return;
       }
-      batch_open_since = std::chrono::duration_cast<std::chrono::seconds>(
-                             SteadyClock::now().time_since_epoch()).count();
+      batch_open_since =
+          std::chrono::duration_cast<std::chrono::seconds>(SteadyClock::now().time_since_epoch()).count();
       try {
         std::vector<JobPtr> out = RunBatch();
         batch_open_since = 0;
@@ -458,9 +457,8 @@ struct ReleaseRunner::Impl {
         if (job.error) std::rethrow_exception(job.error);
         return &job;
       }
-      work_cv.wait(l, [&] {
-        return job.computed || (!b.sealed && !to_publish.empty() && b.jobs.size() < kMaxBatchShares);
-      });
+      work_cv.wait(
+          l, [&] { return job.computed || (!b.sealed && !to_publish.empty() && b.jobs.size() < kMaxBatchShares); });
     }
   }
 
@@ -495,11 +493,11 @@ struct ReleaseRunner::Impl {
   bool SummaryCommitted(int32_t partition, int64_t epoch, const state::ReleaseLogEntry& entry) {
     bool found = false;
     kafka::ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties,
-                  config.kafka.topics.releases, entry.readback_partition, entry.readback_offset,
-                  [&](const kafka::CommittedRecord& r) {
-                    found = release::IsSummaryOf(r.value, epoch, partition);
-                    return !found;
-                  });
+                         config.kafka.topics.releases, entry.readback_partition, entry.readback_offset,
+                         [&](const kafka::CommittedRecord& r) {
+                           found = release::IsSummaryOf(r.value, epoch, partition);
+                           return !found;
+                         });
     return found;
   }
 
@@ -512,10 +510,10 @@ struct ReleaseRunner::Impl {
       if (bad == kNone) return;
       Job& job = *b.jobs[bad];
       if (metrics) metrics->CheckFailed();
-      spdlog::error("release {} partition {}: the share failed the independent check ({} violations, first: {}); "
-                    "nothing of its batch published (attempt {} of {})",
-                    job.epoch, job.partition, job.share.violations.size(), job.share.violations.front(), attempt,
-                    kCheckAttempts);
+      spdlog::error(
+          "release {} partition {}: the share failed the independent check ({} violations, first: {}); "
+          "nothing of its batch published (attempt {} of {})",
+          job.epoch, job.partition, job.share.violations.size(), job.share.violations.front(), attempt, kCheckAttempts);
       if (attempt >= kCheckAttempts) {
         throw std::runtime_error("release " + std::to_string(job.epoch) + " partition " +
                                  std::to_string(job.partition) + " failed the independent check " +
@@ -589,7 +587,8 @@ struct ReleaseRunner::Impl {
   }
 
   // The share's state changes and the offset to resume at, in its transaction.
-  void ProduceChangelog(const Job& job, const kafka::KafkaHeaders& headers, std::map<int32_t, int64_t>* resume_offsets) {
+  void ProduceChangelog(const Job& job, const kafka::KafkaHeaders& headers,
+                        std::map<int32_t, int64_t>* resume_offsets) {
     const ComputedShare& s = job.share;
     state::ReleaseLogEntry committed = job.entry;
     committed.status = state::ReleaseStatus::kCommitted;
@@ -687,7 +686,9 @@ struct ReleaseRunner::Impl {
         "{}/{}/{} (conflict/delay/ineligible), {} waiting, {} events out, {:.3f} s{}",
         s.epoch, s.partition, m.tuples, m.published, m.groups, m.counterfeits, m.suppressed_by_reason[0],
         m.suppressed_by_reason[1], m.suppressed_by_reason[2], m.waiting, s.published_events, o.seconds,
-        o.recovered ? " (recovered after a crash)" : o.republished ? " (republished after a crash)" : "");
+        o.recovered     ? " (recovered after a crash)"
+        : o.republished ? " (republished after a crash)"
+                        : "");
     return o;
   }
 
@@ -721,8 +722,7 @@ void ReleaseRunner::DropPrecomputed(const std::function<PartitionState(int32_t)>
 
 bool ReleaseRunner::InFlight(int32_t partition) const { return impl_->InFlight(partition); }
 
-std::vector<ReleaseOutcome> ReleaseRunner::Apply(const std::function<PartitionState(int32_t)>& state_of,
-                                                 bool wait) {
+std::vector<ReleaseOutcome> ReleaseRunner::Apply(const std::function<PartitionState(int32_t)>& state_of, bool wait) {
   return impl_->Apply(state_of, wait);
 }
 

@@ -25,7 +25,9 @@ namespace vanon::service {
 
 namespace {
 
-std::string VehicleKey(const ingest::HmacToken& t) { return std::string(reinterpret_cast<const char*>(t.data()), t.size()); }
+std::string VehicleKey(const ingest::HmacToken& t) {
+  return std::string(reinterpret_cast<const char*>(t.data()), t.size());
+}
 
 // Signatures of vehicles not published for longer than the retention
 // horizon are forgotten: the guarantee covers releases inside it. A scan
@@ -160,7 +162,8 @@ void RecordPublication(ShareWork& w, ComputedShare* share) {
       }
     }
   }
-  for (const engine::Suppressed& s : w.out.suppressed) share->suppressed_events += ConsumeTupleEvents(w, s.ref, false, share);
+  for (const engine::Suppressed& s : w.out.suppressed)
+    share->suppressed_events += ConsumeTupleEvents(w, s.ref, false, share);
   for (const auto& [vehicle, sig] : w.out.new_signatures) {
     delta.Add(ShareDelta::PutSignature{vehicle, state::StoredSignature{sig, w.epoch, w.epoch}});
   }
@@ -182,8 +185,8 @@ void DropOrphanEvents(ShareWork& w, ComputedShare* share) {
     orphans += idx.size();
   }
   if (orphans > 0) {
-    spdlog::error("release {} partition {}: {} buffered events had no waiting tuple; counted as suppressed",
-                  w.epoch, w.partition, orphans);
+    spdlog::error("release {} partition {}: {} buffered events had no waiting tuple; counted as suppressed", w.epoch,
+                  w.partition, orphans);
     share->suppressed_events += orphans;
   }
 }
@@ -223,10 +226,12 @@ void WriteStateChanges(ShareWork& w, ComputedShare* share) {
 void HandOverEvents(ShareWork& w, ComputedShare* share) {
   release::EpochEvents& ev = w.ev;
   for (size_t i = 0; i < ev.current.size(); ++i) {
-    if (!w.consumed[i]) share->remaining.push_back({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});
+    if (!w.consumed[i])
+      share->remaining.push_back({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});
   }
   for (size_t i = 0; i < ev.old.size(); ++i) {
-    if (!w.old_deleted[i]) share->remaining.push_back({ev.old_keys[i].first, ev.old_keys[i].second, std::move(ev.old[i])});
+    if (!w.old_deleted[i])
+      share->remaining.push_back({ev.old_keys[i].first, ev.old_keys[i].second, std::move(ev.old[i])});
   }
   share->current_consumed = std::move(w.consumed);
   share->old_consumed = std::move(w.old_deleted);
@@ -235,8 +240,8 @@ void HandOverEvents(ShareWork& w, ComputedShare* share) {
 
 }  // namespace
 
-ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
-                           const release::ReleaseSeed& seed, bool committed_before, release::TakenEvents taken) {
+ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch, const release::ReleaseSeed& seed,
+                           bool committed_before, release::TakenEvents taken) {
   ComputedShare share;
   share.partition = partition;
   share.epoch = epoch;
@@ -269,8 +274,7 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   }
   const double engine_ms = timer.Lap();
   share.records = WriteRelease({ctx.schema, ctx.config->sensitive ? &w.dict : nullptr, ctx.payload},
-                               {partition, ctx.input_partitions, w.start, w.end}, w.in, w.out, w.tuple_events,
-                               &random);
+                               {partition, ctx.input_partitions, w.start, w.end}, w.in, w.out, w.tuple_events, &random);
   const double write_ms = timer.Lap();
   // DP counts on the raw events of the epoch, suppressed vehicles included.
   // The ledger charge is durable before any noisy value leaves; a
@@ -283,9 +287,10 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   HandOverEvents(w, &share);
   share.metrics = w.out.metrics;
   share.waiting = w.out.waiting.size();
-  spdlog::debug("release {} partition {}: {} events, {:.0f} ms of CPU; wall ms: input and signatures {:.0f}, "
-                "engine {:.0f}, records {:.0f}, dp {:.0f}, state batch {:.0f}",
-                epoch, partition, n_events, ThreadCpuMs() - cpu0, load_ms, engine_ms, write_ms, dp_ms, timer.Lap());
+  spdlog::debug(
+      "release {} partition {}: {} events, {:.0f} ms of CPU; wall ms: input and signatures {:.0f}, "
+      "engine {:.0f}, records {:.0f}, dp {:.0f}, state batch {:.0f}",
+      epoch, partition, n_events, ThreadCpuMs() - cpu0, load_ms, engine_ms, write_ms, dp_ms, timer.Lap());
   return share;
 }
 
@@ -295,7 +300,8 @@ void ReturnEvents(ComputedShare* share, release::EventBuffer* buffer) {
   if (!share->spent) return;
   release::EpochEvents& ev = *share->spent;
   for (size_t i = 0; i < ev.current.size(); ++i) {
-    if (share->current_consumed[i]) buffer->Restore({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});
+    if (share->current_consumed[i])
+      buffer->Restore({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});
   }
   for (size_t i = 0; i < ev.old.size(); ++i) {
     if (share->old_consumed[i]) buffer->Restore({ev.old_keys[i].first, ev.old_keys[i].second, std::move(ev.old[i])});

@@ -30,10 +30,10 @@ namespace vanon::service {
 struct ShareContext {
   const config::Config* config = nullptr;
   const engine::Schema* schema = nullptr;
-  int sensitive_extra = -1;      // BufferLayout::sensitive of the ingest pipeline
-  int32_t input_partitions = 1;  // for the summary's `partitions`
-  ShareState* state = nullptr;   // the partition's state, read only (but the DP ledger)
-  DpPublisher* dp = nullptr;     // may be null
+  int sensitive_extra = -1;                              // BufferLayout::sensitive of the ingest pipeline
+  int32_t input_partitions = 1;                          // for the summary's `partitions`
+  ShareState* state = nullptr;                           // the partition's state, read only (but the DP ledger)
+  DpPublisher* dp = nullptr;                             // may be null
   const release::PayloadTransformer* payload = nullptr;  // the published time bucket
 };
 
@@ -78,8 +78,8 @@ void ReturnEvents(ComputedShare* share, release::EventBuffer* buffer);
 // EventBuffer::Take gives them (the same set as a scan of state). Safe to
 // run for different partitions at once.
 // `seed` is the release seed that prepare stores (or stored) for the share.
-ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch,
-                           const release::ReleaseSeed& seed, bool committed_before, release::TakenEvents events);
+ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch, const release::ReleaseSeed& seed,
+                           bool committed_before, release::TakenEvents events);
 
 // Meta record holding a partition's SensitiveDictionary.
 inline constexpr const char* kDictionaryMeta = "dictionary";

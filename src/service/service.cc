@@ -37,12 +37,11 @@ namespace vanon::service {
 
 namespace {
 int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 int64_t SteadySeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 // A loop that has not turned for this long is reported unhealthy.
 constexpr int64_t kStallSeconds = 60;
@@ -86,7 +85,7 @@ struct Service::Rep {
   std::atomic<StateRestorer*> restoring{nullptr};  // for /readyz; null without the changelog
   mutable std::mutex url_mu;
   std::string url;
-  ServiceStatus last_release;  // guarded by url_mu; only the last_* fields
+  ServiceStatus last_release;     // guarded by url_mu; only the last_* fields
   std::string partitions_detail;  // guarded by url_mu
 
   // One run's parts, built by the steps in this order, torn down in reverse
@@ -258,7 +257,7 @@ void Service::Rep::OpenState() {
   state_open = true;
   spdlog::info("state open at {} with {} buffered events", config.state.dir, n);
   dlq = std::make_unique<kafka::Producer>(config.kafka.bootstrap, config.kafka.properties,
-                                   config.kafka.producer_properties);
+                                          config.kafka.producer_properties);
   pipeline = std::make_unique<IngestPipeline>(config, hmac_key, store.get(), dlq.get(), &metrics);
 }
 
@@ -269,8 +268,8 @@ bool Service::Rep::ConnectProducer(const std::atomic<bool>& stop) {
   const config::KafkaConfig& k = config.kafka;
   const std::string txn_id = k.transactional_id_prefix + "-" + InstanceId();
   try {
-    out = std::make_unique<kafka::TransactionalProducer>(k.bootstrap, txn_id, k.properties, k.producer_properties, 60000,
-                                                  &stop);
+    out = std::make_unique<kafka::TransactionalProducer>(k.bootstrap, txn_id, k.properties, k.producer_properties,
+                                                         60000, &stop);
   } catch (const kafka::KafkaStartInterrupted& e) {
     spdlog::info("stopped during start-up: {}", e.what());
     return false;
@@ -317,8 +316,8 @@ void Service::Rep::PrepareInternalTopics() {
   }
   kafka::KafkaProperties admin = c.kafka.properties;  // the same client settings as the producers
   for (const auto& [k, v] : c.kafka.producer_properties) admin[k] = v;
-  for (const std::string& line : EnsureInternalTopics(c.kafka.bootstrap, admin, topics,
-                                                      c.kafka.create_internal_topics)) {
+  for (const std::string& line :
+       EnsureInternalTopics(c.kafka.bootstrap, admin, topics, c.kafka.create_internal_topics)) {
     spdlog::info("internal {}", line);
   }
 }
@@ -334,8 +333,8 @@ void Service::Rep::BuildReleasePath() {
       dp->SetAggregation(topology.input_partitions, NewKafkaPartialSource(c));
     }
   }
-  runner = std::make_unique<ReleaseRunner>(c, pipeline->layout().sensitive, store.get(), out.get(),
-                                           &release_metrics, topology, dp.get());
+  runner = std::make_unique<ReleaseRunner>(c, pipeline->layout().sensitive, store.get(), out.get(), &release_metrics,
+                                           topology, dp.get());
   if (c.state.changelog.enabled) {
     changelog = std::make_unique<ChangelogWriter>(c, store.get(), out.get());
     runner->SetChangelog(changelog.get());
@@ -412,8 +411,8 @@ int Service::Rep::ConsumeUntil(const std::atomic<bool>& stop) {
   int64_t gauge_updates = 0;
   try {
     while (!stop.load()) {
-      const auto& batch = consumer->Poll(static_cast<size_t>(config.kafka.poll_batch_max),
-                                         config.kafka.poll_timeout_ms);
+      const auto& batch =
+          consumer->Poll(static_cast<size_t>(config.kafka.poll_batch_max), config.kafka.poll_timeout_ms);
       if (rebalance_error) std::rethrow_exception(rebalance_error);
       CountLostInput();
       if (guard->tripped()) {
@@ -445,9 +444,10 @@ int Service::Rep::ConsumeUntil(const std::atomic<bool>& stop) {
 void Service::Rep::CountLostInput() {
   for (const kafka::LostInput& l : consumer->lost()) {
     metrics.input_lost_to_retention.Increment(static_cast<double>(l.to - l.from));
-    spdlog::error("partition {}: {} input events (offsets {}..{}) were deleted by the broker's retention before "
-                  "vanon read them; they are lost (vanon_input_lost_to_retention_total); consuming goes on at {}",
-                  l.partition, l.to - l.from, l.from, l.to - 1, l.to);
+    spdlog::error(
+        "partition {}: {} input events (offsets {}..{}) were deleted by the broker's retention before "
+        "vanon read them; they are lost (vanon_input_lost_to_retention_total); consuming goes on at {}",
+        l.partition, l.to - l.from, l.from, l.to - 1, l.to);
   }
 }
 

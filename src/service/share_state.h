@@ -30,8 +30,8 @@ class ShareState {
 
   virtual std::optional<std::string> GetMeta(int32_t partition, std::string_view name) const = 0;
   // One result per vehicle key, in the same order.
-  virtual std::vector<std::optional<state::StoredSignature>> GetSignatures(int32_t partition,
-                                                                    const std::vector<std::string>& vehicles) const = 0;
+  virtual std::vector<std::optional<state::StoredSignature>> GetSignatures(
+      int32_t partition, const std::vector<std::string>& vehicles) const = 0;
   // In vehicle key order; fn returns false to stop.
   virtual void ScanSignatures(int32_t partition, const SignatureVisitor& fn) const = 0;
   // Sorted by vehicle key.

@@ -35,7 +35,8 @@ prometheus::Counter& RestoreCounter(prometheus::Registry& r, const std::string& 
 
 // The newest committed release-log entry among `records` (release keys sort
 // by release id), or nullopt.
-std::optional<state::ReleaseLogEntry> NewestCommitted(int32_t partition, const std::map<std::string, std::string>& releases) {
+std::optional<state::ReleaseLogEntry> NewestCommitted(int32_t partition,
+                                                      const std::map<std::string, std::string>& releases) {
   for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
     std::optional<state::ReleaseLogEntry> e = state::ReleaseLogEntry::Decode(it->second);
     if (!e) throw std::runtime_error("changelog: corrupt release-log entry of partition " + std::to_string(partition));
@@ -89,29 +90,31 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const config::Config& 
                                                           prometheus::Gauge* lag) {
   ChangelogRead read;
   read.next_offset = from;
-  kafka::ReadCommitted(config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties,
-                config.state.changelog.topic, partition, from, [&](const kafka::CommittedRecord& r) {
-                  ++read.records;
-                  read.next_offset = r.offset + 1;
-                  if (lag != nullptr) lag->Set(static_cast<double>(r.end - read.next_offset));
-                  int32_t p = -1;
-                  state::StateChange c;
-                  if (!DecodeChangelogKey(r.key, &p, &c) || p != partition) {
-                    throw std::runtime_error("changelog: a record of partition " + std::to_string(partition) +
-                                             " has a malformed key");
-                  }
-                  std::string k = r.key.data() ? std::string(r.key) : std::string();
-                  if (r.value.empty()) {
-                    read.latest.erase(k);
-                    if (c.family == state::StateFamily::kReleases) read.releases.erase(c.key);
-                    return true;
-                  }
-                  c.value = std::string(r.value);
-                  if (c.family == state::StateFamily::kReleases) read.releases[c.key] = *c.value;
-                  read.latest[k] = std::move(c);
-                  return true;
-                },
-                kRestoreTimeoutMs);
+  kafka::ReadCommitted(
+      config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties, config.state.changelog.topic,
+      partition, from,
+      [&](const kafka::CommittedRecord& r) {
+        ++read.records;
+        read.next_offset = r.offset + 1;
+        if (lag != nullptr) lag->Set(static_cast<double>(r.end - read.next_offset));
+        int32_t p = -1;
+        state::StateChange c;
+        if (!DecodeChangelogKey(r.key, &p, &c) || p != partition) {
+          throw std::runtime_error("changelog: a record of partition " + std::to_string(partition) +
+                                   " has a malformed key");
+        }
+        std::string k = r.key.data() ? std::string(r.key) : std::string();
+        if (r.value.empty()) {
+          read.latest.erase(k);
+          if (c.family == state::StateFamily::kReleases) read.releases.erase(c.key);
+          return true;
+        }
+        c.value = std::string(r.value);
+        if (c.family == state::StateFamily::kReleases) read.releases[c.key] = *c.value;
+        read.latest[k] = std::move(c);
+        return true;
+      },
+      kRestoreTimeoutMs);
   if (lag != nullptr) lag->Set(0);
   return read;
 }

@@ -54,13 +54,14 @@ class StateRestorer {
  private:
   // One read of a partition's changelog, compacted: key -> last record.
   struct ChangelogRead {
-    std::map<std::string, state::StateChange> latest;    // changelog key -> change
-    std::map<std::string, std::string> releases;  // release-log store key -> value
+    std::map<std::string, state::StateChange> latest;  // changelog key -> change
+    std::map<std::string, std::string> releases;       // release-log store key -> value
     uint64_t records = 0;
     int64_t next_offset = 0;  // after the last record read
   };
   // `lag` (may be null) follows the offsets still to read.
-  static ChangelogRead ReadChangelog(const config::Config& config, int32_t partition, int64_t from, prometheus::Gauge* lag);
+  static ChangelogRead ReadChangelog(const config::Config& config, int32_t partition, int64_t from,
+                                     prometheus::Gauge* lag);
   // Replaces the partition's local state with the changelog's.
   void ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed);
 

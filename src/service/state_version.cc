@@ -31,9 +31,10 @@ int MigrateStateVersion(state::StateStore* store) {
   // holds no raw trip id to hash again): a trip that spans the upgrade shows
   // as two trips in the DP trip counts of the epoch open at the upgrade.
   // Vehicle tokens, and so signatures and waiting tuples, are unchanged.
-  spdlog::info("state: version {} -> {}: trip tokens are domain-separated from now on; buffered events keep "
-               "theirs (a trip spanning the upgrade counts twice in that epoch's DP trip counts)",
-               found, kStateVersion);
+  spdlog::info(
+      "state: version {} -> {}: trip tokens are domain-separated from now on; buffered events keep "
+      "theirs (a trip spanning the upgrade counts twice in that epoch's DP trip counts)",
+      found, kStateVersion);
   state::ReleaseWrite w(*store);
   w.PutMeta(state::kStoreWideMeta, kMetaName, std::to_string(kStateVersion));
   store->Commit(w, state::Durability::kMachineCrash);

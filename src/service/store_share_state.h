@@ -24,8 +24,8 @@ class StoreShareState final : public ShareState {
   explicit StoreShareState(state::StateStore* store) : store_(store) {}
 
   std::optional<std::string> GetMeta(int32_t partition, std::string_view name) const override;
-  std::vector<std::optional<state::StoredSignature>> GetSignatures(int32_t partition,
-                                                            const std::vector<std::string>& vehicles) const override;
+  std::vector<std::optional<state::StoredSignature>> GetSignatures(
+      int32_t partition, const std::vector<std::string>& vehicles) const override;
   void ScanSignatures(int32_t partition, const SignatureVisitor& fn) const override;
   std::vector<engine::WaitingTuple> LoadWaiting(int32_t partition) const override;
   void CommitMetaNow(int32_t partition, std::string_view name, std::string_view value) override;

@@ -7,11 +7,10 @@ namespace vanon::state {
 // Text "key=value;" pairs: tiny, written once per batch, readable with
 // ldb when debugging, and new reasons need no format version.
 std::string PartitionProgress::Encode() const {
-  std::string out = "v1;next=" + std::to_string(next_offset) + ";consumed=" +
-                    std::to_string(consumed) + ";accepted=" + std::to_string(accepted) +
-                    ";unknown_vin=" + std::to_string(unknown_vin) + ";late=" + std::to_string(late) +
-                    ";released=" + std::to_string(released) + ";suppressed=" +
-                    std::to_string(suppressed) + ";releases=" + std::to_string(releases) + ";";
+  std::string out = "v1;next=" + std::to_string(next_offset) + ";consumed=" + std::to_string(consumed) +
+                    ";accepted=" + std::to_string(accepted) + ";unknown_vin=" + std::to_string(unknown_vin) +
+                    ";late=" + std::to_string(late) + ";released=" + std::to_string(released) +
+                    ";suppressed=" + std::to_string(suppressed) + ";releases=" + std::to_string(releases) + ";";
   for (const auto& [reason, n] : rejected) out += "rej." + reason + "=" + std::to_string(n) + ";";
   if (replay_until >= 0) out += "replay_until=" + std::to_string(replay_until) + ";";
   return out;

@@ -21,8 +21,7 @@ namespace {
 // RocksDB at the next partition instead of walking into its data (or its
 // deletion tombstones).
 template <typename Fn>
-void ScanPartition(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, int32_t partition, const char* what,
-                   Fn&& fn) {
+void ScanPartition(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, int32_t partition, const char* what, Fn&& fn) {
   const std::string prefix = PartitionPrefix(partition);
   const uint32_t next = static_cast<uint32_t>(partition) + 1;  // 0 after the last partition: no bound
   const std::string upper = PartitionPrefix(static_cast<int32_t>(next));
@@ -38,8 +37,8 @@ void ScanPartition(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, int32_t par
 }
 }  // namespace
 
-std::vector<std::optional<StoredSignature>> StateStore::GetSignatures(
-    int32_t partition, const std::vector<std::string>& vehicles) const {
+std::vector<std::optional<StoredSignature>> StateStore::GetSignatures(int32_t partition,
+                                                                      const std::vector<std::string>& vehicles) const {
   std::vector<std::optional<StoredSignature>> out(vehicles.size());
   if (vehicles.empty()) return out;
   std::vector<std::string> keys;
@@ -59,8 +58,8 @@ std::vector<std::optional<StoredSignature>> StateStore::GetSignatures(
   return out;
 }
 
-void StateStore::ScanSignatures(
-    int32_t partition, const std::function<bool(std::string_view, const StoredSignature&)>& fn) const {
+void StateStore::ScanSignatures(int32_t partition,
+                                const std::function<bool(std::string_view, const StoredSignature&)>& fn) const {
   ScanPartition(rep_->db.get(), rep_->signatures, partition, "signatures",
                 [&](std::string_view vehicle, std::string_view value) {
                   auto s = StoredSignature::Decode(value);
@@ -91,16 +90,15 @@ std::optional<ReleaseLogEntry> StateStore::GetRelease(int32_t partition, int64_t
   return e;
 }
 
-void StateStore::ScanReleasesNewestFirst(
-    int32_t partition, const std::function<bool(int64_t, const ReleaseLogEntry&)>& fn) const {
+void StateStore::ScanReleasesNewestFirst(int32_t partition,
+                                         const std::function<bool(int64_t, const ReleaseLogEntry&)>& fn) const {
   const std::string prefix = PartitionPrefix(partition);
   const rocksdb::Slice lower(prefix);  // stops Prev() at the previous partition
   rocksdb::ReadOptions ro;
   ro.iterate_lower_bound = &lower;
   std::unique_ptr<rocksdb::Iterator> it(rep_->db->NewIterator(ro, rep_->releases));
   // The largest possible key of the partition: release INT64_MAX.
-  for (it->SeekForPrev(ReleaseKey(partition, INT64_MAX)); it->Valid() && it->key().starts_with(prefix);
-       it->Prev()) {
+  for (it->SeekForPrev(ReleaseKey(partition, INT64_MAX)); it->Valid() && it->key().starts_with(prefix); it->Prev()) {
     int64_t release;
     if (!DecodeReleaseKey(it->key().ToStringView(), &release)) ThrowCorrupt("release log key", partition);
     auto e = ReleaseLogEntry::Decode(it->value().ToStringView());

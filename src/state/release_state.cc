@@ -4,7 +4,6 @@
 
 namespace vanon::state {
 
-
 namespace {
 // Format versions: bump when a layout changes, and keep decoding the old one.
 constexpr uint8_t kSignatureV1 = 1;
@@ -30,8 +29,7 @@ std::optional<StoredSignature> StoredSignature::Decode(std::string_view bytes) {
   if (!r.GetByte(&version) || version != kSignatureV1) return std::nullopt;
   StoredSignature s;
   uint32_t n;
-  if (!r.GetSignedVarint64(&s.first_release) || !r.GetSignedVarint64(&s.last_release) ||
-      !r.GetCount(&n)) {
+  if (!r.GetSignedVarint64(&s.first_release) || !r.GetSignedVarint64(&s.last_release) || !r.GetCount(&n)) {
     return std::nullopt;
   }
   s.values.reserve(n);

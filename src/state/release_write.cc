@@ -16,9 +16,7 @@ struct ReleaseWrite::Rep {
   const StateStore::Rep* store;
 };
 
-ReleaseWrite::ReleaseWrite(const StateStore& store) : rep_(std::make_unique<Rep>()) {
-  rep_->store = store.rep_.get();
-}
+ReleaseWrite::ReleaseWrite(const StateStore& store) : rep_(std::make_unique<Rep>()) { rep_->store = store.rep_.get(); }
 ReleaseWrite::~ReleaseWrite() = default;
 
 void ReleaseWrite::DeleteEvent(int32_t partition, int64_t ts_ms, int64_t offset) {
@@ -27,8 +25,9 @@ void ReleaseWrite::DeleteEvent(int32_t partition, int64_t ts_ms, int64_t offset)
 
 void ReleaseWrite::DeleteEventRange(int32_t partition, int64_t from_ms, int64_t to_ms) {
   // Event keys sort by (partition, ts, offset) and offsets are >= 0.
-  CheckStatus(rep_->batch.DeleteRange(rep_->store->events, EventKey(partition, from_ms, 0), EventKey(partition, to_ms, 0)),
-              "batch delete range");
+  CheckStatus(
+      rep_->batch.DeleteRange(rep_->store->events, EventKey(partition, from_ms, 0), EventKey(partition, to_ms, 0)),
+      "batch delete range");
 }
 
 void ReleaseWrite::PutEvent(int32_t partition, int64_t ts_ms, int64_t offset, std::string_view encoded) {

@@ -70,11 +70,21 @@ void StateStore::ReplacePartition(int32_t partition, const std::vector<StateChan
   for (const StateChange& c : records) {
     rocksdb::ColumnFamilyHandle* cf = nullptr;
     switch (c.family) {
-      case StateFamily::kEvents: cf = rep_->events; break;
-      case StateFamily::kMeta: cf = rep_->meta; break;
-      case StateFamily::kSignatures: cf = rep_->signatures; break;
-      case StateFamily::kWaiting: cf = rep_->waiting; break;
-      case StateFamily::kReleases: cf = rep_->releases; break;
+      case StateFamily::kEvents:
+        cf = rep_->events;
+        break;
+      case StateFamily::kMeta:
+        cf = rep_->meta;
+        break;
+      case StateFamily::kSignatures:
+        cf = rep_->signatures;
+        break;
+      case StateFamily::kWaiting:
+        cf = rep_->waiting;
+        break;
+      case StateFamily::kReleases:
+        cf = rep_->releases;
+        break;
     }
     if (cf == nullptr) throw std::runtime_error("state: unknown column family in a restored record");
     if (c.value) CheckStatus(b.Put(cf, c.key, *c.value), "restore: put");

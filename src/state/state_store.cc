@@ -105,9 +105,12 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir, std::shared
   // inside RocksDB 7.8.)
   events_cf.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
   opts.allow_concurrent_memtable_write = false;  // only the skip list supports it
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
-      {rocksdb::kDefaultColumnFamilyName, cf}, {kEventsCf, events_cf},  {kMetaCf, cf},
-      {kSignaturesCf, cf},                     {kWaitingCf, cf}, {kReleasesCf, cf}};
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {{rocksdb::kDefaultColumnFamilyName, cf},
+                                                      {kEventsCf, events_cf},
+                                                      {kMetaCf, cf},
+                                                      {kSignaturesCf, cf},
+                                                      {kWaitingCf, cf},
+                                                      {kReleasesCf, cf}};
   rocksdb::DB* db = nullptr;
   CheckStatus(rocksdb::DB::Open(opts, dir, cfs, &s->rep_->handles, &db), "open " + dir);
   s->rep_->db.reset(db);
@@ -144,9 +147,8 @@ std::optional<std::string> StateStore::GetMeta(int32_t partition, std::string_vi
   return v;
 }
 
-void StateStore::ScanEvents(
-    int32_t partition,
-    const std::function<bool(int64_t, int64_t, std::string_view)>& fn) const {
+void StateStore::ScanEvents(int32_t partition,
+                            const std::function<bool(int64_t, int64_t, std::string_view)>& fn) const {
   std::string prefix;
   base::PutBigEndian32(&prefix, static_cast<uint32_t>(partition));
   rocksdb::ReadOptions ro;
@@ -163,7 +165,10 @@ void StateStore::ScanEvents(
 
 uint64_t StateStore::CountEvents(int32_t partition) const {
   uint64_t n = 0;
-  ScanEvents(partition, [&](int64_t, int64_t, std::string_view) { ++n; return true; });
+  ScanEvents(partition, [&](int64_t, int64_t, std::string_view) {
+    ++n;
+    return true;
+  });
   return n;
 }
 

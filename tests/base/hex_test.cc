@@ -29,9 +29,9 @@ TEST(HexTest, DecodeRoundTripsAndRefusesBadInput) {
   std::string back;
   ASSERT_TRUE(HexDecode(HexEncode(bytes), &back));
   EXPECT_EQ(back, bytes);
-  EXPECT_FALSE(HexDecode("abc", &back));   // odd length
-  EXPECT_FALSE(HexDecode("0g", &back));    // not a digit
-  EXPECT_FALSE(HexDecode("AB", &back));    // upper case is not what we write
+  EXPECT_FALSE(HexDecode("abc", &back));  // odd length
+  EXPECT_FALSE(HexDecode("0g", &back));   // not a digit
+  EXPECT_FALSE(HexDecode("AB", &back));   // upper case is not what we write
 }
 
 }  // namespace

@@ -90,8 +90,7 @@ TEST(StoredFormatTest, ReleaseLogEntries) {
   EXPECT_EQ(c->summary, "{\"release\":5}");
   EXPECT_EQ(c->Encode(), committed);
 
-  const std::string prepared =
-      Bytes("0101000306090c0f1215181b1e2124272a2d303336393c3f4245484b4e5154575a5d020e540000");
+  const std::string prepared = Bytes("0101000306090c0f1215181b1e2124272a2d303336393c3f4245484b4e5154575a5d020e540000");
   auto p = state::ReleaseLogEntry::Decode(prepared);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->status, state::ReleaseStatus::kPrepared);
@@ -123,8 +122,7 @@ TEST(StoredFormatTest, EpochClockState) {
 }
 
 TEST(StoredFormatTest, SensitiveDictionary) {
-  const std::string old =
-      Bytes("03000000000000000400000000000000726f636b000000000000000004000000000000006a617a7a");
+  const std::string old = Bytes("03000000000000000400000000000000726f636b000000000000000004000000000000006a617a7a");
   release::SensitiveDictionary d;
   ASSERT_TRUE(d.DecodeState(old));
   EXPECT_EQ(d.Find("rock"), std::optional<engine::SensitiveId>(0));

@@ -61,8 +61,7 @@ inline void WriteBaseStubs(const ScratchDir& dir) {
 
 // `text` with the first occurrence of `from` replaced by `to`; fails the
 // test if `from` is absent, so a stale replacement cannot pass silently.
-inline std::string Replace(std::string text, const std::string& from,
-                           const std::string& to) {
+inline std::string Replace(std::string text, const std::string& from, const std::string& to) {
   size_t pos = text.find(from);
   EXPECT_NE(pos, std::string::npos) << "replacement target missing: " << from;
   if (pos != std::string::npos) text.replace(pos, from.size(), to);

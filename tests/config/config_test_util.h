@@ -17,8 +17,8 @@ class ScratchDir {
  public:
   ScratchDir() {
     std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() /
-            ("vanon-config-test-" + std::to_string(rd()) + std::to_string(rd()));
+    path_ =
+        std::filesystem::temp_directory_path() / ("vanon-config-test-" + std::to_string(rd()) + std::to_string(rd()));
     std::filesystem::create_directories(path_);
   }
   ~ScratchDir() {
@@ -54,8 +54,7 @@ inline ParsedError ParseFirstError(const std::string& what) {
   size_t a = first.find(':');
   size_t b = first.find(": ", a + 1);
   size_t c = first.find(": ", b + 2);
-  if (a == std::string::npos || b == std::string::npos ||
-      c == std::string::npos) {
+  if (a == std::string::npos || b == std::string::npos || c == std::string::npos) {
     return e;
   }
   e.file = first.substr(0, a);

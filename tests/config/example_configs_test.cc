@@ -22,10 +22,8 @@ TEST(ExampleConfigsTest, DemoLoads) {
   EXPECT_EQ(c.vehicle.vin_table, kConfigDir + "vehicle/vin-table.yaml");
   std::vector<std::string> names;
   for (const QuasiIdentifier& qi : c.quasi_identifiers) names.push_back(qi.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"manufacturer", "engine", "body",
-                                             "seats", "model_year"}));
-  EXPECT_EQ(c.quasi_identifiers[2].hierarchy,
-            kConfigDir + "hierarchies/body.csv");
+  EXPECT_EQ(names, (std::vector<std::string>{"manufacturer", "engine", "body", "seats", "model_year"}));
+  EXPECT_EQ(c.quasi_identifiers[2].hierarchy, kConfigDir + "hierarchies/body.csv");
 }
 
 TEST(ExampleConfigsTest, ProductionExampleLoads) {
@@ -53,12 +51,10 @@ TEST(ExampleConfigsTest, ShippedDpBudgetsLastTheirPeriods) {
 }
 
 TEST(ExampleConfigsTest, DemoTakesOverrides) {
-  Config c = LoadConfig(kConfigDir + "demo.yaml",
-                        {"kafka.bootstrap=127.0.0.1:1234", "privacy.m=7"});
+  Config c = LoadConfig(kConfigDir + "demo.yaml", {"kafka.bootstrap=127.0.0.1:1234", "privacy.m=7"});
   EXPECT_EQ(c.kafka.bootstrap, "127.0.0.1:1234");
   EXPECT_EQ(c.privacy.m, 7);
-  EXPECT_THROW(LoadConfig(kConfigDir + "demo.yaml", {"privacy.m=seven"}),
-               ConfigError);
+  EXPECT_THROW(LoadConfig(kConfigDir + "demo.yaml", {"privacy.m=seven"}), ConfigError);
 }
 
 }  // namespace

@@ -22,8 +22,7 @@ TEST(ListenAddressTest, Accepts) {
 TEST(ListenAddressTest, Rejects) {
   std::string host, why;
   int port = 0;
-  for (const char* bad : {"127.0.0.1", ":9464", "host:", "host:0",
-                          "host:65536", "host:12a", "::1:80", "[zz]:80",
+  for (const char* bad : {"127.0.0.1", ":9464", "host:", "host:0", "host:65536", "host:12a", "::1:80", "[zz]:80",
                           "a..b:80", "host name:80", "host:123456"}) {
     EXPECT_FALSE(ParseListenAddress(bad, &host, &port, &why)) << bad;
     EXPECT_FALSE(why.empty()) << bad;

@@ -14,12 +14,8 @@ namespace {
 class LoadConfigTest : public ::testing::Test {
  protected:
   LoadConfigTest() { WriteBaseStubs(dir_); }
-  std::string WriteConfig(const std::string& text) {
-    return dir_.Write("conf/../vanon.yaml", text);
-  }
-  std::string Abs(const std::string& rel) const {
-    return (dir_.path() / rel).lexically_normal().string();
-  }
+  std::string WriteConfig(const std::string& text) { return dir_.Write("conf/../vanon.yaml", text); }
+  std::string Abs(const std::string& rel) const { return (dir_.path() / rel).lexically_normal().string(); }
   ScratchDir dir_;
 };
 
@@ -48,8 +44,7 @@ TEST_F(LoadConfigTest, BaseConfigLoads) {
   EXPECT_EQ(c.privacy.epoch.length_seconds, 10);
   ASSERT_EQ(c.dp.queries.size(), 2u);
   EXPECT_EQ(c.dp.queries[1].filter.at("event"), "touchscreen_used");
-  EXPECT_EQ(c.dp.queries[0].dimensions,
-            (std::vector<std::string>{"event", "qi:engine"}));
+  EXPECT_EQ(c.dp.queries[0].dimensions, (std::vector<std::string>{"event", "qi:engine"}));
   ASSERT_EQ(c.dp.kpis.size(), 1u);
   EXPECT_EQ(c.dp.kpis[0].denominator, "events_by_engine");
   EXPECT_EQ(c.http.host, "127.0.0.1");
@@ -120,10 +115,9 @@ TEST_F(LoadConfigTest, RelativePathsResolveAgainstConfigDirectory) {
 }
 
 TEST_F(LoadConfigTest, OverridesApplyBeforeValidation) {
-  config::Config c = config::LoadConfig(WriteConfig(kBaseConfig),
-                        {"kafka.bootstrap=127.0.0.1:1234", "privacy.m=7",
-                         "quasi_identifiers.1.bins.width=5",
-                         "kafka.topics={input: raw.in}", "logging.level=debug"});
+  config::Config c = config::LoadConfig(
+      WriteConfig(kBaseConfig), {"kafka.bootstrap=127.0.0.1:1234", "privacy.m=7", "quasi_identifiers.1.bins.width=5",
+                                 "kafka.topics={input: raw.in}", "logging.level=debug"});
   EXPECT_EQ(c.kafka.bootstrap, "127.0.0.1:1234");
   EXPECT_EQ(c.privacy.m, 7);
   EXPECT_EQ(c.quasi_identifiers[1].bin_width, 5);
@@ -140,9 +134,8 @@ TEST_F(LoadConfigTest, NumericPrecisionDefaultsToZeroAndIsRead) {
 }
 
 TEST_F(LoadConfigTest, OverrideKeepsDotsInKafkaPropertyNames) {
-  config::Config c = config::LoadConfig(WriteConfig(kBaseConfig),
-                        {"kafka.properties.sasl.username=vanon",
-                         "kafka.producer_properties.linger.ms=5"});
+  config::Config c = config::LoadConfig(
+      WriteConfig(kBaseConfig), {"kafka.properties.sasl.username=vanon", "kafka.producer_properties.linger.ms=5"});
   EXPECT_EQ(c.kafka.properties.at("sasl.username"), "vanon");
   EXPECT_EQ(c.kafka.properties.at("security.protocol"), "PLAINTEXT");
   EXPECT_EQ(c.kafka.producer_properties.at("linger.ms"), "5");
@@ -190,8 +183,7 @@ TEST_F(LoadConfigTest, KAnonymityNeedsNoSensitive) {
 }
 
 TEST_F(LoadConfigTest, EventFieldsSourceNeedsAFieldPerQi) {
-  std::string text = Replace(kBaseConfig,
-                             "source: vin_table\n  vin_table: vehicle/vin.yaml",
+  std::string text = Replace(kBaseConfig, "source: vin_table\n  vin_table: vehicle/vin.yaml",
                              "source: event_fields\n  fields: {engine: car.engine, "
                              "seats: car.seats, model_year: car.year}");
   config::Config c = config::LoadConfig(WriteConfig(text));
@@ -212,8 +204,7 @@ TEST_F(LoadConfigTest, EventFieldsSourceNeedsAFieldPerQi) {
 
 TEST_F(LoadConfigTest, RegistrySource) {
   dir_.Write("registry.csv", "vin,engine\n");
-  std::string text = Replace(kBaseConfig,
-                             "source: vin_table\n  vin_table: vehicle/vin.yaml",
+  std::string text = Replace(kBaseConfig, "source: vin_table\n  vin_table: vehicle/vin.yaml",
                              "source: registry\n  registry: {file: registry.csv}");
   text = Replace(text, "  field: payload.artist\n  aggregator: mode\n",
                  "  aggregator: registry\n  registry_column: artist\n");
@@ -233,11 +224,10 @@ TEST_F(LoadConfigTest, ReportsEveryErrorSortedByLine) {
   } catch (const config::ConfigError& e) {
     std::string what = e.what();
     std::string second = what.substr(what.find('\n') + 1);
-    EXPECT_EQ(ParseFirstError(what).key, "kafka.bootstrap");  // line 1 (kafka:)
+    EXPECT_EQ(ParseFirstError(what).key, "kafka.bootstrap");     // line 1 (kafka:)
     EXPECT_EQ(ParseFirstError(second).key, "kafka.bootstrapp");  // line 2
     EXPECT_EQ(ParseFirstError(second).line, 2);
-    EXPECT_NE(what.find("privacy.m: 0 is out of range"), std::string::npos)
-        << what;
+    EXPECT_NE(what.find("privacy.m: 0 is out of range"), std::string::npos) << what;
   }
 }
 

@@ -10,8 +10,7 @@
 namespace vanon::dp {
 namespace {
 
-DpEvent Ev(std::string vehicle, std::string trip, std::string name, std::string engine,
-           int64_t ts = 0) {
+DpEvent Ev(std::string vehicle, std::string trip, std::string name, std::string engine, int64_t ts = 0) {
   return DpEvent{std::move(vehicle), std::move(trip), std::move(name), ts, {{"engine", std::move(engine)}}};
 }
 
@@ -22,9 +21,7 @@ Dimension EventDim(std::vector<std::string> names) {
   return d;
 }
 
-uint64_t Total(const BoundedCounter& c) {
-  return std::accumulate(c.counts().begin(), c.counts().end(), uint64_t{0});
-}
+uint64_t Total(const BoundedCounter& c) { return std::accumulate(c.counts().begin(), c.counts().end(), uint64_t{0}); }
 
 // Acceptance: a vehicle with 10,000 events in one cell moves the true count
 // by at most C.
@@ -111,8 +108,8 @@ TEST(BoundedCounter, TimeBucketsAndOutOfDomain) {
   CountQuery q{"per_bucket", CountUnit::kEvents, {EngineDimension(), bucket}, {}, {100, 100}};
   BoundedCounter c(q, 1000, 1250, 0);  // buckets 1000, 1100, 1200
   ASSERT_EQ(c.num_cells(), 9u);
-  std::vector<DpEvent> evs = {Ev("v", "t", "x", "EV", 1000), Ev("v", "t", "x", "EV", 1150),
-                              Ev("v", "t", "x", "Gas", 1249), Ev("v", "t", "x", "Gas", 1250),
+  std::vector<DpEvent> evs = {Ev("v", "t", "x", "EV", 1000),     Ev("v", "t", "x", "EV", 1150),
+                              Ev("v", "t", "x", "Gas", 1249),    Ev("v", "t", "x", "Gas", 1250),
                               Ev("v", "t", "x", "Diesel", 1000), Ev("v", "t", "x", "EV", 999)};
   c.AddEvents(evs);
   EXPECT_EQ(c.stats().out_of_domain, 3u);

@@ -76,8 +76,8 @@ TEST_P(DistributionTest, MatchesPmfMeanAndVariance) {
   const double variance = sum_sq / kDraws - mean * mean;
   const double theory = noise->Variance();
   std::printf("scale %s: chi2 %.1f (df %d, critical %.1f) mean %.4f variance %.4f theory %.4f\n",
-              std::to_string(noise->scale().ToDouble()).c_str(), chi2, df, ChiSquareCritical(df),
-              mean, variance, theory);
+              std::to_string(noise->scale().ToDouble()).c_str(), chi2, df, ChiSquareCritical(df), mean, variance,
+              theory);
 
   EXPECT_LT(chi2, ChiSquareCritical(df));
   EXPECT_LT(std::abs(mean), 5 * std::sqrt(theory / kDraws));

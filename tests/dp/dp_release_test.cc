@@ -14,7 +14,8 @@ DpPlan TouchscreenPlan() {
   plan.counts.push_back(CountQuery{"vehicles_by_engine", CountUnit::kVehicles, {EngineDimension()}, {}, {1, 1}});
   RatioQuery kpi;
   kpi.name = "touchscreen_trip_share";
-  kpi.numerator = CountQuery{"touch_trips", CountUnit::kTrips, {EngineDimension()}, {{"event", "touchscreen_used"}}, {4, 1}};
+  kpi.numerator =
+      CountQuery{"touch_trips", CountUnit::kTrips, {EngineDimension()}, {{"event", "touchscreen_used"}}, {4, 1}};
   kpi.denominator = CountQuery{"trips", CountUnit::kTrips, {EngineDimension()}, {}, {4, 1}};
   plan.ratios.push_back(kpi);
   plan.selection_key = 9;
@@ -114,9 +115,10 @@ TEST(CountRecord, ClampedCountCarriesTheUnclampedValue) {
   r.sensitivity = 4;
   r.mechanism = "discrete_laplace";
   r.postprocessed = {"clamp_nonnegative"};
-  EXPECT_EQ(ToJson(r),
-            "{\"release\":1,\"query\":\"q\",\"cell\":{},\"kind\":\"count\",\"value\":0,\"unclamped\":-3,"
-            "\"epsilon\":1,\"sensitivity\":4,\"mechanism\":\"discrete_laplace\",\"postprocessed\":[\"clamp_nonnegative\"]}");
+  EXPECT_EQ(
+      ToJson(r),
+      "{\"release\":1,\"query\":\"q\",\"cell\":{},\"kind\":\"count\",\"value\":0,\"unclamped\":-3,"
+      "\"epsilon\":1,\"sensitivity\":4,\"mechanism\":\"discrete_laplace\",\"postprocessed\":[\"clamp_nonnegative\"]}");
 }
 
 // Publish keeps true + noise before clamping: small cells at a small epsilon

@@ -15,8 +15,7 @@ TEST(Epsilon, ParsesDecimalsExactly) {
 }
 
 TEST(Epsilon, RejectsWhatIsNotAPlainDecimal) {
-  for (const char* bad : {"", ".", "-1", "1e-3", "0.1.2", " 1", "0.0000000001", "abc",
-                          "99999999999999999999"}) {
+  for (const char* bad : {"", ".", "-1", "1e-3", "0.1.2", " 1", "0.0000000001", "abc", "99999999999999999999"}) {
     EXPECT_FALSE(Epsilon::Parse(bad).has_value()) << bad;
   }
 }

@@ -8,7 +8,6 @@
 
 #include <gtest/gtest.h>
 
-
 #include <set>
 #include <string>
 #include <vector>
@@ -29,7 +28,8 @@ DpPlan Plan() {
   plan.counts.push_back(CountQuery{"trips_by_engine", CountUnit::kTrips, {EngineDimension()}, {}, {2, 1}});
   RatioQuery kpi;
   kpi.name = "touch_share";
-  kpi.numerator = CountQuery{"touch_trips", CountUnit::kTrips, {EngineDimension()}, {{"event", "touchscreen_used"}}, {2, 1}};
+  kpi.numerator =
+      CountQuery{"touch_trips", CountUnit::kTrips, {EngineDimension()}, {{"event", "touchscreen_used"}}, {2, 1}};
   kpi.denominator = CountQuery{"trips", CountUnit::kTrips, {EngineDimension()}, {}, {2, 1}};
   plan.ratios.push_back(kpi);
   plan.selection_key = 3;

@@ -88,8 +88,8 @@ TEST(WindowCounter, OneVehicleChangesTheWindowByAtMostCTimesL) {
 TEST(WindowCounter, RestoredStateContinuesAsIfNeverSaved) {
   const CountQuery q{"trips", CountUnit::kTrips, {EngineDimension()}, {}, {2, 2}};
   WindowCounter straight(q, 0, kHour, 5), saved(q, 0, kHour, 5);
-  std::vector<DpEvent> first = {Ev("a", "EV"), Ev("b", "Gas")}, second = {Ev("a", "EV"), Ev("c", "EV"),
-                                                                          Ev("d", "EV"), Ev("e", "Hybrid")};
+  std::vector<DpEvent> first = {Ev("a", "EV"), Ev("b", "Gas")},
+                       second = {Ev("a", "EV"), Ev("c", "EV"), Ev("d", "EV"), Ev("e", "Hybrid")};
   std::string vehicle("\x00\xff\x10v", 4);  // binary keys, as HMAC tokens are
   straight.AddVehicle(vehicle, first);
   saved.AddVehicle(vehicle, first);
@@ -109,8 +109,8 @@ TEST(WindowCounter, RestoredStateContinuesAsIfNeverSaved) {
 TEST(WindowCounter, TotalsAndTheEpochsVehiclesContinueAsTheWholeState) {
   const CountQuery q{"trips", CountUnit::kTrips, {EngineDimension()}, {}, {2, 2}};
   WindowCounter straight(q, 0, kHour, 5);
-  std::vector<DpEvent> first = {Ev("a", "EV"), Ev("b", "Gas")}, second = {Ev("a", "EV"), Ev("c", "EV"),
-                                                                          Ev("d", "EV"), Ev("e", "Hybrid")};
+  std::vector<DpEvent> first = {Ev("a", "EV"), Ev("b", "Gas")},
+                       second = {Ev("a", "EV"), Ev("c", "EV"), Ev("d", "EV"), Ev("e", "Hybrid")};
   const std::string v1("\x00\xff\x10v", 4), v2 = "w";
   straight.AddVehicle(v1, first);
   straight.AddVehicle(v2, first);

@@ -43,8 +43,8 @@ class MemorySource final : public DpPartialSource {
  public:
   explicit MemorySource(MemoryTopic* t) : topic_(t) {}
   void Read(int64_t from, int64_t bound, const Visit& fn) override {
-    const int64_t end = bound >= 0 ? std::min<int64_t>(bound, topic_->records.size())
-                                   : static_cast<int64_t>(topic_->records.size());
+    const int64_t end =
+        bound >= 0 ? std::min<int64_t>(bound, topic_->records.size()) : static_cast<int64_t>(topic_->records.size());
     for (int64_t o = std::max<int64_t>(from, 0); o < end; ++o) fn(o, topic_->records[o]);
   }
 

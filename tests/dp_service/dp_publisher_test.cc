@@ -240,7 +240,7 @@ TEST(DpPublisherTest, RunningTotalsRestartWhenTheirChargeLeavesTheWindow) {
   Service s(TestConfig(dir), dir.Sub("state"));
   EXPECT_DOUBLE_EQ(s.Release(0).status.spent.ToDouble(), 0.2);  // the counts and the counters' charge
   EXPECT_DOUBLE_EQ(s.Release(1).status.spent.ToDouble(), 0.3);  // the counters go on with their charge
-  const int64_t later = 2 * 86'400'000 / kEpochMs;  // two days on: both charges left the window
+  const int64_t later = 2 * 86'400'000 / kEpochMs;              // two days on: both charges left the window
   const DpPublisher::Result r = s.Release(later);
   EXPECT_FALSE(r.budget_exhausted);
   EXPECT_EQ(CountMechanism(r.records, "binary_tree_discrete_laplace"), 12u);

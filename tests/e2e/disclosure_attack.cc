@@ -38,8 +38,7 @@ std::set<std::string> MemberCandidates(const GroupRecord& group, const std::set<
 }
 
 AttackReport RunDisclosureAttack(const engine::Schema& schema, const std::vector<EventRecord>& events,
-                                 const std::vector<GroupRecord>& groups, std::span<const Target> targets,
-                                 size_t m) {
+                                 const std::vector<GroupRecord>& groups, std::span<const Target> targets, size_t m) {
   std::map<std::pair<int64_t, std::string>, std::set<std::string>> tokens;  // (release, group) -> tokens
   for (const EventRecord& e : events) tokens[{e.release, e.group}].insert(e.tuple);
   struct Share {

@@ -39,19 +39,18 @@ struct Target {
 
 struct AttackReport {
   uint64_t targets = 0;
-  uint64_t disclosed = 0;        // exactly one candidate value
-  uint64_t below_m = 0;          // fewer than m candidates in its release
+  uint64_t disclosed = 0;  // exactly one candidate value
+  uint64_t below_m = 0;    // fewer than m candidates in its release
   uint64_t vehicles = 0;
-  uint64_t vehicles_disclosed = 0;  // in at least one release
-  uint64_t vehicles_below_m = 0;  // fewer than m after intersecting its releases
-  size_t min_candidates = 0;     // over targets (0 when there are none)
+  uint64_t vehicles_disclosed = 0;    // in at least one release
+  uint64_t vehicles_below_m = 0;      // fewer than m after intersecting its releases
+  size_t min_candidates = 0;          // over targets (0 when there are none)
   std::vector<std::string> examples;  // a few targets below m, for a failure message
 };
 
 // `events` and `groups` are the records as read back; `m` the bound to test.
 AttackReport RunDisclosureAttack(const engine::Schema& schema, const std::vector<EventRecord>& events,
-                                 const std::vector<GroupRecord>& groups, std::span<const Target> targets,
-                                 size_t m);
+                                 const std::vector<GroupRecord>& groups, std::span<const Target> targets, size_t m);
 
 }  // namespace vanon::e2e
 

@@ -38,7 +38,7 @@ constexpr double kEventsPerSecond = 2000;
 constexpr int kLateMessages = 5;
 
 struct Produced {
-  std::vector<TruthMessage> truth;  // valid messages, late ones included
+  std::vector<TruthMessage> truth;                 // valid messages, late ones included
   std::map<int32_t, uint64_t> messages, rejected;  // per partition
   uint64_t malformed = 0;
 };
@@ -82,10 +82,9 @@ Produced ProduceFleet(const config::Config& config, const std::string& bootstrap
     const fleet::FleetVehicle& v = gen.Vehicles()[static_cast<size_t>(i) * 7];
     const int32_t p = PartitionOfVin(v.vin, kInputPartitions);
     const int64_t ts = start_ms + 100 + i;
-    const std::string value = "{\"vin\":\"" + v.vin + "\",\"trip_id\":\"late-" + std::to_string(i) +
-                              "\",\"ts\":" + std::to_string(ts) +
-                              ",\"event\":\"touchscreen_used\",\"payload\":{\"seq\":" + std::to_string(++seq) +
-                              ",\"screen\":\"nav\"}}";
+    const std::string value =
+        "{\"vin\":\"" + v.vin + "\",\"trip_id\":\"late-" + std::to_string(i) + "\",\"ts\":" + std::to_string(ts) +
+        ",\"event\":\"touchscreen_used\",\"payload\":{\"seq\":" + std::to_string(++seq) + ",\"screen\":\"nav\"}}";
     fleet::FleetMessage m;
     m.key = v.vin;
     m.ts_ms = ts;
@@ -150,21 +149,22 @@ const ServiceRun& TheRun() {
     testing::TempDir& state = r->state;
     config::Config& config = r->config;
     config = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                               {"kafka.bootstrap=" + bootstrap, "state.dir=" + state.path(),
-                                "http.listen=127.0.0.1:" + std::to_string(testing::FreePort()), "input.max_message_bytes=16384",
-                                "privacy.epoch.length_seconds=1", "privacy.epoch.allowed_lateness_seconds=1",
-                                "privacy.epoch.idle_timeout_seconds=2",
-                                // Overrides cannot append to a list; demo.yaml's
-                                // artist rule only repeats the default (drop).
-                                "payload.fields.3={path: seq, transform: keep}"});
+                                {"kafka.bootstrap=" + bootstrap, "state.dir=" + state.path(),
+                                 "http.listen=127.0.0.1:" + std::to_string(testing::FreePort()),
+                                 "input.max_message_bytes=16384", "privacy.epoch.length_seconds=1",
+                                 "privacy.epoch.allowed_lateness_seconds=1", "privacy.epoch.idle_timeout_seconds=2",
+                                 // Overrides cannot append to a list; demo.yaml's
+                                 // artist rule only repeats the default (drop).
+                                 "payload.fields.3={path: seq, transform: keep}"});
     cluster.CreateTopic(config.kafka.topics.input, kInputPartitions);
     cluster.CreateTopic(config.state.changelog.topic, kInputPartitions);
     for (const std::string& t : {config.kafka.topics.anonymized, config.kafka.topics.releases, config.kafka.topics.dlq,
                                  config.kafka.topics.late, config.kafka.topics.counts}) {
       cluster.CreateTopic(t, 2);
     }
-    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch()).count();
+    const int64_t now =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     const int64_t len = config.privacy.epoch.length_seconds * 1000;
     r->in = ProduceFleet(config, bootstrap, now / len * len);
     const Produced& in = r->in;
@@ -256,10 +256,9 @@ TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
   EXPECT_EQ(summary_events + suppressed + late_events + rejected, produced);
   EXPECT_GT(summary_events, produced / 4) << "too little was published for the check to mean much";
   EXPECT_EQ(with_events, static_cast<uint64_t>(kInputPartitions));
-  std::cout << "produced " << produced << ": released " << summary_events << ", suppressed " << suppressed
-            << ", late " << late_events << ", rejected " << rejected << "; " << releases
-            << " partition releases, " << tuples << " tuples published (" << after_waiting << " after waiting), "
-            << counterfeits << " counterfeits\n";
+  std::cout << "produced " << produced << ": released " << summary_events << ", suppressed " << suppressed << ", late "
+            << late_events << ", rejected " << rejected << "; " << releases << " partition releases, " << tuples
+            << " tuples published (" << after_waiting << " after waiting), " << counterfeits << " counterfeits\n";
 }
 
 // Issue 13: a reader of every output topic who knows each vehicle's QIs,
@@ -305,9 +304,9 @@ TEST(E2eRelease, ConsumerAttackLeavesEveryVehicleMCandidates) {
   const size_t m = static_cast<size_t>(run.config.privacy.m);
   const AttackReport report = RunDisclosureAttack(schema, events, groups, targets, m);
   std::cout << "attack: " << report.targets << " vehicle-releases (" << counterfeits
-            << " counterfeits published): " << report.disclosed << " disclosed, " << report.below_m
-            << " below m=" << m << ", min " << report.min_candidates << " candidates; " << report.vehicles_below_m
-            << " of " << report.vehicles << " vehicles below m after intersection\n";
+            << " counterfeits published): " << report.disclosed << " disclosed, " << report.below_m << " below m=" << m
+            << ", min " << report.min_candidates << " candidates; " << report.vehicles_below_m << " of "
+            << report.vehicles << " vehicles below m after intersection\n";
   ASSERT_GT(report.targets, 100u) << "too few published vehicles for the attack to mean much";
   ASSERT_GT(counterfeits, 0u) << "no counterfeits: the attack would not test what it is for";
   std::string shown;

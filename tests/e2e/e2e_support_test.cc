@@ -99,10 +99,10 @@ TEST_F(TruthValuesTest, LabelsReadBackIntoCovers) {
 
 TEST(E2eSupport, ParsesBothRecordKinds) {
   std::string error;
-  auto g = ParseReleaseRecord(
-      R"({"type":"group","version":2,"release":3,"partition":1,"group":"g-1","qi":{"engine":"*"},)"
-      R"("size":2,"sensitive":["X","Y"],"counterfeits":1})",
-      &error);
+  auto g =
+      ParseReleaseRecord(R"({"type":"group","version":2,"release":3,"partition":1,"group":"g-1","qi":{"engine":"*"},)"
+                         R"("size":2,"sensitive":["X","Y"],"counterfeits":1})",
+                         &error);
   ASSERT_TRUE(g.has_value()) << error;
   EXPECT_FALSE(g->is_summary);
   EXPECT_EQ(g->group.version, 2);

@@ -37,7 +37,8 @@ std::string DistributionWithUnknowns() {
   const size_t at = yaml.find(from);
   if (at == std::string::npos) throw std::runtime_error("default distribution changed");
   yaml.replace(at, from.size(), "fraction: 0.05");
-  const auto path = std::filesystem::temp_directory_path() / ("vanon_e2e_fleet_" + std::to_string(::getpid()) + ".yaml");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("vanon_e2e_fleet_" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(path) << yaml;
   return path.string();
 }
@@ -60,7 +61,8 @@ Outcome RunFleet(const std::vector<std::string>& extra_overrides = {}) {
   // Overrides cannot append to a list: the seq rule takes the place of
   // demo.yaml's {path: artist, transform: drop}, which the default (drop)
   // already does.
-  std::vector<std::string> overrides{"state.dir=/tmp/vanon-e2e-unused", "payload.fields.3={path: seq, transform: keep}"};
+  std::vector<std::string> overrides{"state.dir=/tmp/vanon-e2e-unused",
+                                     "payload.fields.3={path: seq, transform: keep}"};
   overrides.insert(overrides.end(), extra_overrides.begin(), extra_overrides.end());
   o.config = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", overrides);
   o.schema = release::SchemaFromConfig(o.config);
@@ -193,8 +195,9 @@ TEST(InProcessE2e, CheckerFindsNoViolationOverEightReleasesWithChurn) {
   // (privacy-model.md section 1); the checker verified their labels.
   EXPECT_GT(unknown, 0u);
   EXPECT_EQ(o.events.size(), events);
-  std::cout << "tuples published " << published << " (" << from_waiting << " after waiting), counterfeits " << counterfeits << ", suppressed ineligible "
-            << ineligible << ", delay " << delayed << ", published with unknown QIs " << unknown << ", events published " << events << " of " << o.truth.size()
+  std::cout << "tuples published " << published << " (" << from_waiting << " after waiting), counterfeits "
+            << counterfeits << ", suppressed ineligible " << ineligible << ", delay " << delayed
+            << ", published with unknown QIs " << unknown << ", events published " << events << " of " << o.truth.size()
             << "\n";
 }
 
@@ -265,8 +268,8 @@ std::string GroupJson(const GroupRecord& g) {
   std::string qi, values;
   for (const auto& [name, label] : g.qi) qi += (qi.empty() ? "" : ",") + Quote(name) + ":" + Quote(label);
   for (const std::string& v : g.sensitive) values += (values.empty() ? "" : ",") + Quote(v);
-  return "{\"type\":\"group\",\"version\":2,\"release\":" + std::to_string(g.release) + ",\"partition\":" +
-         std::to_string(g.partition) + ",\"group\":" + Quote(g.group) + ",\"qi\":{" + qi +
+  return "{\"type\":\"group\",\"version\":2,\"release\":" + std::to_string(g.release) +
+         ",\"partition\":" + std::to_string(g.partition) + ",\"group\":" + Quote(g.group) + ",\"qi\":{" + qi +
          "},\"size\":" + std::to_string(g.size) + ",\"sensitive\":[" + values +
          "],\"counterfeits\":" + std::to_string(g.counterfeits) + "}";
 }

@@ -102,8 +102,8 @@ void InProcessRelease::Rep::Release(int32_t p, int64_t e) {
   for (int b = 0; b < 8; ++b) seed[1 + b] = static_cast<uint8_t>(static_cast<uint64_t>(e) >> (8 * b));
   release::SeedStream random(seed);
   const int64_t len = config.privacy.epoch.length_seconds * 1000;
-  release::ReleaseRecords rec = WriteRelease({&schema, &s.dictionary, &payload}, {p, partitions, e * len, (e + 1) * len},
-                                    in, out, tuple_events, &random);
+  release::ReleaseRecords rec = WriteRelease({&schema, &s.dictionary, &payload},
+                                             {p, partitions, e * len, (e + 1) * len}, in, out, tuple_events, &random);
   events.insert(events.end(), rec.events.begin(), rec.events.end());
   releases.insert(releases.end(), rec.groups.begin(), rec.groups.end());
   releases.push_back(rec.summary);
@@ -125,8 +125,7 @@ InProcessRelease::InProcessRelease(const config::Config& config, std::string_vie
 
 InProcessRelease::~InProcessRelease() = default;
 
-Ingested InProcessRelease::Ingest(int32_t partition, std::string_view key, std::string_view value,
-                                  int64_t now_ms) {
+Ingested InProcessRelease::Ingest(int32_t partition, std::string_view key, std::string_view value, int64_t now_ms) {
   ingest::ParsedEvent parsed;
   ingest::Rejection rejection;
   if (!rep_->parser.Parse(key, value, now_ms, &parsed, &rejection)) return Ingested::kRejected;

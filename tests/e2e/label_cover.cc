@@ -15,7 +15,7 @@ std::optional<int32_t> ParseInt(std::string_view s) {
 }
 
 std::optional<engine::Cover> CategoricalCover(const engine::CategoricalHierarchy& h, std::string_view label,
-                                      std::span<const int32_t> members) {
+                                              std::span<const int32_t> members) {
   std::optional<engine::Cover> first;
   for (int32_t n = 0; n < h.NodeCount(); ++n) {
     if (h.Name(n) != label) continue;
@@ -46,7 +46,7 @@ std::optional<engine::Cover> NumericCover(std::string_view label) {
 }  // namespace
 
 std::optional<engine::Cover> CoverOfLabel(const engine::QiAttribute& attribute, std::string_view label,
-                                  std::span<const int32_t> members) {
+                                          std::span<const int32_t> members) {
   if (attribute.IsCategorical()) return CategoricalCover(*attribute.hierarchy, label, members);
   return NumericCover(label);
 }

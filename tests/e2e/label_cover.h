@@ -18,7 +18,7 @@ namespace vanon::e2e {
 // `members` (raw codes of the group's real tuples) is taken. Numeric: "v"
 // or "[lo,hi]". Nullopt when the label names nothing.
 std::optional<engine::Cover> CoverOfLabel(const engine::QiAttribute& attribute, std::string_view label,
-                                  std::span<const int32_t> members);
+                                          std::span<const int32_t> members);
 
 }  // namespace vanon::e2e
 

@@ -26,7 +26,7 @@ int64_t FloorDiv(int64_t a, int64_t b);
 // records list no tokens (version 2), so a tuple is known by its events.
 struct TokenLink {
   std::string token;
-  bool linked = false;       // events tie it to exactly one (vin, epoch)
+  bool linked = false;  // events tie it to exactly one (vin, epoch)
   std::string vin;
   int64_t epoch = 0;
   std::vector<size_t> events;  // into the event records
@@ -39,9 +39,9 @@ struct RecordIndex {
               const std::vector<GroupRecord>& groups, std::vector<std::string>* violations);
 
   const std::vector<TruthMessage>& truth;
-  std::vector<uint64_t> seq;                // per truth message
-  std::map<uint64_t, size_t> by_seq;        // seq -> truth message
-  std::vector<bool> late;                   // per truth message
+  std::vector<uint64_t> seq;          // per truth message
+  std::map<uint64_t, size_t> by_seq;  // seq -> truth message
+  std::vector<bool> late;             // per truth message
   // partition -> epoch -> vin -> on-time truth messages in (ts, seq) order
   std::map<int32_t, std::map<int64_t, std::map<std::string, std::vector<size_t>>>> on_time;
   std::map<int32_t, uint64_t> truth_count, late_count;  // per partition

@@ -26,7 +26,7 @@ struct TupleInfo {
   int64_t epoch = 0;             // of its events = its first release
   std::vector<size_t> messages;  // truth messages
   bool ineligible = false;
-  std::string value;             // its sensitive value
+  std::string value;  // its sensitive value
 };
 
 struct Carried {
@@ -36,14 +36,13 @@ struct Carried {
 
 }  // namespace
 
-ReleaseReconstructor::ReleaseReconstructor(const config::Config& config, const engine::Schema& schema, int32_t partitions)
+ReleaseReconstructor::ReleaseReconstructor(const config::Config& config, const engine::Schema& schema,
+                                           int32_t partitions)
     : config_(config), schema_(schema), partitions_(partitions) {}
 
 void ReleaseReconstructor::AddTruth(TruthMessage message) { truth_.push_back(std::move(message)); }
 
-void ReleaseReconstructor::AddLateMessage(std::string_view message_json) {
-  late_messages_.emplace_back(message_json);
-}
+void ReleaseReconstructor::AddLateMessage(std::string_view message_json) { late_messages_.emplace_back(message_json); }
 
 void ReleaseReconstructor::AddEventRecord(std::string_view json) {
   std::string error;
@@ -103,8 +102,8 @@ class ReleaseReconstructor::Run {
   std::vector<Carried> waiting_;
 };
 
-TupleInfo ReleaseReconstructor::Run::Current(const std::string& vin, int64_t epoch,
-                                             const std::vector<size_t>& messages, engine::Tuple* t) {
+TupleInfo ReleaseReconstructor::Run::Current(const std::string& vin, int64_t epoch, const std::vector<size_t>& messages,
+                                             engine::Tuple* t) {
   TupleInfo info{vin, epoch, messages, false, ""};
   t->vehicle = vin;
   t->events = static_cast<uint32_t>(messages.size());
@@ -156,8 +155,7 @@ void ReleaseReconstructor::Run::Partition(int32_t p) {
     if (e > last) {
       account.unreleased_events += events_in(e);
     } else if (!releases.count(e)) {
-      Bad(p, std::to_string(events_in(e)) + " on-time events of epoch " + std::to_string(e) +
-                 " are in no release");
+      Bad(p, std::to_string(events_in(e)) + " on-time events of epoch " + std::to_string(e) + " are in no release");
       account.unreleased_events += events_in(e);
     }
   }
@@ -240,8 +238,8 @@ void ReleaseReconstructor::Run::Release(int32_t p, int64_t e, PartitionAccount* 
       const TupleInfo& t = info[ref->second];
       auto own = left.find(ids_.Intern(t.value));
       if (own == left.end()) {
-        Bad(p, where + "token " + link.token + ": its vehicle's value '" + t.value +
-                   "' is not among the group's values");
+        Bad(p,
+            where + "token " + link.token + ": its vehicle's value '" + t.value + "' is not among the group's values");
       } else {
         left.erase(own);
       }
@@ -249,8 +247,8 @@ void ReleaseReconstructor::Run::Release(int32_t p, int64_t e, PartitionAccount* 
       for (size_t m : t.messages) want.insert(index_.seq[m]);
       for (size_t i : link.events) got.insert(r_.events_[i].seq.value_or(0));
       if (want != got) {
-        Bad(p, where + "token " + link.token + " publishes " + std::to_string(got.size()) +
-                   " events, its tuple has " + std::to_string(want.size()));
+        Bad(p, where + "token " + link.token + " publishes " + std::to_string(got.size()) + " events, its tuple has " +
+                   std::to_string(want.size()));
       }
       group.members.push_back(ref->second);
       published[ref->second] = true;
@@ -266,7 +264,8 @@ void ReleaseReconstructor::Run::Release(int32_t p, int64_t e, PartitionAccount* 
     std::sort(group.members.begin(), group.members.end());
     for (engine::TupleRef m : group.members) {
       const engine::Tuple& t = m < current ? in.tuples[m] : in.waiting[m - current].tuple;
-      if (std::find(t.qi.begin(), t.qi.end(), engine::kUnknownQiCode) != t.qi.end()) ++report_->partitions[p].published_unknown_qi;
+      if (std::find(t.qi.begin(), t.qi.end(), engine::kUnknownQiCode) != t.qi.end())
+        ++report_->partitions[p].published_unknown_qi;
     }
     group.signature.assign(listed.begin(), listed.end());
     for (size_t a = 0; a < r_.schema_.size(); ++a) {

@@ -44,7 +44,7 @@ struct PartitionAccount {
   uint64_t unreleased_events = 0;  // on-time events in epochs after the last release
   uint64_t releases = 0;
   uint64_t published_tuples = 0;
-  uint64_t published_unknown_qi = 0;  // of them, vehicles with a QI unknown to the VIN table
+  uint64_t published_unknown_qi = 0;    // of them, vehicles with a QI unknown to the VIN table
   uint64_t published_from_waiting = 0;  // tuples published in a later release than their epoch
   uint64_t counterfeits = 0;
   std::array<uint64_t, 3> suppressed_tuples{};  // by SuppressReason

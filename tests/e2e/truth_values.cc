@@ -59,7 +59,8 @@ std::optional<std::vector<int32_t>> TruthValues::EncodeQi(const std::vector<std:
       continue;
     }
     // No exact code (not a number, out of range, too many decimals): the root.
-    codes.push_back(release::NumericQiCode(qis_[a], schema_.attribute(a).numeric, raw[a]).value_or(engine::kUnknownQiCode));
+    codes.push_back(
+        release::NumericQiCode(qis_[a], schema_.attribute(a).numeric, raw[a]).value_or(engine::kUnknownQiCode));
   }
   return codes;
 }

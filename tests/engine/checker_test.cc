@@ -64,7 +64,7 @@ TEST(CheckerTest, ReportsUncoveredQiMissingTupleAndBadCounterfeits) {
   in.tuples = {Patient("A", kGastritis, 2), Patient("B", kApnea, 5), Patient("C", kInsomnia, 4)};
   ReleaseOutput out;
   Group g = TwoPatients(0, 1, {kGastritis, kApnea});  // seats [2,3] misses B's 5
-  g.counterfeits = {kGastritis};                        // but A holds Gastritis
+  g.counterfeits = {kGastritis};                      // but A holds Gastritis
   out.groups = {g};
   out.metrics.published = 2;
   const auto v = checker.Check(in, out);
@@ -151,8 +151,8 @@ TEST(CheckerTest, AcceptsCorrectCounterfeitGroup) {
   in.known_signatures = {{"A", {kGastritis, kApnea, kInsomnia}}};
   in.tuples = {Patient("A", kApnea, 2)};
   ReleaseOutput out;
-  out.groups = {Group{{Cover{0, 0}, Cover{2010, 2014}, Cover{2, 2}}, {0},
-                      {kGastritis, kApnea, kInsomnia}, {kGastritis, kInsomnia}}};
+  out.groups = {Group{
+      {Cover{0, 0}, Cover{2010, 2014}, Cover{2, 2}}, {0}, {kGastritis, kApnea, kInsomnia}, {kGastritis, kInsomnia}}};
   out.metrics.published = 1;
   out.metrics.counterfeits = 2;
   const auto v = checker.Check(in, out);

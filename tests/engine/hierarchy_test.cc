@@ -99,10 +99,11 @@ TEST(SchemaTest, NumericBinsAndOnDemandIntervals) {
 }
 
 TEST(SchemaTest, CategoricalCoverIsLowestCommonNode) {
-  auto h = std::make_shared<CategoricalHierarchy>(CategoricalHierarchy::FromRows(
-      {{"BEV", "Electrified", "*"}, {"PHEV", "Electrified", "*"}, {"Petrol", "Combustion", "*"},
-       {"Diesel", "Combustion", "*"}},
-      "engine"));
+  auto h = std::make_shared<CategoricalHierarchy>(CategoricalHierarchy::FromRows({{"BEV", "Electrified", "*"},
+                                                                                  {"PHEV", "Electrified", "*"},
+                                                                                  {"Petrol", "Combustion", "*"},
+                                                                                  {"Diesel", "Combustion", "*"}},
+                                                                                 "engine"));
   Schema s({QiAttribute{"engine", h, {}}});
   const int32_t bev = *s.Encode(0, "BEV"), phev = *s.Encode(0, "PHEV"), diesel = *s.Encode(0, "Diesel");
   const Cover c = s.Generalize(0, std::min(bev, phev), std::max(bev, phev));

@@ -17,12 +17,12 @@ constexpr double kTol = 1e-9;
 // QIs engine, body, seats with hierarchies in which "?" is the engine root and
 // "4 or 5" covers two of the three seat values.
 TEST(MetricsGoldenTest, Seed000Table48) {
-  auto engine = std::make_shared<CategoricalHierarchy>(CategoricalHierarchy::FromRows(
-      {{"Hybrid", "?"}, {"Petrol", "?"}, {"Diesel", "?"}}, "engine"));
-  auto body = std::make_shared<CategoricalHierarchy>(
-      CategoricalHierarchy::FromRows({{"Sedan", "*"}, {"SUV", "*"}}, "body"));
-  auto seats = std::make_shared<CategoricalHierarchy>(CategoricalHierarchy::FromRows(
-      {{"2", "2", "*"}, {"4", "4 or 5", "*"}, {"5", "4 or 5", "*"}}, "seats"));
+  auto engine = std::make_shared<CategoricalHierarchy>(
+      CategoricalHierarchy::FromRows({{"Hybrid", "?"}, {"Petrol", "?"}, {"Diesel", "?"}}, "engine"));
+  auto body =
+      std::make_shared<CategoricalHierarchy>(CategoricalHierarchy::FromRows({{"Sedan", "*"}, {"SUV", "*"}}, "body"));
+  auto seats = std::make_shared<CategoricalHierarchy>(
+      CategoricalHierarchy::FromRows({{"2", "2", "*"}, {"4", "4 or 5", "*"}, {"5", "4 or 5", "*"}}, "seats"));
   Schema schema({{"engine", engine, {}}, {"body", body, {}}, {"seats", seats, {}}});
 
   enum Artist : uint32_t { kKidCudi, kRadio, kPaulKalkbrenner, kBlackpink, kTaylorSwift };
@@ -37,11 +37,11 @@ TEST(MetricsGoldenTest, Seed000Table48) {
   // Raw engine values of the first EC are not printed in the seed (it shows
   // "?"); any two different ones generalize to the root.
   const Trip trips[] = {
-      {1, 0, "Hybrid", "Sedan", "2", kKidCudi},     {1, 0, "Petrol", "Sedan", "2", kRadio},
-      {2, 0, "Diesel", "Sedan", "2", kRadio},       {3, 0, "Petrol", "Sedan", "2", kPaulKalkbrenner},
-      {4, 0, "Hybrid", "Sedan", "2", kBlackpink},   {5, 1, "Hybrid", "SUV", "4", kTaylorSwift},
-      {5, 1, "Hybrid", "SUV", "5", kRadio},         {6, 1, "Hybrid", "SUV", "4", kTaylorSwift},
-      {7, -1, "Diesel", "SUV", "5", kRadio},        {8, -1, "Petrol", "Sedan", "4", kRadio},
+      {1, 0, "Hybrid", "Sedan", "2", kKidCudi},   {1, 0, "Petrol", "Sedan", "2", kRadio},
+      {2, 0, "Diesel", "Sedan", "2", kRadio},     {3, 0, "Petrol", "Sedan", "2", kPaulKalkbrenner},
+      {4, 0, "Hybrid", "Sedan", "2", kBlackpink}, {5, 1, "Hybrid", "SUV", "4", kTaylorSwift},
+      {5, 1, "Hybrid", "SUV", "5", kRadio},       {6, 1, "Hybrid", "SUV", "4", kTaylorSwift},
+      {7, -1, "Diesel", "SUV", "5", kRadio},      {8, -1, "Petrol", "Sedan", "4", kRadio},
   };
   // Generalize each EC to the lowest common node of its members.
   std::vector<std::vector<Cover>> covers(2, std::vector<Cover>(3));
@@ -115,7 +115,7 @@ TEST(MetricsGoldenTest, Seed001OrderedSalaryEmd) {
   const std::vector<double> emd = GroupEmds(table, EmdForm::kOrdered);
   ASSERT_EQ(emd.size(), 3u);
   EXPECT_NEAR(emd[0], 0.375, kTol);
-  EXPECT_NEAR(emd[1], 1.0 / 6, kTol);          // the seed prints 0.167
+  EXPECT_NEAR(emd[1], 1.0 / 6, kTol);  // the seed prints 0.167
   EXPECT_NEAR(emd[1], 0.167, 0.0005);
   const ReleaseMetrics m = ComputeMetrics(table);
   ASSERT_TRUE(m.emd_max_ordered.has_value());
@@ -126,8 +126,7 @@ TEST(MetricsGoldenTest, Seed001OrderedSalaryEmd) {
 // all mass on a, Q is uniform: 1/4 moves a->b at 1/2 and 1/2 moves a->{c,d}
 // at 1, so the distance is 1/8 + 1/2.
 TEST(MetricsTest, HierarchicalEmdByHand) {
-  auto h = CategoricalHierarchy::FromRows(
-      {{"a", "X", "*"}, {"b", "X", "*"}, {"c", "Y", "*"}, {"d", "Y", "*"}}, "h");
+  auto h = CategoricalHierarchy::FromRows({{"a", "X", "*"}, {"b", "X", "*"}, {"c", "Y", "*"}, {"d", "Y", "*"}}, "h");
   const std::vector<double> p{1, 0, 0, 0}, q{0.25, 0.25, 0.25, 0.25};
   EXPECT_NEAR(EmdHierarchical(h, p, q), 5.0 / 8, kTol);
   EXPECT_NEAR(EmdHierarchical(h, q, q), 0.0, kTol);

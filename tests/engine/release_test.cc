@@ -29,8 +29,8 @@ TEST(ReleaseTest, FirstReleaseFormsMUniqueGroupsByQi) {
   // Two QI clusters (BEV 2010 / Diesel 2025), each holding values 1, 2, 3.
   for (int i = 0; i < 6; ++i) {
     const bool electric = i < 3;
-    in.tuples.push_back(Car("v" + std::to_string(i), electric ? 0 : 7, electric ? 2010 : 2025,
-                            electric ? 4 : 5, static_cast<SensitiveId>(1 + i % 3)));
+    in.tuples.push_back(Car("v" + std::to_string(i), electric ? 0 : 7, electric ? 2010 : 2025, electric ? 4 : 5,
+                            static_cast<SensitiveId>(1 + i % 3)));
   }
   const ReleaseOutput out = ComputeRelease(schema, in);
   ReleaseChecker checker(schema);
@@ -210,8 +210,8 @@ TEST(ReleaseTest, InvalidAndDuplicateTuplesAreIneligible) {
   ReleaseInput in;
   in.release_id = 1;
   in.params.m = 2;
-  in.tuples = {Car("a", 0, 2010, 4, 1), Car("b", 0, 2010, 4, 2), Car("a", 0, 2010, 4, 3),
-               Car("c", 99, 2010, 4, 3), Tuple{"d", {0, 2010}, 1, 1}};
+  in.tuples = {Car("a", 0, 2010, 4, 1), Car("b", 0, 2010, 4, 2), Car("a", 0, 2010, 4, 3), Car("c", 99, 2010, 4, 3),
+               Tuple{"d", {0, 2010}, 1, 1}};
   const ReleaseOutput out = ComputeRelease(schema, in);
   ReleaseChecker checker(schema);
   ExpectClean(checker, in, out);
@@ -269,8 +269,8 @@ TEST(ReleaseTest, KAnonymityGroupsWithDistinctL) {
   in.params.k = 3;
   in.params.l = 2;
   for (int i = 0; i < 12; ++i) {
-    in.tuples.push_back(Car("k" + std::to_string(i), i % 8, 2000 + 2 * i, 1 + i % 9,
-                            static_cast<SensitiveId>(i % 3 == 0 ? 1 : 2)));
+    in.tuples.push_back(
+        Car("k" + std::to_string(i), i % 8, 2000 + 2 * i, 1 + i % 9, static_cast<SensitiveId>(i % 3 == 0 ? 1 : 2)));
   }
   const ReleaseOutput out = ComputeRelease(schema, in);
   ReleaseChecker checker(schema);

@@ -14,19 +14,19 @@ namespace vanon::testing {
 // engine (8 leaves under 3 inner nodes), model year (fixed 5-year bins),
 // seats (split on demand).
 inline engine::Schema TestSchema() {
-  auto engine = std::make_shared<engine::CategoricalHierarchy>(engine::CategoricalHierarchy::FromRows(
-      {{"BEV", "Electric", "Electrified", "*"},
-       {"FCEV", "Electric", "Electrified", "*"},
-       {"PHEV", "Hybrid", "Electrified", "*"},
-       {"MHEV", "Hybrid", "Electrified", "*"},
-       {"HEV", "Hybrid", "Electrified", "*"},
-       {"Petrol", "Otto", "Combustion", "*"},
-       {"CNG", "Otto", "Combustion", "*"},
-       {"Diesel", "Diesel", "Combustion", "*"}},
-      "engine"));
+  auto engine = std::make_shared<engine::CategoricalHierarchy>(
+      engine::CategoricalHierarchy::FromRows({{"BEV", "Electric", "Electrified", "*"},
+                                              {"FCEV", "Electric", "Electrified", "*"},
+                                              {"PHEV", "Hybrid", "Electrified", "*"},
+                                              {"MHEV", "Hybrid", "Electrified", "*"},
+                                              {"HEV", "Hybrid", "Electrified", "*"},
+                                              {"Petrol", "Otto", "Combustion", "*"},
+                                              {"CNG", "Otto", "Combustion", "*"},
+                                              {"Diesel", "Diesel", "Combustion", "*"}},
+                                             "engine"));
   return engine::Schema({engine::QiAttribute{"engine", engine, {}},
-                 engine::QiAttribute{"year", nullptr, engine::NumericDomain{2000, 2029, 5}},
-                 engine::QiAttribute{"seats", nullptr, engine::NumericDomain{1, 9, 0}}});
+                         engine::QiAttribute{"year", nullptr, engine::NumericDomain{2000, 2029, 5}},
+                         engine::QiAttribute{"seats", nullptr, engine::NumericDomain{1, 9, 0}}});
 }
 
 // Deterministic generator for tests (splitmix64); no std:: distributions so

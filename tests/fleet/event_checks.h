@@ -39,8 +39,8 @@ inline bool IsUtf8(std::string_view s) {
       if ((d & 0xC0) != 0x80) return false;
       cp = (cp << 6) | (d & 0x3F);
     }
-    if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) || (extra == 3 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) || (extra == 3 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF)) {
       return false;
     }
     i += extra + 1;
@@ -65,8 +65,7 @@ inline int Depth(simdjson::dom::element e) {
 inline bool IsVinText(std::string_view vin) {
   if (vin.size() != 17) return false;
   for (char c : vin) {
-    const bool ok =
-        (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z' && c != 'I' && c != 'O' && c != 'Q');
+    const bool ok = (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z' && c != 'I' && c != 'O' && c != 'Q');
     if (!ok) return false;
   }
   return true;
@@ -88,8 +87,8 @@ inline std::string FirstViolation(std::string_view key, const std::string& value
   for (const char* field : {"vin", "trip_id", "ts", "event", "payload"}) {
     if (doc[field].error() == simdjson::NO_SUCH_FIELD) return "missing_field";
   }
-  if (!doc["vin"].is_string() || !doc["trip_id"].is_string() || !doc["event"].is_string() ||
-      !doc["ts"].is_int64() || !doc["payload"].is_object()) {
+  if (!doc["vin"].is_string() || !doc["trip_id"].is_string() || !doc["event"].is_string() || !doc["ts"].is_int64() ||
+      !doc["payload"].is_object()) {
     return "wrong_type";
   }
   const std::string_view vin = doc["vin"].get_string().value();

@@ -20,14 +20,12 @@ namespace {
 using Combo = std::tuple<std::string, std::string, std::string>;  // engine, body, seats
 
 const VinDecoder& Table() {
-  static const VinDecoder table =
-      VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
+  static const VinDecoder table = VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
   return table;
 }
 
 // Pearson chi-square of observed counts against expected shares.
-double ChiSquare(const std::map<Combo, uint64_t>& observed, const std::map<Combo, double>& share,
-                 uint64_t total) {
+double ChiSquare(const std::map<Combo, uint64_t>& observed, const std::map<Combo, double>& share, uint64_t total) {
   double chi2 = 0;
   for (const auto& [combo, p] : share) {
     const double expected = p * static_cast<double>(total);
@@ -41,11 +39,9 @@ double ChiSquare(const std::map<Combo, uint64_t>& observed, const std::map<Combo
 TEST(FleetDistributionTest, DefaultFollowsSeed000Table45PlusRareModels) {
   // Seed 000 Table 4.5 vehicle counts (of 15) make up 96%; rare models 4%.
   std::map<Combo, double> share = {
-      {{"EV", "Sedan", "2"}, 4},         {{"EV", "SUV", "4"}, 1},
-      {{"EV", "SUV", "5"}, 2},           {{"EV", "SUV", "7"}, 1},
-      {{"Gas", "Sedan", "2"}, 2},        {{"Gas", "Long Sedan", "2"}, 2},
-      {{"Gas", "Long Sedan", "4"}, 1},   {{"Gas", "Long Sedan", "5"}, 1},
-      {{"Hybrid", "Long Sedan", "5"}, 1}};
+      {{"EV", "Sedan", "2"}, 4},       {{"EV", "SUV", "4"}, 1},         {{"EV", "SUV", "5"}, 2},
+      {{"EV", "SUV", "7"}, 1},         {{"Gas", "Sedan", "2"}, 2},      {{"Gas", "Long Sedan", "2"}, 2},
+      {{"Gas", "Long Sedan", "4"}, 1}, {{"Gas", "Long Sedan", "5"}, 1}, {{"Hybrid", "Long Sedan", "5"}, 1}};
   for (auto& [combo, p] : share) p = p / 15.0 * 0.96;
   share[{"Hydrogen", "Sedan", "5"}] = 0.01;
   share[{"Diesel", "Van", "7"}] = 0.01;
@@ -126,26 +122,23 @@ models:
 }
 
 TEST(FleetDistributionTest, ErrorsNameFileAndLine) {
-  const std::string no_model =
-      test::WriteTempFile("dist.yaml",
-                          "models:\n"
-                          "  - {engine: EV, body: Sedan, seats: 2, weight: 1}\n"
-                          "  - {engine: Steam, body: Sedan, seats: 2, weight: 1}\n");
+  const std::string no_model = test::WriteTempFile("dist.yaml",
+                                                   "models:\n"
+                                                   "  - {engine: EV, body: Sedan, seats: 2, weight: 1}\n"
+                                                   "  - {engine: Steam, body: Sedan, seats: 2, weight: 1}\n");
   FleetOptions options;
   options.distribution = no_model;
   std::string error = test::ErrorOf([&] { FleetGenerator(options, Table()); });
-  EXPECT_EQ(error.rfind(no_model + ":3: no model in the VIN table has engine=Steam", 0), 0u)
-      << error;
+  EXPECT_EQ(error.rfind(no_model + ":3: no model in the VIN table has engine=Steam", 0), 0u) << error;
 
-  const std::string bad_weight = test::WriteTempFile(
-      "weight.yaml", "models:\n  - {engine: EV, body: Sedan, seats: 2, weight: -1}\n");
+  const std::string bad_weight =
+      test::WriteTempFile("weight.yaml", "models:\n  - {engine: EV, body: Sedan, seats: 2, weight: -1}\n");
   error = test::ErrorOf([&] { FleetDistribution::Load(bad_weight); });
   EXPECT_EQ(error.rfind(bad_weight + ":2: 'weight' must be a positive number", 0), 0u) << error;
 
-  const std::string known_wmi =
-      test::WriteTempFile("wmi.yaml",
-                          "unknown: {fraction: 0.1, wmis: [WBA]}\nmodels:\n"
-                          "  - {engine: EV, body: Sedan, seats: 2, weight: 1}\n");
+  const std::string known_wmi = test::WriteTempFile("wmi.yaml",
+                                                    "unknown: {fraction: 0.1, wmis: [WBA]}\nmodels:\n"
+                                                    "  - {engine: EV, body: Sedan, seats: 2, weight: 1}\n");
   options.distribution = known_wmi;
   error = test::ErrorOf([&] { FleetGenerator(options, Table()); });
   EXPECT_NE(error.find("unknown wmi WBA is in the VIN table"), std::string::npos) << error;
@@ -182,12 +175,11 @@ manufacturers:
       - {vds: "P8***", engine: Gas, body: Sedan, seats: 4}
 )",
                                              "inline");
-  const std::string dist =
-      test::WriteTempFile("dist.yaml",
-                          "model_years: {from: 2005, to: 2014}\n"
-                          "unknown: {fraction: 0}\n"
-                          "models:\n"
-                          "  - {engine: Gas, body: Sedan, seats: 4, weight: 1}\n");
+  const std::string dist = test::WriteTempFile("dist.yaml",
+                                               "model_years: {from: 2005, to: 2014}\n"
+                                               "unknown: {fraction: 0}\n"
+                                               "models:\n"
+                                               "  - {engine: Gas, body: Sedan, seats: 4, weight: 1}\n");
   FleetOptions options;
   options.vehicles = 2000;
   options.distribution = dist;
@@ -207,11 +199,10 @@ manufacturers:
 
 TEST(FleetDistributionTest, YearsOutsideTheTableWindowAreRefused) {
   // The shipped table decodes 2001..2030; 1995 would come back as 2025.
-  const std::string dist =
-      test::WriteTempFile("dist.yaml",
-                          "model_years: {from: 1995, to: 1996}\n"
-                          "models:\n"
-                          "  - {engine: EV, body: Sedan, seats: 2, weight: 1}\n");
+  const std::string dist = test::WriteTempFile("dist.yaml",
+                                               "model_years: {from: 1995, to: 1996}\n"
+                                               "models:\n"
+                                               "  - {engine: EV, body: Sedan, seats: 2, weight: 1}\n");
   FleetOptions options;
   options.distribution = dist;
   const std::string error = test::ErrorOf([&] { FleetGenerator(options, Table()); });
@@ -231,11 +222,9 @@ TEST(FleetDistributionTest, ExactSharesReproduceTable45) {
   options.distribution = test::SourcePath("config/vehicle/fleet-seed000.yaml");
   // Seed 000 Table 4.5, vehicle counts.
   const std::map<Combo, uint64_t> table45 = {
-      {{"EV", "Sedan", "2"}, 4},         {{"EV", "SUV", "4"}, 1},
-      {{"EV", "SUV", "5"}, 2},           {{"EV", "SUV", "7"}, 1},
-      {{"Gas", "Sedan", "2"}, 2},        {{"Gas", "Long Sedan", "2"}, 2},
-      {{"Gas", "Long Sedan", "4"}, 1},   {{"Gas", "Long Sedan", "5"}, 1},
-      {{"Hybrid", "Long Sedan", "5"}, 1}};
+      {{"EV", "Sedan", "2"}, 4},       {{"EV", "SUV", "4"}, 1},         {{"EV", "SUV", "5"}, 2},
+      {{"EV", "SUV", "7"}, 1},         {{"Gas", "Sedan", "2"}, 2},      {{"Gas", "Long Sedan", "2"}, 2},
+      {{"Gas", "Long Sedan", "4"}, 1}, {{"Gas", "Long Sedan", "5"}, 1}, {{"Hybrid", "Long Sedan", "5"}, 1}};
   for (uint64_t seed : {1, 2, 3}) {
     options.seed = seed;
     FleetGenerator fleet(options, Table());

@@ -16,8 +16,7 @@ namespace vanon::fleet {
 namespace {
 
 const VinDecoder& Table() {
-  static const VinDecoder table =
-      VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
+  static const VinDecoder table = VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
   return table;
 }
 
@@ -80,9 +79,9 @@ TEST(FleetGeneratorTest, ValidMessagesFollowTheDefaultInputFormat) {
   options.vehicles = 300;
   options.invalid_fraction = 0;
   FleetGenerator gen(options, Table());
-  const std::set<std::string> events = {
-      "trip_started",     "vehicle_speed",    "location",         "media_track_changed",
-      "touchscreen_used", "charging_started", "charging_stopped", "trip_ended"};
+  const std::set<std::string> events = {"trip_started",        "vehicle_speed",    "location",
+                                        "media_track_changed", "touchscreen_used", "charging_started",
+                                        "charging_stopped",    "trip_ended"};
   std::map<std::string, int> seen;
   simdjson::dom::parser parser;
   for (int i = 0; i < 30000; ++i) {
@@ -283,11 +282,9 @@ void CheckTouchscreenTripShares(const FleetOptions& options, int messages) {
   }
   for (const auto& [engine, counts] : trips) {
     const auto it = options.touchscreen_trip_share.find(engine);
-    const double p =
-        it == options.touchscreen_trip_share.end() ? options.touchscreen_trip_share_other : it->second;
+    const double p = it == options.touchscreen_trip_share.end() ? options.touchscreen_trip_share_other : it->second;
     const double share = static_cast<double>(counts.first) / counts.second;
-    std::printf("  %-14s %6d trips, touchscreen share %.3f (option %.2f)\n", engine.c_str(), counts.second,
-                share, p);
+    std::printf("  %-14s %6d trips, touchscreen share %.3f (option %.2f)\n", engine.c_str(), counts.second, share, p);
     EXPECT_NEAR(share, p, 4.5 * std::sqrt(p * (1 - p) / counts.second)) << engine;
   }
   for (const char* engine : {"EV", "Gas", "Hybrid"}) {
@@ -299,7 +296,7 @@ TEST(FleetGeneratorTest, TouchscreenUseIsPerTripAndDependsOnTheEngine) {
   FleetOptions options = Small(17);
   options.vehicles = 400;
   options.invalid_fraction = 0;
-  options.churn = 0;  // a cut trip can lose its touchscreen event
+  options.churn = 0;                               // a cut trip can lose its touchscreen event
   CheckTouchscreenTripShares(options, 1'000'000);  // the defaults
 
   options.touchscreen_trip_share = {{"EV", 0.1}, {"Gas", 0.75}, {"Hybrid", 1.0}};

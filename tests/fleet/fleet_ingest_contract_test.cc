@@ -32,13 +32,11 @@ TEST(FleetIngestContractTest, ParserAgreesWithExpectedRejects) {
     const bool ok = parser.Parse(m.key, m.value, m.ts_ms + 1000, &event, &rejection);
     if (m.expected_reject) {
       ASSERT_FALSE(ok) << m.value.substr(0, 300);
-      ASSERT_EQ(RejectReasonName(rejection.reason), *m.expected_reject)
-          << rejection.detail << "\n"
-          << m.value.substr(0, 300);
+      ASSERT_EQ(RejectReasonName(rejection.reason), *m.expected_reject) << rejection.detail << "\n"
+                                                                        << m.value.substr(0, 300);
       ++rejected[std::string(*m.expected_reject)];
     } else {
-      ASSERT_TRUE(ok) << RejectReasonName(rejection.reason) << ": " << rejection.detail << "\n"
-                      << m.value;
+      ASSERT_TRUE(ok) << RejectReasonName(rejection.reason) << ": " << rejection.detail << "\n" << m.value;
       EXPECT_EQ(event.vin, m.key);
       EXPECT_EQ(event.ts_ms, m.ts_ms);
       ++accepted;

@@ -13,8 +13,7 @@ namespace vanon::fleet {
 namespace {
 
 const VinDecoder& Table() {
-  static const VinDecoder table =
-      VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
+  static const VinDecoder table = VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
   return table;
 }
 

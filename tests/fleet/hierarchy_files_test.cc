@@ -39,14 +39,12 @@ Tree ReadArx(const std::string& path) {
     EXPECT_GE(cells.size(), 2u) << path << ":" << line_no;
     EXPECT_EQ(cells.size(), width) << path << ":" << line_no;
     EXPECT_EQ(cells.back(), "*") << path << ":" << line_no;
-    EXPECT_TRUE(tree.leaves.insert(cells.front()).second)
-        << path << ":" << line_no << " duplicate leaf";
+    EXPECT_TRUE(tree.leaves.insert(cells.front()).second) << path << ":" << line_no << " duplicate leaf";
     if (cells.size() > 1) tree.groups.insert(cells[1]);
     for (size_t i = 0; i + 1 < cells.size(); ++i) {
       EXPECT_FALSE(cells[i].empty()) << path << ":" << line_no;
       auto [it, inserted] = parent.emplace(cells[i], cells[i + 1]);
-      EXPECT_EQ(it->second, cells[i + 1])
-          << path << ":" << line_no << " " << cells[i] << " has two parents";
+      EXPECT_EQ(it->second, cells[i + 1]) << path << ":" << line_no << " " << cells[i] << " has two parents";
     }
   }
   EXPECT_GT(line_no, 0) << path;

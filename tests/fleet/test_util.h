@@ -9,15 +9,13 @@
 
 namespace vanon::test {
 
-inline std::string SourcePath(const std::string& relative) {
-  return std::string(VANON_SOURCE_DIR) + "/" + relative;
-}
+inline std::string SourcePath(const std::string& relative) { return std::string(VANON_SOURCE_DIR) + "/" + relative; }
 
 // Writes `text` to a fresh file under the test temp dir and returns its path.
 inline std::string WriteTempFile(const std::string& name, const std::string& text) {
   const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();
-  const std::string path = testing::TempDir() + "vanon_fleet_" + info->test_suite_name() + "_" +
-                           info->name() + "_" + name;
+  const std::string path =
+      testing::TempDir() + "vanon_fleet_" + info->test_suite_name() + "_" + info->name() + "_" + name;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   return path;

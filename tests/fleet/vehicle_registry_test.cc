@@ -21,19 +21,16 @@ TEST(VehicleRegistryTest, LooksUpByKeyColumnInHeaderOrder) {
                                          "Hybrid,W1KZF4HB0MA000003,SUV,\"two\nlines\"\n");
   const VehicleRegistry registry = VehicleRegistry::LoadCsv(path, "vin");
   EXPECT_EQ(registry.size(), 3u);
-  EXPECT_EQ(registry.attribute_names(),
-            (std::vector<std::string>{"engine", "body", "home_region"}));
+  EXPECT_EQ(registry.attribute_names(), (std::vector<std::string>{"engine", "body", "home_region"}));
   const DecodedVehicle a = registry.Lookup("WBA7C5E10LA123456");
   EXPECT_TRUE(a.known);
-  EXPECT_EQ(a.attributes,
-            (Attrs{{"engine", "EV"}, {"body", "Sedan"}, {"home_region", "Munich, north"}}));
+  EXPECT_EQ(a.attributes, (Attrs{{"engine", "EV"}, {"body", "Sedan"}, {"home_region", "Munich, north"}}));
   EXPECT_EQ(registry.Lookup("5YJXA7E19SA000001").attributes[1].second, "Long \"S\" Sedan");
   EXPECT_EQ(registry.Lookup("W1KZF4HB0MA000003").attributes[2].second, "two\nlines");
 }
 
 TEST(VehicleRegistryTest, AbsentVehicleIsRootEverywhere) {
-  const std::string path =
-      WriteTempFile("registry.csv", "vin,engine,body\nWBA7C5E10LA123456,EV,Sedan\n");
+  const std::string path = WriteTempFile("registry.csv", "vin,engine,body\nWBA7C5E10LA123456,EV,Sedan\n");
   const DecodedVehicle d = VehicleRegistry::LoadCsv(path, "vin").Lookup("XTA21099012345678");
   EXPECT_FALSE(d.known);
   EXPECT_EQ(d.attributes, (Attrs{{"engine", "*"}, {"body", "*"}}));

@@ -13,8 +13,7 @@ using test::WriteTempFile;
 using Attrs = std::vector<std::pair<std::string, std::string>>;
 
 const VinDecoder& ShippedTable() {
-  static const VinDecoder table =
-      VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
+  static const VinDecoder table = VinDecoder::Load(test::SourcePath("config/vehicle/vin-table.yaml"));
   return table;
 }
 
@@ -22,23 +21,19 @@ TEST(VinDecoderTest, DecodesShippedTableInFixedOrder) {
   // WBA = BMW, VDS 7C5E1 = Gas Long Sedan 5 seats, position 10 'L' = 2020.
   const DecodedVehicle d = ShippedTable().Decode("WBA7C5E10LA123456");
   EXPECT_TRUE(d.known);
-  EXPECT_EQ(d.attributes, (Attrs{{"manufacturer", "BMW"},
-                                 {"engine", "Gas"},
-                                 {"body", "Long Sedan"},
-                                 {"seats", "5"},
-                                 {"model_year", "2020"}}));
+  EXPECT_EQ(
+      d.attributes,
+      (Attrs{
+          {"manufacturer", "BMW"}, {"engine", "Gas"}, {"body", "Long Sedan"}, {"seats", "5"}, {"model_year", "2020"}}));
   const DecodedVehicle tesla = ShippedTable().Decode("5YJXA7E19SA000001");
   EXPECT_TRUE(tesla.known);
-  EXPECT_EQ(tesla.attributes, (Attrs{{"manufacturer", "Tesla"},
-                                     {"engine", "EV"},
-                                     {"body", "SUV"},
-                                     {"seats", "7"},
-                                     {"model_year", "2025"}}));
+  EXPECT_EQ(
+      tesla.attributes,
+      (Attrs{{"manufacturer", "Tesla"}, {"engine", "EV"}, {"body", "SUV"}, {"seats", "7"}, {"model_year", "2025"}}));
 }
 
 TEST(VinDecoderTest, UnknownVinsDecodeToTheRoot) {
-  const Attrs all_root = {
-      {"manufacturer", "*"}, {"engine", "*"}, {"body", "*"}, {"seats", "*"}, {"model_year", "*"}};
+  const Attrs all_root = {{"manufacturer", "*"}, {"engine", "*"}, {"body", "*"}, {"seats", "*"}, {"model_year", "*"}};
   for (const char* vin : {"XTA21099012345678",  // WMI not in the table
                           "WBAZZZZZ0LA123456",  // known WMI, unknown VDS
                           "WBA7C5E100A123456",  // no year code at position 10

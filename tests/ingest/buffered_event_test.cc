@@ -32,8 +32,7 @@ TEST(BufferedEventTest, RoundTrips) {
 }
 
 TEST(BufferedEventTest, RoundTripsEmptyAndExtremeValues) {
-  for (std::int64_t ts : {std::int64_t{0}, std::int64_t{-1},
-                          std::numeric_limits<std::int64_t>::min(),
+  for (std::int64_t ts : {std::int64_t{0}, std::int64_t{-1}, std::numeric_limits<std::int64_t>::min(),
                           std::numeric_limits<std::int64_t>::max()}) {
     BufferedEvent in;
     in.ts_ms = ts;
@@ -78,9 +77,7 @@ TEST(BufferedEventTest, RejectsEveryTruncation) {
   EncodeBufferedEvent(Sample(), &bytes);
   for (std::size_t n = 0; n < bytes.size(); ++n) {
     BufferedEvent out;
-    EXPECT_FALSE(
-        DecodeBufferedEvent(std::string_view(bytes).substr(0, n), &out))
-        << "prefix of " << n << " bytes";
+    EXPECT_FALSE(DecodeBufferedEvent(std::string_view(bytes).substr(0, n), &out)) << "prefix of " << n << " bytes";
   }
 }
 
@@ -117,9 +114,7 @@ TEST(BufferedEventTest, RejectsUnknownVersion) {
 }
 
 // Offset of the qi count: version + two tokens + ts + event string.
-std::size_t QiCountOffset(const BufferedEvent& e) {
-  return 1 + 32 + 32 + 8 + 1 + e.event.size();
-}
+std::size_t QiCountOffset(const BufferedEvent& e) { return 1 + 32 + 32 + 8 + 1 + e.event.size(); }
 
 TEST(BufferedEventTest, RejectsForgedHugeCountWithoutAllocating) {
   const BufferedEvent in = Sample();

@@ -28,8 +28,7 @@ struct EventFields {
   std::optional<std::string> trip = std::string("\"") + kTrip + "\"";
   std::optional<std::string> ts = "1763805600123";
   std::optional<std::string> event = "\"media_track_changed\"";
-  std::optional<std::string> payload =
-      std::string(R"({"artist": ")") + kArtist + R"(", "source": "bluetooth"})";
+  std::optional<std::string> payload = std::string(R"({"artist": ")") + kArtist + R"(", "source": "bluetooth"})";
 };
 
 inline std::string EventJson(const EventFields& f = EventFields()) {
@@ -57,17 +56,13 @@ inline void ExpectDetailIsClean(const Rejection& r) {
 
 // Parses `json` expecting a rejection with `reason`; returns it.
 // Failure messages show at most the start of a (possibly 10 MB) input.
-inline std::string Shown(const std::string& json) {
-  return json.size() <= 300 ? json : json.substr(0, 300) + "...";
-}
+inline std::string Shown(const std::string& json) { return json.size() <= 300 ? json : json.substr(0, 300) + "..."; }
 
-inline Rejection ExpectRejected(EventParser& parser, const std::string& json,
-                                RejectReason reason,
+inline Rejection ExpectRejected(EventParser& parser, const std::string& json, RejectReason reason,
                                 std::string_view key = "") {
   ParsedEvent event;
   Rejection rejection;
-  EXPECT_FALSE(parser.Parse(key, json, kNowMs, &event, &rejection))
-      << Shown(json);
+  EXPECT_FALSE(parser.Parse(key, json, kNowMs, &event, &rejection)) << Shown(json);
   EXPECT_EQ(RejectReasonName(rejection.reason), RejectReasonName(reason))
       << Shown(json) << "\n detail: " << rejection.detail;
   ExpectDetailIsClean(rejection);
@@ -77,8 +72,7 @@ inline Rejection ExpectRejected(EventParser& parser, const std::string& json,
 // An empty `key` stands for the body's VIN, as a well-behaved producer
 // sends it (a message without a key is rejected as missing_key, and only
 // once every other check passed).
-inline ParsedEvent ExpectAccepted(EventParser& parser, const std::string& json,
-                                  std::string_view key = "") {
+inline ParsedEvent ExpectAccepted(EventParser& parser, const std::string& json, std::string_view key = "") {
   ParsedEvent event;
   Rejection rejection;
   std::string vin;
@@ -88,8 +82,7 @@ inline ParsedEvent ExpectAccepted(EventParser& parser, const std::string& json,
     key = vin;
   }
   EXPECT_TRUE(parser.Parse(key, json, kNowMs, &event, &rejection))
-      << Shown(json) << "\n rejected as " << RejectReasonName(rejection.reason)
-      << ": " << rejection.detail;
+      << Shown(json) << "\n rejected as " << RejectReasonName(rejection.reason) << ": " << rejection.detail;
   return event;
 }
 

@@ -22,8 +22,7 @@ std::vector<std::string> ValidEvents() {
   EventFields rfc;
   rfc.ts = "\"2025-11-22T10:00:00.123+01:00\"";
   EventFields unicode;
-  unicode.payload =
-      R"({"artist": "Sigur R\u00f3s Björk 東京 🚗", "n": [1, 2.5, {"x": null}]})";
+  unicode.payload = R"({"artist": "Sigur R\u00f3s Björk 東京 🚗", "n": [1, 2.5, {"x": null}]})";
   return {EventJson(), EventJson(rfc), EventJson(unicode)};
 }
 
@@ -38,12 +37,10 @@ TEST(EventParserMalformedTest, EveryTruncatedPrefixIsRejected) {
     for (std::size_t n = 0; n < json.size(); ++n) {
       ParsedEvent event;
       Rejection r;
-      ASSERT_FALSE(parser.Parse("", json.substr(0, n), kNowMs, &event, &r))
-          << "prefix " << n << " of " << json;
+      ASSERT_FALSE(parser.Parse("", json.substr(0, n), kNowMs, &event, &r)) << "prefix " << n << " of " << json;
       // A cut inside a multi-byte character is invalid UTF-8; anything else
       // is an unterminated document.
-      EXPECT_TRUE(r.reason == RejectReason::kBrokenJson ||
-                  r.reason == RejectReason::kInvalidUtf8)
+      EXPECT_TRUE(r.reason == RejectReason::kBrokenJson || r.reason == RejectReason::kInvalidUtf8)
           << n << ": " << RejectReasonName(r.reason);
       ExpectDetailIsClean(r);
     }
@@ -58,23 +55,18 @@ TEST(EventParserMalformedTest, TenMegabyteMessages) {
 
   EventParser default_limits(FieldMapping{}, ValidationLimits{});
   ExpectRejected(default_limits, big_event, RejectReason::kTooLarge);
-  ExpectRejected(default_limits, std::string(ten_mb, '['),
-                 RejectReason::kTooLarge);
+  ExpectRejected(default_limits, std::string(ten_mb, '['), RejectReason::kTooLarge);
 
   ValidationLimits roomy;
   roomy.max_message_bytes = 16 * 1024 * 1024;
   EventParser parser(FieldMapping{}, roomy);
   EXPECT_EQ(ExpectAccepted(parser, big_event).payload_json.size(), ten_mb + 11);
-  ExpectRejected(parser,
-                 std::string(ten_mb / 2, '[') + std::string(ten_mb / 2, ']'),
-                 RejectReason::kTooDeep);
+  ExpectRejected(parser, std::string(ten_mb / 2, '[') + std::string(ten_mb / 2, ']'), RejectReason::kTooDeep);
   // Unterminated: not a JSON document at all, whatever its depth.
   ExpectRejected(parser, std::string(ten_mb, '['), RejectReason::kBrokenJson);
   ExpectRejected(parser, std::string(ten_mb, ' '), RejectReason::kBrokenJson);
-  ExpectRejected(parser, std::string(ten_mb, '\xff'),
-                 RejectReason::kInvalidUtf8);
-  ExpectRejected(parser, "{\"a\": \"" + std::string(ten_mb, 'a'),
-                 RejectReason::kBrokenJson);
+  ExpectRejected(parser, std::string(ten_mb, '\xff'), RejectReason::kInvalidUtf8);
+  ExpectRejected(parser, "{\"a\": \"" + std::string(ten_mb, 'a'), RejectReason::kBrokenJson);
 }
 
 TEST(EventParserMalformedTest, InvalidUtf8Sequences) {
@@ -122,8 +114,7 @@ TEST(EventParserMalformedTest, NestingDepthTenThousand) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
   const int depth = 10000;
   EventFields arrays;
-  arrays.payload =
-      "{\"x\": " + std::string(depth, '[') + std::string(depth, ']') + "}";
+  arrays.payload = "{\"x\": " + std::string(depth, '[') + std::string(depth, ']') + "}";
   ExpectRejected(parser, EventJson(arrays), RejectReason::kTooDeep);
 
   std::string objects;
@@ -157,36 +148,22 @@ struct WrongTypeCase {
 
 TEST(EventParserMalformedTest, EveryFieldWithEveryWrongJsonType) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
-  const std::vector<std::string> not_strings = {
-      "0",     "-1", "1.5",          "1e3", "true",
-      "false", "{}", R"({"a":"b"})", "[]",  R"(["WDCGG8HB0AF462890"])"};
-  const std::vector<std::string> not_timestamps = {"true",
-                                                   "false",
-                                                   "1763805600123.0",
-                                                   "1.7638056001e12",
-                                                   "1.5",
-                                                   "{}",
-                                                   "[]",
-                                                   "[1763805600123]",
-                                                   R"("abc")",
-                                                   R"("")",
-                                                   R"("1763805600123")"};
-  const std::vector<std::string> not_objects = {
-      "0", "1.5", "true", "false", R"("{}")", "[]", R"([{"a":1}])"};
+  const std::vector<std::string> not_strings = {"0",     "-1", "1.5",          "1e3", "true",
+                                                "false", "{}", R"({"a":"b"})", "[]",  R"(["WDCGG8HB0AF462890"])"};
+  const std::vector<std::string> not_timestamps = {
+      "true",     "false", "1763805600123.0",   "1.7638056001e12", "1.5", "{}", "[]", "[1763805600123]",
+      R"("abc")", R"("")", R"("1763805600123")"};
+  const std::vector<std::string> not_objects = {"0", "1.5", "true", "false", R"("{}")", "[]", R"([{"a":1}])"};
   for (int field = 0; field < 5; ++field) {
-    const std::vector<std::string>& values = field == 2   ? not_timestamps
-                                             : field == 4 ? not_objects
-                                                          : not_strings;
+    const std::vector<std::string>& values = field == 2 ? not_timestamps : field == 4 ? not_objects : not_strings;
     for (const std::string& v : values) {
       EventFields f;
-      std::optional<std::string>* slots[] = {&f.vin, &f.trip, &f.ts, &f.event,
-                                             &f.payload};
+      std::optional<std::string>* slots[] = {&f.vin, &f.trip, &f.ts, &f.event, &f.payload};
       *slots[field] = v;
       ExpectRejected(parser, EventJson(f), RejectReason::kWrongType);
     }
     EventFields null_field;
-    std::optional<std::string>* slots[] = {&null_field.vin, &null_field.trip,
-                                           &null_field.ts, &null_field.event,
+    std::optional<std::string>* slots[] = {&null_field.vin, &null_field.trip, &null_field.ts, &null_field.event,
                                            &null_field.payload};
     *slots[field] = "null";
     ExpectRejected(parser, EventJson(null_field), RejectReason::kMissingField);
@@ -195,15 +172,14 @@ TEST(EventParserMalformedTest, EveryFieldWithEveryWrongJsonType) {
 
 TEST(EventParserMalformedTest, NanInfinityAndHugeNumbers) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
-  for (const char* s :
-       {R"("NaN")", R"("Infinity")", R"("-Infinity")", R"("1e400")"}) {
+  for (const char* s : {R"("NaN")", R"("Infinity")", R"("-Infinity")", R"("1e400")"}) {
     EventFields f;
     f.ts = s;
     ExpectRejected(parser, EventJson(f), RejectReason::kWrongType);
   }
   // Not JSON at all, or not representable: the document is refused.
-  for (const char* s : {"NaN", "Infinity", "-Infinity", "1e400", "-1e400",
-                        "99999999999999999999", "-9223372036854775809"}) {
+  for (const char* s :
+       {"NaN", "Infinity", "-Infinity", "1e400", "-1e400", "99999999999999999999", "-9223372036854775809"}) {
     EventFields as_ts;
     as_ts.ts = s;
     ExpectRejected(parser, EventJson(as_ts), RejectReason::kBrokenJson);
@@ -248,8 +224,7 @@ TEST(EventParserMalformedTest, NulBytes) {
   // An escaped NUL is legal JSON text; the trip id is only ever hashed.
   EventFields escaped_in_trip;
   escaped_in_trip.trip = R"("t\u00001")";
-  EXPECT_EQ(ExpectAccepted(parser, EventJson(escaped_in_trip)).trip_id,
-            std::string("t") + nul + "1");
+  EXPECT_EQ(ExpectAccepted(parser, EventJson(escaped_in_trip)).trip_id, std::string("t") + nul + "1");
 }
 
 // Random byte mutations of valid events: the outcome must always be a known
@@ -287,8 +262,7 @@ TEST(EventParserMalformedTest, RandomMutationsNeverBreakInvariants) {
       ASSERT_FALSE(event.trip_id.empty());
       ASSERT_FALSE(event.event.empty());
       ASSERT_EQ(event.extras.size(), 2u);
-      ASSERT_TRUE(event.payload_json.size() >= 2 &&
-                  event.payload_json.front() == '{' &&
+      ASSERT_TRUE(event.payload_json.size() >= 2 && event.payload_json.front() == '{' &&
                   event.payload_json.back() == '}');
     } else {
       ASSERT_NE(RejectReasonName(r.reason), "unknown");

@@ -41,20 +41,17 @@ TEST(EventParserTest, EmptyKeyIsRejected) {
 
 TEST(EventParserTest, KeyMismatchIsInvalidVin) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
-  const Rejection r = ExpectRejected(
-      parser, EventJson(), RejectReason::kInvalidVin, "WDCGG8HB0AF462891");
+  const Rejection r = ExpectRejected(parser, EventJson(), RejectReason::kInvalidVin, "WDCGG8HB0AF462891");
   EXPECT_EQ(r.detail, "key does not match body VIN");
   EXPECT_EQ(r.detail.find("WDCGG8HB0AF462891"), std::string::npos);
 }
 
 TEST(EventParserTest, InvalidVinIsRejectedWithoutEchoingIt) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
-  for (const char* vin : {"wdcgg8hb0af462890", "WDCGG8HB0AF46289",
-                          "WDCGG8HB0AF4628900", "WDCGG8HB0AF46289O", ""}) {
+  for (const char* vin : {"wdcgg8hb0af462890", "WDCGG8HB0AF46289", "WDCGG8HB0AF4628900", "WDCGG8HB0AF46289O", ""}) {
     EventFields f;
     f.vin = std::string("\"") + vin + "\"";
-    const Rejection r =
-        ExpectRejected(parser, EventJson(f), RejectReason::kInvalidVin);
+    const Rejection r = ExpectRejected(parser, EventJson(f), RejectReason::kInvalidVin);
     if (*vin) {
       EXPECT_EQ(r.detail.find(vin), std::string::npos) << r.detail;
     }
@@ -65,8 +62,7 @@ TEST(EventParserTest, MissingRequiredFields) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
   for (int i = 0; i < 5; ++i) {
     EventFields f;
-    std::optional<std::string>* fields[] = {&f.vin, &f.trip, &f.ts, &f.event,
-                                            &f.payload};
+    std::optional<std::string>* fields[] = {&f.vin, &f.trip, &f.ts, &f.event, &f.payload};
     fields[i]->reset();
     ExpectRejected(parser, EventJson(f), RejectReason::kMissingField);
   }
@@ -133,8 +129,7 @@ TEST(EventParserTest, HugeMaxFutureDoesNotOverflow) {
   EventParser parser(FieldMapping{}, limits);
   EventFields f;
   f.ts = "9223372036854775807";
-  EXPECT_EQ(ExpectAccepted(parser, EventJson(f)).ts_ms,
-            std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(ExpectAccepted(parser, EventJson(f)).ts_ms, std::numeric_limits<std::int64_t>::max());
 }
 
 TEST(EventParserTest, TooLargeIsCheckedFirst) {
@@ -173,10 +168,8 @@ TEST(EventParserTest, DuplicatedMappedKeyIsBrokenJson) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
   const std::string json = EventJson();
   // A second "vin" must not be able to override (or hide behind) the first.
-  ExpectRejected(
-      parser,
-      json.substr(0, json.size() - 1) + R"(, "vin": "1M8GDM9AXKP042788"})",
-      RejectReason::kBrokenJson);
+  ExpectRejected(parser, json.substr(0, json.size() - 1) + R"(, "vin": "1M8GDM9AXKP042788"})",
+                 RejectReason::kBrokenJson);
   EventFields f;
   f.payload = R"({"artist": "A", "artist": "B"})";
   ExpectRejected(parser, EventJson(f), RejectReason::kBrokenJson);
@@ -185,15 +178,13 @@ TEST(EventParserTest, DuplicatedMappedKeyIsBrokenJson) {
 TEST(EventParserTest, DuplicatedUnmappedTopLevelKeyIsIgnored) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
   const std::string json = EventJson();
-  ExpectAccepted(
-      parser, json.substr(0, json.size() - 1) + R"(, "note": 1, "note": 2})");
+  ExpectAccepted(parser, json.substr(0, json.size() - 1) + R"(, "note": 1, "note": 2})");
 }
 
 TEST(EventParserTest, ExtrasAreRenderedAsText) {
   FieldMapping mapping;
-  mapping.extras = {"payload.artist", "payload.count", "payload.ratio",
-                    "payload.flag",   "payload.none",  "payload.missing",
-                    "payload.big",    "event"};
+  mapping.extras = {"payload.artist", "payload.count",   "payload.ratio", "payload.flag",
+                    "payload.none",   "payload.missing", "payload.big",   "event"};
   EventParser parser(mapping, ValidationLimits{});
   EventFields f;
   f.payload = R"({"artist": "Kid Cudi", "count": -42, "ratio": 0.25,
@@ -229,9 +220,8 @@ TEST(EventParserTest, CustomNestedMapping) {
   mapping.event = "meta.kind";
   mapping.payload = "data";
   EventParser parser(mapping, ValidationLimits{});
-  const ParsedEvent e = ExpectAccepted(
-      parser,
-      R"({"meta": {"time": "2025-11-22T10:00:00.123Z", "kind": "door_open"},
+  const ParsedEvent e = ExpectAccepted(parser,
+                                       R"({"meta": {"time": "2025-11-22T10:00:00.123Z", "kind": "door_open"},
           "vehicle": {"id": "WDCGG8HB0AF462890", "trip": "t1"},
           "data": {"side": "left"}})");
   EXPECT_EQ(e.vin, kVin);

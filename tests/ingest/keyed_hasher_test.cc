@@ -11,8 +11,7 @@ namespace {
 // RFC 4231 section 4.2, 4.3 and 4.7 (HMAC-SHA-256 rows).
 TEST(KeyedHasherTest, Rfc4231TestCase1) {
   KeyedHasher hasher(std::string(20, '\x0b'));
-  EXPECT_EQ(hasher.HashHex("Hi There"),
-            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  EXPECT_EQ(hasher.HashHex("Hi There"), "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
 }
 
 TEST(KeyedHasherTest, Rfc4231TestCase2) {
@@ -23,9 +22,8 @@ TEST(KeyedHasherTest, Rfc4231TestCase2) {
 
 TEST(KeyedHasherTest, Rfc4231TestCase6KeyLargerThanBlock) {
   KeyedHasher hasher(std::string(131, '\xaa'));
-  EXPECT_EQ(
-      hasher.HashHex("Test Using Larger Than Block-Size Key - Hash Key First"),
-      "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  EXPECT_EQ(hasher.HashHex("Test Using Larger Than Block-Size Key - Hash Key First"),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
 
 TEST(KeyedHasherTest, RepeatedCallsAreIndependent) {
@@ -42,9 +40,7 @@ TEST(KeyedHasherTest, DifferentKeysGiveDifferentTokens) {
   EXPECT_NE(a.Hash("WDCGG8HB0AF462890"), b.Hash("WDCGG8HB0AF462890"));
 }
 
-TEST(KeyedHasherTest, RejectsEmptyKey) {
-  EXPECT_THROW(KeyedHasher(""), std::invalid_argument);
-}
+TEST(KeyedHasherTest, RejectsEmptyKey) { EXPECT_THROW(KeyedHasher(""), std::invalid_argument); }
 
 TEST(KeyedHasherTest, HexIsLowerCaseAndFixedWidth) {
   HmacToken token{};

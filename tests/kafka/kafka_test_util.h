@@ -24,15 +24,15 @@ class MockKafkaTest : public ::testing::Test {
  protected:
   MockKafkaTest() : cluster_(1), bootstrap_(cluster_.Bootstrap()) {}
 
-  std::vector<ReadRecord> ReadAll(const std::string& topic, int32_t partition, int64_t from,
-                                  int timeout_ms = 10000) {
+  std::vector<ReadRecord> ReadAll(const std::string& topic, int32_t partition, int64_t from, int timeout_ms = 10000) {
     std::vector<ReadRecord> out;
-    ReadCommitted(bootstrap_, {}, {}, topic, partition, from,
-                  [&](const CommittedRecord& r) {
-                    out.push_back({r.offset, std::string(r.key), std::string(r.value)});
-                    return true;
-                  },
-                  timeout_ms);
+    ReadCommitted(
+        bootstrap_, {}, {}, topic, partition, from,
+        [&](const CommittedRecord& r) {
+          out.push_back({r.offset, std::string(r.key), std::string(r.value)});
+          return true;
+        },
+        timeout_ms);
     return out;
   }
 

@@ -246,9 +246,9 @@ TEST_F(TransactionalProducerTest, RestartAfterCrashWithOpenTransactionInitialize
     e.reset(crashed->begin_transaction());
     ASSERT_FALSE(e) << e->str();
     std::string v = "left open";
-    ASSERT_EQ(crashed->produce("release", 0, RdKafka::Producer::RK_MSG_COPY, v.data(), v.size(),
-                               nullptr, 0, 0, nullptr),
-              RdKafka::ERR_NO_ERROR);
+    ASSERT_EQ(
+        crashed->produce("release", 0, RdKafka::Producer::RK_MSG_COPY, v.data(), v.size(), nullptr, 0, 0, nullptr),
+        RdKafka::ERR_NO_ERROR);
     ASSERT_EQ(crashed->flush(10000), RdKafka::ERR_NO_ERROR);
     ASSERT_EQ(crashed->outq_len(), 0);
   }

@@ -71,8 +71,8 @@ TEST(EpochClockTest, OutOfOrderEventBeforeFirstEpochIsOnTimeWhileWithinLateness)
   c.Observe(61000, 0);                               // epoch 1, watermark 51000
   EXPECT_EQ(c.Observe(59000, 0), Arrival::kOnTime);  // epoch 0 not yet past
   EXPECT_EQ(c.first_open_epoch(), 0);
-  c.Observe(75000, 0);                             // watermark 65000 >= 60000
-  EXPECT_EQ(c.Observe(1000, 0), Arrival::kLate);   // epoch 0 passed, not closed yet
+  c.Observe(75000, 0);                            // watermark 65000 >= 60000
+  EXPECT_EQ(c.Observe(1000, 0), Arrival::kLate);  // epoch 0 passed, not closed yet
   EXPECT_EQ(c.NextClosable(), 0);
 }
 

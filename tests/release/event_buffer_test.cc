@@ -87,7 +87,8 @@ TEST(EventBuffer, InOrderArrivalAndBoundsSpanningEpochs) {
   EXPECT_EQ(ev.old_keys, old);
   // One whole epoch in key order: moved as it is.
   EpochEvents next = Take(buffer, 2000, 3000);
-  EXPECT_EQ(next.current_keys, (std::vector<std::pair<int64_t, int64_t>>{{2500, 25}, {2600, 26}, {2700, 27}, {2800, 28}, {2900, 29}}));
+  EXPECT_EQ(next.current_keys,
+            (std::vector<std::pair<int64_t, int64_t>>{{2500, 25}, {2600, 26}, {2700, 27}, {2800, 28}, {2900, 29}}));
   ASSERT_EQ(next.current.size(), 5u);
   EXPECT_EQ(next.current[0].event, "e25");
   EXPECT_TRUE(next.old.empty());

@@ -147,8 +147,9 @@ TEST_F(NumericQiTest, DecimalsAreKeptNotRounded) {
 // 1.55 at precision 1 has no exact code. None of them is guessed.
 TEST_F(NumericQiTest, ValuesWithNoExactCodeTakeTheRootAndAreCounted) {
   auto [codes, at_root] = Codes({"NO DATA", "9.1", "0.7", "1.55", "nan", "", "1.5", "1.5000001", "1.1"});
-  EXPECT_EQ(codes, (std::vector<int32_t>{engine::kUnknownQiCode, engine::kUnknownQiCode, engine::kUnknownQiCode, engine::kUnknownQiCode,
-                                         engine::kUnknownQiCode, engine::kUnknownQiCode, 15, engine::kUnknownQiCode, 11}));
+  EXPECT_EQ(codes, (std::vector<int32_t>{engine::kUnknownQiCode, engine::kUnknownQiCode, engine::kUnknownQiCode,
+                                         engine::kUnknownQiCode, engine::kUnknownQiCode, engine::kUnknownQiCode, 15,
+                                         engine::kUnknownQiCode, 11}));
   EXPECT_EQ(at_root, 7u);
 }
 

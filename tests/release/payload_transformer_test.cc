@@ -29,15 +29,14 @@ config::PayloadConfig Cfg(config::PayloadDefault d, std::vector<config::PayloadF
 
 TEST(PayloadTransformerTest, DefaultDropPublishesOnlyListedFields) {
   PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {Field("source", config::PayloadTransform::kKeep),
-                                                   Field("artist", config::PayloadTransform::kDrop)}));
-  EXPECT_EQ(t.Transform(R"({"artist":"Kid Cudi","source":"bluetooth","vol":3})"),
-            R"({"source":"bluetooth"})");
+                                                           Field("artist", config::PayloadTransform::kDrop)}));
+  EXPECT_EQ(t.Transform(R"({"artist":"Kid Cudi","source":"bluetooth","vol":3})"), R"({"source":"bluetooth"})");
   EXPECT_EQ(t.Transform(R"({"x":1})"), "{}");
 }
 
 TEST(PayloadTransformerTest, DefaultKeepDropsListedAndKeepsTheRest) {
   PayloadTransformer t(Cfg(config::PayloadDefault::kKeep, {Field("artist", config::PayloadTransform::kDrop),
-                                                   Field("pos.raw", config::PayloadTransform::kDrop)}));
+                                                           Field("pos.raw", config::PayloadTransform::kDrop)}));
   EXPECT_EQ(t.Transform(R"({"artist":"A","vol":3,"l":[1,{"a":"\"q\""}],"pos":{"raw":1,"ok":true}})"),
             R"({"vol":3,"l":[1,{"a":"\"q\""}],"pos":{"ok":true}})");
 }
@@ -61,8 +60,8 @@ TEST(PayloadTransformerTest, BinGivesLowerBoundAsNumber) {
 
 TEST(PayloadTransformerTest, MalformedValuesAreDroppedAndCounted) {
   PayloadTransformer t(Cfg(config::PayloadDefault::kKeep, {Field("v", config::PayloadTransform::kBin, 10),
-                                                   Field("g", config::PayloadTransform::kGpsGrid, 0, 100)}));
-  const char* bad[] = {R"({"v":"12","g":{"lat":1}})",           R"({"v":null,"g":[1,2]})",
+                                                           Field("g", config::PayloadTransform::kGpsGrid, 0, 100)}));
+  const char* bad[] = {R"({"v":"12","g":{"lat":1}})", R"({"v":null,"g":[1,2]})",
                        R"({"v":{"x":1},"g":{"lat":91,"lon":0}})", R"({"v":true,"g":{"lat":"1","lon":2}})",
                        R"({"v":1e308,"g":{"lat":0,"lon":-180.5}})"};
   uint64_t expected = 0;
@@ -114,10 +113,10 @@ TEST(PayloadTransformerTest, GpsSnapsToCellCentreWithCellSizedCells) {
 // a rejected event must not reach the transformer (its malformed-field count
 // is a metric of accepted events).
 TEST(PayloadTransformerTest, ParserSinkGivesTheSameBytesAsTransformingTheMinifiedPayload) {
-  const config::PayloadConfig cfg = Cfg(config::PayloadDefault::kKeep, {Field("speed", config::PayloadTransform::kBin, 10),
-                                                        Field("pos", config::PayloadTransform::kGpsGrid, 0, 1000),
-                                                        Field("bad", config::PayloadTransform::kBin, 10),
-                                                        Field("artist", config::PayloadTransform::kDrop)});
+  const config::PayloadConfig cfg = Cfg(
+      config::PayloadDefault::kKeep,
+      {Field("speed", config::PayloadTransform::kBin, 10), Field("pos", config::PayloadTransform::kGpsGrid, 0, 1000),
+       Field("bad", config::PayloadTransform::kBin, 10), Field("artist", config::PayloadTransform::kDrop)});
   PayloadTransformer sink(cfg);
   PayloadTransformer reference(cfg);
   ingest::EventParser plain(ingest::FieldMapping{}, ingest::ValidationLimits{});

@@ -20,8 +20,8 @@ namespace vanon::release_test {
 
 // engine: Petrol, Diesel under Combustion; BEV, PHEV under Electrified.
 inline std::string WriteEngineHierarchy() {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("vanon_release_engine_" + std::to_string(::getpid()) + ".csv");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("vanon_release_engine_" + std::to_string(::getpid()) + ".csv");
   std::ofstream(path) << "Petrol;Combustion;*\nDiesel;Combustion;*\nBEV;Electrified;*\nPHEV;Electrified;*\n";
   return path.string();
 }
@@ -66,7 +66,7 @@ inline ingest::HmacToken Key(uint32_t vehicle) {
 }
 
 inline ingest::BufferedEvent Event(uint32_t vehicle, int64_t ts, std::string engine, std::string seats,
-                           std::optional<std::string> artist, std::string payload = "{}") {
+                                   std::optional<std::string> artist, std::string payload = "{}") {
   ingest::BufferedEvent e;
   e.vehicle_key = Key(vehicle);
   e.trip_key = Key(vehicle + 1000000);
@@ -80,9 +80,8 @@ inline ingest::BufferedEvent Event(uint32_t vehicle, int64_t ts, std::string eng
 
 // `vehicles` vehicles with 1-3 events each in [t0, t0 + 60 s); vehicle v
 // has a fixed engine/seats and mostly one artist out of `artists`.
-inline std::vector<ingest::BufferedEvent> Generate(uint32_t first_vehicle, uint32_t vehicles, int64_t t0,
-                                           uint64_t seed, int artists = 6,
-                                           const std::function<bool(uint32_t)>& active = {}) {
+inline std::vector<ingest::BufferedEvent> Generate(uint32_t first_vehicle, uint32_t vehicles, int64_t t0, uint64_t seed,
+                                                   int artists = 6, const std::function<bool(uint32_t)>& active = {}) {
   static const char* kEngines[] = {"Petrol", "Diesel", "BEV", "PHEV"};
   std::mt19937_64 rng(seed);
   std::vector<ingest::BufferedEvent> out;
@@ -92,8 +91,9 @@ inline std::vector<ingest::BufferedEvent> Generate(uint32_t first_vehicle, uint3
     const std::string artist = "artist-" + std::to_string((v * 31) % static_cast<uint32_t>(artists));
     for (int i = 0; i < n; ++i) {
       const int64_t ts = t0 + static_cast<int64_t>(rng() % 60000);
-      const std::string payload = "{\"artist\":\"" + artist + "\",\"source\":\"bt\",\"speed\":" +
-                                  std::to_string(rng() % 180) + ",\"gps\":{\"lat\":48.1,\"lon\":11.5}}";
+      const std::string payload = "{\"artist\":\"" + artist +
+                                  "\",\"source\":\"bt\",\"speed\":" + std::to_string(rng() % 180) +
+                                  ",\"gps\":{\"lat\":48.1,\"lon\":11.5}}";
       out.push_back(Event(v, ts, kEngines[v % 4], std::to_string(2 + v % 8), artist, payload));
     }
   }

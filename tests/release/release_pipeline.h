@@ -50,10 +50,11 @@ class Pipeline {
     const auto start = static_cast<int64_t>(release) * 60000;
     release::ReleaseContext ctx{0, 1, start, start + 60000};
     s.records = release::WriteRelease(deps, ctx, s.input, s.output,
-                             release::EventsOfBuiltTuples(built, s.events, s.input.waiting.size()), &random);
+                                      release::EventsOfBuiltTuples(built, s.events, s.input.waiting.size()), &random);
     for (const auto& [key, sig] : s.output.new_signatures) signatures_[key] = sig;
     waiting_.clear();
-    for (const engine::StillWaiting& w : s.output.waiting) waiting_.push_back({ResolveTuple(s.input, w.ref), w.first_release});
+    for (const engine::StillWaiting& w : s.output.waiting)
+      waiting_.push_back({ResolveTuple(s.input, w.ref), w.first_release});
     return s;
   }
 

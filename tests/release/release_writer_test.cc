@@ -73,8 +73,8 @@ TEST(ReleaseWriterTest, CheckerPassesOverSeveralReleasesWithChurn) {
   for (uint64_t r = 0; r < 5; ++r) {
     // Release 0: vehicles 0..119. Later: a different fifth of them is away
     // (their groups need counterfeits) and 10 new vehicles join.
-    auto events = Generate(0, 120 + 10 * static_cast<uint32_t>(r), static_cast<int64_t>(r) * 60000,
-                           100 + r, 6, [r](uint32_t v) { return r == 0 || v % 5 != r; });
+    auto events = Generate(0, 120 + 10 * static_cast<uint32_t>(r), static_cast<int64_t>(r) * 60000, 100 + r, 6,
+                           [r](uint32_t v) { return r == 0 || v % 5 != r; });
     // One vehicle the decoding table does not know, one without a value.
     events.push_back(release_test::Event(9999, static_cast<int64_t>(r) * 60000, "*", "*", "artist-1"));
     events.push_back(release_test::Event(9998, static_cast<int64_t>(r) * 60000, "BEV", "4", std::nullopt));
@@ -104,7 +104,7 @@ TEST(ReleaseWriterTest, CheckerPassesOverSeveralReleasesWithChurn) {
     EXPECT_NE(s.records.summary.find("\"events\":" + std::to_string(expected_events) + ","), std::string::npos);
   }
   EXPECT_GT(published, 200u);
-  EXPECT_GT(counterfeits, 0u);  // churn must have exercised counterfeits
+  EXPECT_GT(counterfeits, 0u);       // churn must have exercised counterfeits
   EXPECT_GT(unknown_published, 0u);  // the unknown VIN reached a release under the root
 }
 
@@ -137,7 +137,8 @@ TEST(ReleaseWriterTest, GroupRecordsListValuesWithoutTokens) {
   size_t groups_with_counterfeits = 0, reordered = 0;
   for (const engine::Group& g : step.output.groups) {
     std::vector<std::string> values;
-    for (engine::TupleRef ref : g.members) values.push_back(p.dictionary().Value(ResolveTuple(step.input, ref).sensitive));
+    for (engine::TupleRef ref : g.members)
+      values.push_back(p.dictionary().Value(ResolveTuple(step.input, ref).sensitive));
     for (engine::SensitiveId v : g.counterfeits) values.push_back(p.dictionary().Value(v));
     if (!g.counterfeits.empty()) engine_order.push_back(values);
     std::sort(values.begin(), values.end());

@@ -14,8 +14,7 @@ using release_test::Key;
 class TupleBuilderTest : public ::testing::Test {
  protected:
   TupleBuilderTest()
-      : config_(release_test::TestConfig(release_test::WriteEngineHierarchy())),
-        schema_(SchemaFromConfig(config_)) {}
+      : config_(release_test::TestConfig(release_test::WriteEngineHierarchy())), schema_(SchemaFromConfig(config_)) {}
 
   BuiltTuples Build(const std::vector<ingest::BufferedEvent>& events) {
     TupleBuilder b(config_, schema_, 0, &dict_);
@@ -53,9 +52,8 @@ TEST_F(TupleBuilderTest, SchemaFromConfigLoadsHierarchyAndIntegerBins) {
 }
 
 TEST_F(TupleBuilderTest, OneTuplePerVehicleWithItsEventsInTimeOrder) {
-  std::vector<ingest::BufferedEvent> events = {
-      Event(1, 300, "BEV", "5", "a"), Event(2, 100, "Diesel", "4", "b"),
-      Event(1, 100, "BEV", "5", "a"), Event(1, 200, "BEV", "5", "a")};
+  std::vector<ingest::BufferedEvent> events = {Event(1, 300, "BEV", "5", "a"), Event(2, 100, "Diesel", "4", "b"),
+                                               Event(1, 100, "BEV", "5", "a"), Event(1, 200, "BEV", "5", "a")};
   BuiltTuples b = Build(events);
   ASSERT_EQ(b.tuples.size(), 2u);
   const ingest::HmacToken one = Key(1);
@@ -115,8 +113,8 @@ TEST_F(TupleBuilderTest, Aggregators) {
   // times 10..50: x, y, (none), y, x -> first x, last x, mode: x and y tie
   // at 2, x occurred first.
   std::vector<ingest::BufferedEvent> ev = {Event(1, 50, "BEV", "5", "x"), Event(1, 10, "BEV", "5", "x"),
-                                   Event(1, 40, "BEV", "5", "y"), Event(1, 20, "BEV", "5", "y"),
-                                   Event(1, 30, "BEV", "5", std::nullopt)};
+                                           Event(1, 40, "BEV", "5", "y"), Event(1, 20, "BEV", "5", "y"),
+                                           Event(1, 30, "BEV", "5", std::nullopt)};
   EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "x");
   ev[1].extras[0] = "z";  // times: z y - y x -> mode y (2)
   EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "y");
@@ -130,7 +128,7 @@ TEST_F(TupleBuilderTest, Aggregators) {
 
 TEST_F(TupleBuilderTest, ModeTieGoesToEarliestFirstOccurrenceWhateverTheInputOrder) {
   std::vector<ingest::BufferedEvent> ev = {Event(1, 30, "BEV", "5", "b"), Event(1, 20, "BEV", "5", "a"),
-                                   Event(1, 10, "BEV", "5", "b"), Event(1, 40, "BEV", "5", "a")};
+                                           Event(1, 10, "BEV", "5", "b"), Event(1, 40, "BEV", "5", "a")};
   EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "b");
   std::reverse(ev.begin(), ev.end());
   EXPECT_EQ(Sensitive(Build(ev).tuples[0]), "b");
@@ -162,8 +160,7 @@ TEST(SensitiveDictionaryTest, IdsStableAcrossEncodeDecodeAndHierarchyLeavesFirst
   EXPECT_FALSE(e.DecodeState(dup));
   EXPECT_EQ(e.size(), 3u);
 
-  const engine::CategoricalHierarchy h =
-      engine::CategoricalHierarchy::LoadArxCsv(release_test::WriteEngineHierarchy());
+  const engine::CategoricalHierarchy h = engine::CategoricalHierarchy::LoadArxCsv(release_test::WriteEngineHierarchy());
   SensitiveDictionary f(&h);
   EXPECT_EQ(f.Find("BEV"), static_cast<engine::SensitiveId>(*h.LeafId("BEV")));
   EXPECT_EQ(f.Intern("Hydrogen"), 4u);

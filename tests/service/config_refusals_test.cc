@@ -28,7 +28,7 @@ using testing::TempDir;
 struct Refusal {
   const char* name;
   std::vector<std::pair<std::string, std::string>> edits;  // replace first with second in demo.yaml
-  const char* key;  // expected in the error line
+  const char* key;                                         // expected in the error line
   // When > 0: big.csv next to the config, a flat hierarchy with this many
   // leaves, for an edit to point a categorical QI at.
   int hierarchy_leaves = 0;
@@ -92,40 +92,47 @@ const std::string kPrivacyM = "\n  m: 5\n";
 
 INSTANTIATE_TEST_SUITE_P(
     Loader, ConfigRefusal,
-    ::testing::Values(
-        Refusal{"unknown_key", {{"  poll_batch_max: 1000\n", "  poll_batch_max: 1000\n  poll_batch_size: 5\n"}},
-                "kafka.poll_batch_size"},
-        Refusal{"wrong_type", {{kPrivacyM, "\n  m: five\n"}}, "privacy.m"},
-        Refusal{"out_of_range", {{kPrivacyM, "\n  m: 1\n"}}, "privacy.m"},
-        Refusal{"duplicate_key", {{kPrivacyM, "\n  m: 5\n  m: 6\n"}}, "privacy.m"},
-        Refusal{"missing_file", {{"hierarchies/body.csv", "hierarchies/no-such-file.csv"}},
-                "quasi_identifiers[2].hierarchy"},
-        Refusal{"epsilon_over_budget", {{"epsilon_per_release: 0.0001", "epsilon_per_release: 20"}},
-                "dp.epsilon_per_release"},
-        Refusal{"kpi_names_unknown_query", {{"numerator: touchscreen_vehicles_by_engine", "numerator: no_such_query"}},
-                "dp.kpis[0].numerator"},
-        Refusal{"window_not_a_multiple_of_the_epoch",
-                {{"time_bucket_seconds: 10\n  queries:", "time_bucket_seconds: 10\n  window_seconds: 15\n  queries:"}},
-                "dp.window_seconds"}),
+    ::testing::Values(Refusal{"unknown_key",
+                              {{"  poll_batch_max: 1000\n", "  poll_batch_max: 1000\n  poll_batch_size: 5\n"}},
+                              "kafka.poll_batch_size"},
+                      Refusal{"wrong_type", {{kPrivacyM, "\n  m: five\n"}}, "privacy.m"},
+                      Refusal{"out_of_range", {{kPrivacyM, "\n  m: 1\n"}}, "privacy.m"},
+                      Refusal{"duplicate_key", {{kPrivacyM, "\n  m: 5\n  m: 6\n"}}, "privacy.m"},
+                      Refusal{"missing_file",
+                              {{"hierarchies/body.csv", "hierarchies/no-such-file.csv"}},
+                              "quasi_identifiers[2].hierarchy"},
+                      Refusal{"epsilon_over_budget",
+                              {{"epsilon_per_release: 0.0001", "epsilon_per_release: 20"}},
+                              "dp.epsilon_per_release"},
+                      Refusal{"kpi_names_unknown_query",
+                              {{"numerator: touchscreen_vehicles_by_engine", "numerator: no_such_query"}},
+                              "dp.kpis[0].numerator"},
+                      Refusal{"window_not_a_multiple_of_the_epoch",
+                              {{"time_bucket_seconds: 10\n  queries:",
+                                "time_bucket_seconds: 10\n  window_seconds: 15\n  queries:"}},
+                              "dp.window_seconds"}),
     [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
 
 // Once made by SchemaFromConfig at `run` only.
-INSTANTIATE_TEST_SUITE_P(
-    Schema, ConfigRefusal,
-    ::testing::Values(Refusal{"numeric_codes_outside_int32",
-                              {{"range: {min: 1990, max: 2030}", "range: {min: 1990, max: 3000000000}"}},
-                              "quasi_identifiers[4].range"}),
-    [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Schema, ConfigRefusal,
+                         ::testing::Values(Refusal{
+                             "numeric_codes_outside_int32",
+                             {{"range: {min: 1990, max: 2030}", "range: {min: 1990, max: 3000000000}"}},
+                             "quasi_identifiers[4].range"}),
+                         [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
 
 // Once made by DpPublisher at `run` only.
 INSTANTIATE_TEST_SUITE_P(
     Dp, ConfigRefusal,
     ::testing::Values(
-        Refusal{"epsilon_with_ten_decimals", {{"epsilon_per_release: 0.0001", "epsilon_per_release: 0.0000000001"}},
+        Refusal{"epsilon_with_ten_decimals",
+                {{"epsilon_per_release: 0.0001", "epsilon_per_release: 0.0000000001"}},
                 "dp.epsilon_per_release"},
-        Refusal{"budget_with_ten_decimals", {{"budget: {epsilon: 10,", "budget: {epsilon: 10.0000000001,"}},
+        Refusal{"budget_with_ten_decimals",
+                {{"budget: {epsilon: 10,", "budget: {epsilon: 10.0000000001,"}},
                 "dp.budget.epsilon"},
-        Refusal{"event_name_twice", {{"event_names: [trip_started,", "event_names: [trip_started, trip_started,"}},
+        Refusal{"event_name_twice",
+                {{"event_names: [trip_started,", "event_names: [trip_started, trip_started,"}},
                 "dp.event_names"},
         Refusal{"numeric_qi_split_on_demand",
                 {{kQueries, kQueries + "    - {name: by_year, count: vehicles, dimensions: [qi:model_year]}\n"}},
@@ -134,13 +141,15 @@ INSTANTIATE_TEST_SUITE_P(
                 {{kQueries, kQueries + "    - {name: y2020, count: vehicles, dimensions: [qi:engine], "
                                        "filter: {\"qi:model_year\": \"2020\"}}\n"}},
                 "dp.queries[0].filter.qi:model_year"},
-        Refusal{"too_many_cells",
-                {{"time_bucket_seconds: 10\n  queries:", "time_bucket_seconds: 1\n  window_seconds: 86400\n  queries:"}},
-                "dp.queries[0].dimensions"},
+        Refusal{
+            "too_many_cells",
+            {{"time_bucket_seconds: 10\n  queries:", "time_bucket_seconds: 1\n  window_seconds: 86400\n  queries:"}},
+            "dp.queries[0].dimensions"},
         // The cells of a categorical QI are its hierarchy's leaves, which
         // validate-config used to count as 1 (the refusal came at run only).
         Refusal{"too_many_categorical_cells",
-                {{"{name: manufacturer, hierarchy: hierarchies/manufacturer.csv}", "{name: manufacturer, hierarchy: big.csv}"},
+                {{"{name: manufacturer, hierarchy: hierarchies/manufacturer.csv}",
+                  "{name: manufacturer, hierarchy: big.csv}"},
                  {kQueries, kQueries + "    - {name: by_make, count: vehicles, dimensions: [qi:manufacturer]}\n"}},
                 "dp.queries[0].dimensions",
                 100'001},

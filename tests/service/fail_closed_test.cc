@@ -50,9 +50,11 @@ class FailClosedTest : public ::testing::Test {
     }
     {
       std::ofstream yaml(dir + "/vanon.yaml");
-      yaml << "kafka: {bootstrap: \"" << bootstrap_ << "\", group_id: fail-closed, transactional_id_prefix: fail-closed}\n"
+      yaml << "kafka: {bootstrap: \"" << bootstrap_
+           << "\", group_id: fail-closed, transactional_id_prefix: fail-closed}\n"
            << "vehicle:\n  source: registry\n  registry: {file: registry.csv, key_column: vin}\n"
-           << "quasi_identifiers:\n  - {name: engine, hierarchy: " << VANON_SOURCE_DIR << "/config/hierarchies/engine.csv}\n"
+           << "quasi_identifiers:\n  - {name: engine, hierarchy: " << VANON_SOURCE_DIR
+           << "/config/hierarchies/engine.csv}\n"
            << "sensitive:\n"
            << (registry_sensitive ? "  aggregator: registry\n  registry_column: artist\n"
                                   : "  field: payload.artist\n  aggregator: mode\n  missing_value: Radio\n")
@@ -156,14 +158,13 @@ TEST_F(FailClosedTest, CommittedReleaseKeepsNoSeed) {
 // share (a group member published twice) is withheld with its batch, the
 // service keeps consuming, and the share, computed again, is published once.
 TEST_F(FailClosedTest, ShareFailingTheCheckerIsNotPublished) {
-  CorruptNextSharesForTesting(3);  // the first computation and two retries (1 s, 2 s, 4 s apart)
+  CorruptNextSharesForTesting(3);      // the first computation and two retries (1 s, 2 s, 4 s apart)
   Start(/*registry_sensitive=*/true);  // groups form (four artists): something to corrupt
   for (int v = 0; v < kVehicles; ++v) Produce(v, kBase + 100 * v);
   Produce(0, kBase + kEpochMs + 2100);  // closes the epoch
   WaitConsumed();
-  ASSERT_TRUE(testing::WaitFor(30, [&] {
-    return testing::ScrapeMetric(port_, "vanon_release_check_failures_total") >= 1;
-  }));
+  ASSERT_TRUE(
+      testing::WaitFor(30, [&] { return testing::ScrapeMetric(port_, "vanon_release_check_failures_total") >= 1; }));
   EXPECT_TRUE(testing::ReadTopic(bootstrap_, config_.kafka.topics.releases).empty());
   EXPECT_TRUE(testing::ReadTopic(bootstrap_, config_.kafka.topics.anonymized).empty());
   EXPECT_EQ(service_->Status().releases, 0u);

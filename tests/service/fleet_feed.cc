@@ -37,9 +37,11 @@ FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic,
   fo.invalid_fraction = o.invalid_fraction;
   fo.events_per_second = o.rate;
   fo.max_message_bytes = o.max_message_bytes;
-  fo.start_ms = o.start_ms != 0 ? o.start_ms
-                                : std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      std::chrono::system_clock::now().time_since_epoch()).count();
+  fo.start_ms =
+      o.start_ms != 0
+          ? o.start_ms
+          : std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
   fleet::FleetGenerator gen(fo, table);
   kafka::Producer producer(bootstrap, {}, {}, {{"message.max.bytes", "4000000"}});
   FeedSummary s;
@@ -54,7 +56,8 @@ FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic,
       s.invalid_by_reason[reason]++;
       // The service keeps only the head of oversized messages in the DLQ.
       s.rejected_values.emplace(
-          m.value.size() <= service::kDlqMaxValueBytes ? m.value : m.value.substr(0, service::kDlqTruncatedBytes), reason);
+          m.value.size() <= service::kDlqMaxValueBytes ? m.value : m.value.substr(0, service::kDlqTruncatedBytes),
+          reason);
     }
     if (m.key.size() == 17) s.vins.insert(m.key);
     if (o.wall_rate > 0) {

@@ -25,9 +25,9 @@ struct FeedOptions {
   uint64_t vehicles = 500;
   double invalid_fraction = 0.05;
   uint64_t seed = 7;
-  double rate = 5000;          // simulated events/s (event-time spacing)
-  double wall_rate = 0;        // >0: pace production at this many msgs/s of wall time
-  int64_t start_ms = 0;        // 0: now
+  double rate = 5000;                // simulated events/s (event-time spacing)
+  double wall_rate = 0;              // >0: pace production at this many msgs/s of wall time
+  int64_t start_ms = 0;              // 0: now
   size_t max_message_bytes = 16384;  // keep equal to the service's input.max_message_bytes
 };
 

@@ -57,9 +57,10 @@ std::vector<DlqRecord> ReadAll(const std::string& bootstrap, const std::string& 
 // demo.yaml on the mock cluster, with the input and the changelog topic in
 // `partitions` partitions and every output topic in one.
 config::Config IngestConfig(kafka::MockCluster& cluster, const testing::TempDir& state, int port, int partitions) {
-  config::Config config = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                             {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state.path(),
-                              "input.max_message_bytes=16384", "http.listen=127.0.0.1:" + std::to_string(port)});
+  config::Config config =
+      config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                         {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state.path(),
+                          "input.max_message_bytes=16384", "http.listen=127.0.0.1:" + std::to_string(port)});
   cluster.CreateTopic(config.kafka.topics.input, partitions);
   cluster.CreateTopic(config.state.changelog.topic, partitions);
   for (const std::string* t : {&config.kafka.topics.dlq, &config.kafka.topics.late, &config.kafka.topics.anonymized,
@@ -69,9 +70,7 @@ config::Config IngestConfig(kafka::MockCluster& cluster, const testing::TempDir&
   return config;
 }
 
-bool FileContains(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
+bool FileContains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
   kafka::MockCluster cluster(1);
@@ -108,8 +107,8 @@ TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
     EXPECT_TRUE(r.headers.count("vanon.source.offset"));
     EXPECT_EQ(r.headers.at("vanon.source.topic"), config.kafka.topics.input);
     auto it = expected.find({r.value, r.headers.at("vanon.reason")});
-    ASSERT_NE(it, expected.end()) << "unexpected DLQ record with reason " << r.headers.at("vanon.reason")
-                                  << " detail " << (r.headers.count("vanon.detail") ? r.headers.at("vanon.detail") : "");
+    ASSERT_NE(it, expected.end()) << "unexpected DLQ record with reason " << r.headers.at("vanon.reason") << " detail "
+                                  << (r.headers.count("vanon.detail") ? r.headers.at("vanon.detail") : "");
     expected.erase(it);
     for (const std::string& vin : feed.vins) {
       ASSERT_FALSE(FileContains(r.headers.at("vanon.detail"), vin)) << "VIN in DLQ detail";
@@ -195,8 +194,8 @@ TEST(IngestIntegration, ConsumerLagPerPartition) {
   fo.invalid_fraction = 0;
   const uint64_t total = testing::ProduceFleet(cluster.Bootstrap(), config.kafka.topics.input, fo).total;
   auto lag = [&](int partition) {
-    return testing::ScrapeMetric(port, "vanon_consumer_partition_lag_messages{partition=\"" +
-                                           std::to_string(partition) + "\"}");
+    return testing::ScrapeMetric(
+        port, "vanon_consumer_partition_lag_messages{partition=\"" + std::to_string(partition) + "\"}");
   };
   Service service(config, kKey);
   double absent = 0;
@@ -204,8 +203,8 @@ TEST(IngestIntegration, ConsumerLagPerPartition) {
       service, 120, [&] { return service.Status().consumed >= total && lag(0) == 0 && lag(1) == 0 && lag(2) == 0; },
       [&] { absent = lag(3); });
   EXPECT_EQ(run.rc, 0);
-  ASSERT_TRUE(run.done) << "consumed " << service.Status().consumed << " of " << total << "; lag " << lag(0)
-                         << " " << lag(1) << " " << lag(2);
+  ASSERT_TRUE(run.done) << "consumed " << service.Status().consumed << " of " << total << "; lag " << lag(0) << " "
+                        << lag(1) << " " << lag(2);
   EXPECT_EQ(absent, -1) << "a series for a partition the topic does not have";
 }
 

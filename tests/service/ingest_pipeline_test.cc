@@ -18,8 +18,8 @@ namespace {
 constexpr const char* kVin = "WBA3A5C58CF256985";
 
 int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 std::string Message(int64_t ts) {
@@ -42,7 +42,7 @@ class IngestPipelineTest : public ::testing::Test {
  protected:
   IngestPipelineTest()
       : config_(config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                           {"state.dir=" + dir_.path(), "privacy.epoch.length_seconds=10"})),
+                                   {"state.dir=" + dir_.path(), "privacy.epoch.length_seconds=10"})),
         store_(state::StateStore::Open(dir_.path())) {}
 
   std::vector<release::KeyedEvent> StoredEvents(int32_t partition) {
@@ -85,7 +85,8 @@ TEST_F(IngestPipelineTest, EventsStoredWithARawPayloadAreTransformedWhenLoaded) 
   ingest::BufferedEvent old;
   old.ts_ms = NowMs() - 1000;
   old.event = "media_track_changed";
-  old.payload_json = R"({"artist":"Kid Cudi","source":"bluetooth","speed_kmh":57.5,"location":{"lat":48.137154,"lon":11.576124}})";
+  old.payload_json =
+      R"({"artist":"Kid Cudi","source":"bluetooth","speed_kmh":57.5,"location":{"lat":48.137154,"lon":11.576124}})";
   std::string bytes;
   EncodeBufferedEvent(old, &bytes);
   bytes[0] = static_cast<char>(ingest::kBufferedEventRawPayloadVersion);

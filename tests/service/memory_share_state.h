@@ -25,8 +25,8 @@ class MemoryShareState final : public ShareState {
     if (it == meta_.end()) return std::nullopt;
     return it->second;
   }
-  std::vector<std::optional<state::StoredSignature>> GetSignatures(int32_t partition,
-                                                            const std::vector<std::string>& vehicles) const override {
+  std::vector<std::optional<state::StoredSignature>> GetSignatures(
+      int32_t partition, const std::vector<std::string>& vehicles) const override {
     std::vector<std::optional<state::StoredSignature>> out;
     for (const std::string& v : vehicles) {
       auto it = signatures_.find({partition, v});

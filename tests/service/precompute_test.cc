@@ -33,14 +33,14 @@ class PrecomputeTest : public ::testing::Test {
   void SetUp() override {
     bootstrap_ = cluster_.Bootstrap();
     port_ = testing::FreePort();
-    config_ = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                         {"kafka.bootstrap=" + bootstrap_, "state.dir=" + dir_.path(),
-                          "http.listen=127.0.0.1:" + std::to_string(port_),
-                          "privacy.epoch.length_seconds=10", "privacy.epoch.allowed_lateness_seconds=5",
-                          "privacy.epoch.idle_timeout_seconds=3600", "privacy.m=2",
-                          // Tuples that cannot be published at once are suppressed rather
-                          // than wait: every event of a closed epoch is then accounted.
-                          "privacy.max_delay_epochs=0"});
+    config_ = config::LoadConfig(
+        std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+        {"kafka.bootstrap=" + bootstrap_, "state.dir=" + dir_.path(), "http.listen=127.0.0.1:" + std::to_string(port_),
+         "privacy.epoch.length_seconds=10", "privacy.epoch.allowed_lateness_seconds=5",
+         "privacy.epoch.idle_timeout_seconds=3600", "privacy.m=2",
+         // Tuples that cannot be published at once are suppressed rather
+         // than wait: every event of a closed epoch is then accounted.
+         "privacy.max_delay_epochs=0"});
     const config::KafkaTopics& t = config_.kafka.topics;
     cluster_.CreateTopic(t.input, 1);
     cluster_.CreateTopic(config_.state.changelog.topic, 1);

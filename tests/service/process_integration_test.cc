@@ -33,9 +33,12 @@ std::unique_ptr<Subprocess> StartKafka(std::string* bootstrap) {
 std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int http_port,
                                        const std::vector<std::string>& extra_args = {},
                                        const std::vector<std::string>& extra_env = {}) {
-  std::vector<std::string> argv = {VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                                   "--set", "kafka.bootstrap=" + bootstrap, "--set", "input.max_message_bytes=16384", "--set", "state.dir=" + state, "--set",
-                                   "http.listen=127.0.0.1:" + std::to_string(http_port)};
+  std::vector<std::string> argv = {VANON_BIN,  "run",
+                                   "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                                   "--set",    "kafka.bootstrap=" + bootstrap,
+                                   "--set",    "input.max_message_bytes=16384",
+                                   "--set",    "state.dir=" + state,
+                                   "--set",    "http.listen=127.0.0.1:" + std::to_string(http_port)};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   std::vector<std::string> env = kKeyEnv;
   env.insert(env.end(), extra_env.begin(), extra_env.end());
@@ -103,7 +106,8 @@ TEST(ProcessIntegration, SigtermMidStreamThenRestartBuffersEachAcceptedEventOnce
   std::thread producer([&] { feed = testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo); });
 
   auto first = StartVanon(bootstrap, state.path(), port);
-  ASSERT_TRUE(testing::WaitFor(30, [&] { return MetricValue(Get(port, "/metrics"), "vanon_events_consumed_total") > 2000; }));
+  ASSERT_TRUE(
+      testing::WaitFor(30, [&] { return MetricValue(Get(port, "/metrics"), "vanon_events_consumed_total") > 2000; }));
   first->Signal(SIGTERM);
   EXPECT_EQ(first->Wait(60), 0);
   uint64_t consumed_first = 0;
@@ -154,9 +158,12 @@ TEST(ProcessIntegration, PrometheusScrapesVanonAndPromtoolAcceptsTheExposition) 
   fo.messages = 777;
   fo.invalid_fraction = 0.1;
   testing::FeedSummary feed = testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo);
-  ASSERT_TRUE(testing::WaitFor(60, [&] {
-    return MetricValue(Get(port, "/metrics"), "vanon_events_consumed_total") == static_cast<double>(feed.total);
-  })) << "consumed " << MetricValue(Get(port, "/metrics"), "vanon_events_consumed_total") << " of " << feed.total;
+  ASSERT_TRUE(testing::WaitFor(60,
+                               [&] {
+                                 return MetricValue(Get(port, "/metrics"), "vanon_events_consumed_total") ==
+                                        static_cast<double>(feed.total);
+                               }))
+      << "consumed " << MetricValue(Get(port, "/metrics"), "vanon_events_consumed_total") << " of " << feed.total;
 
   // After a release every family the service declares has samples (histograms
   // included), so the scrape is the whole exported surface.
@@ -177,7 +184,8 @@ TEST(ProcessIntegration, PrometheusScrapesVanonAndPromtoolAcceptsTheExposition) 
                      "global: {scrape_interval: 1s}\n"
                      "scrape_configs:\n"
                      "  - job_name: vanon\n"
-                     "    static_configs: [{targets: ['127.0.0.1:" + std::to_string(port) + "']}]\n");
+                     "    static_configs: [{targets: ['127.0.0.1:" +
+                         std::to_string(port) + "']}]\n");
   Subprocess prom({"/usr/bin/prometheus", "--config.file=" + prom_dir.path() + "/prometheus.yml",
                    "--storage.tsdb.path=" + prom_dir.path() + "/data",
                    "--web.listen-address=127.0.0.1:" + std::to_string(prom_port)});
@@ -211,10 +219,12 @@ TEST(ProcessIntegration, HealthzFailsWhileAReleaseBatchHangs) {
   fo.messages = 2000;
   testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo);
   std::pair<int, std::string> health;
-  ASSERT_TRUE(testing::WaitFor(60, [&] {
-    health = Status(port, "/healthz");
-    return health.first == 503;
-  })) << "still " << health.first << " " << health.second;
+  ASSERT_TRUE(testing::WaitFor(60,
+                               [&] {
+                                 health = Status(port, "/healthz");
+                                 return health.first == 503;
+                               }))
+      << "still " << health.first << " " << health.second;
   EXPECT_NE(health.second.find("release batch open for"), std::string::npos) << health.second;
   // Ingestion itself is alive: the loop turns, so it is not the heartbeat.
   EXPECT_EQ(health.second.find("main loop stalled"), std::string::npos) << health.second;

@@ -50,12 +50,11 @@ std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::
   std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kHmacKey, "VANON_INSTANCE_ID=crash-test"};
   if (!fault_point.empty()) env.push_back("VANON_FAULT_POINT=" + fault_point);
   return std::make_unique<Subprocess>(
-      std::vector<std::string>{VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                               "--set", "kafka.bootstrap=" + bootstrap, "--set", "input.max_message_bytes=16384",
-                               "--set", "state.dir=" + state, "--set", "http.listen=127.0.0.1:" + std::to_string(port),
-                               "--set", "privacy.epoch.length_seconds=2", "--set",
-                               "privacy.epoch.allowed_lateness_seconds=1", "--set",
-                               "privacy.epoch.idle_timeout_seconds=2"},
+      std::vector<std::string>{
+          VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", "--set",
+          "kafka.bootstrap=" + bootstrap, "--set", "input.max_message_bytes=16384", "--set", "state.dir=" + state,
+          "--set", "http.listen=127.0.0.1:" + std::to_string(port), "--set", "privacy.epoch.length_seconds=2", "--set",
+          "privacy.epoch.allowed_lateness_seconds=1", "--set", "privacy.epoch.idle_timeout_seconds=2"},
       env, /*capture_stderr=*/true);
 }
 
@@ -66,7 +65,8 @@ bool Drained(int port) {
   return testing::ScrapeMetric(port, "vanon_partitions_assigned") == kInputPartitions &&
          testing::ScrapeMetric(port, "vanon_releases_total") >= 2 * kInputPartitions &&
          testing::ScrapeMetric(port, "vanon_consumer_lag_messages{stat=\"sum\"}") == 0 &&
-         testing::ScrapeMetric(port, "vanon_events_buffered") == 0 && testing::ScrapeMetric(port, "vanon_tuples_waiting") == 0;
+         testing::ScrapeMetric(port, "vanon_events_buffered") == 0 &&
+         testing::ScrapeMetric(port, "vanon_tuples_waiting") == 0;
 }
 
 struct Summary {

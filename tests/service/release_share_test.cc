@@ -57,7 +57,10 @@ std::vector<T> OpsOf(const ShareDelta& d) {
 class Partition {
  public:
   explicit Partition(config::Config c)
-      : config_(std::move(c)), schema_(release::SchemaFromConfig(config_)), payload_(config_.payload), buffer_(kEpochMs) {
+      : config_(std::move(c)),
+        schema_(release::SchemaFromConfig(config_)),
+        payload_(config_.payload),
+        buffer_(kEpochMs) {
     if (config_.dp.enabled) dp_ = std::make_unique<DpPublisher>(config_, "share-test-key", &state_, registry_);
     ctx_.config = &config_;
     ctx_.schema = &schema_;

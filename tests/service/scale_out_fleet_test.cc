@@ -64,8 +64,8 @@ constexpr int kInputPartitions = 6;
 constexpr int kOutputPartitions = 4;
 constexpr const char* kChangelog = "vanon.state.changelog";
 constexpr const char* kInput = "vehicle.events.raw";
-constexpr uint64_t kChunk = 2000;      // messages per streamed chunk
-constexpr double kRate = 400;          // messages per second of wall and event time
+constexpr uint64_t kChunk = 2000;  // messages per streamed chunk
+constexpr double kRate = 400;      // messages per second of wall and event time
 
 // VANON_SCALE_OUT_TEST_CHANGELOG=off runs the same scenario without the
 // changelog, to see the check fail (shares twice, second signatures).
@@ -76,11 +76,8 @@ bool ChangelogOn() {
 
 // Overrides shared by every instance and by the test's own copy of the config.
 std::vector<std::string> Overrides(const std::string& bootstrap) {
-  return {"kafka.bootstrap=" + bootstrap,
-          "input.max_message_bytes=16384",
-          "privacy.epoch.length_seconds=2",
-          "privacy.epoch.allowed_lateness_seconds=1",
-          "privacy.epoch.idle_timeout_seconds=2",
+  return {"kafka.bootstrap=" + bootstrap, "input.max_message_bytes=16384", "privacy.epoch.length_seconds=2",
+          "privacy.epoch.allowed_lateness_seconds=1", "privacy.epoch.idle_timeout_seconds=2",
           // A killed member's partitions move once its session expires.
           "kafka.consumer_properties.session.timeout.ms=6000",
           // Overrides cannot append to a list: the seq marker replaces artist.
@@ -105,8 +102,7 @@ struct Instance {
   std::unique_ptr<Subprocess> process;
 
   Instance(const std::string& n, const std::string& bootstrap) : name(n) {
-    std::vector<std::string> argv = {VANON_BIN, "run", "--config",
-                                     std::string(VANON_SOURCE_DIR) + "/config/demo.yaml"};
+    std::vector<std::string> argv = {VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml"};
     std::vector<std::string> sets = Overrides(bootstrap);
     sets.push_back("state.dir=" + state.path());
     sets.push_back("http.listen=127.0.0.1:" + std::to_string(port));
@@ -184,13 +180,14 @@ struct Fleet {
 // A chunk streams on its own thread while the test changes the group.
 class Streaming {
  public:
-  explicit Streaming(Fleet* fleet) : thread_([fleet, this] {
-    try {
-      fleet->Chunk();
-    } catch (const std::exception& e) {
-      error_ = e.what();
-    }
-  }) {}
+  explicit Streaming(Fleet* fleet)
+      : thread_([fleet, this] {
+          try {
+            fleet->Chunk();
+          } catch (const std::exception& e) {
+            error_ = e.what();
+          }
+        }) {}
   // Waits for the chunk; its error, or "".
   std::string Join() {
     thread_.join();
@@ -397,8 +394,8 @@ class ScaleOutFleet : public ::testing::Test {
     EXPECT_EQ(published + suppressed + late + waiting, valid) << "every valid input event accounted";
     EXPECT_EQ(summary_events, published);
     EXPECT_GT(published, valid / 3) << "positive control: a meaningful share was published";
-    std::cout << "valid " << valid << ": published " << published << ", suppressed " << suppressed << ", late "
-              << late << ", waiting/unreleased " << waiting << "; " << partition_releases_ << " partition releases\n";
+    std::cout << "valid " << valid << ": published " << published << ", suppressed " << suppressed << ", late " << late
+              << ", waiting/unreleased " << waiting << "; " << partition_releases_ << " partition releases\n";
   }
 
   // Group ids and tuple tokens each in one group; one signature per vehicle

@@ -59,8 +59,8 @@ std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::
                                        const std::string& state, int port) {
   std::vector<std::string> argv = {
       VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", "--set",
-      "kafka.bootstrap=" + bootstrap, "--set", "input.max_message_bytes=16384", "--set", "state.dir=" + state,
-      "--set", "http.listen=127.0.0.1:" + std::to_string(port), "--set", "privacy.epoch.length_seconds=2", "--set",
+      "kafka.bootstrap=" + bootstrap, "--set", "input.max_message_bytes=16384", "--set", "state.dir=" + state, "--set",
+      "http.listen=127.0.0.1:" + std::to_string(port), "--set", "privacy.epoch.length_seconds=2", "--set",
       "privacy.epoch.allowed_lateness_seconds=1", "--set", "privacy.epoch.idle_timeout_seconds=2",
       // Overrides cannot append to a list: the test's seq marker replaces
       // the artist entry (dropped by default anyway).
@@ -98,8 +98,9 @@ struct Feed {
     fo.invalid_fraction = 0.02;
     fo.events_per_second = 1000;
     fo.max_message_bytes = 16384;
-    fo.start_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch()).count();
+    fo.start_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     fleet::FleetGenerator gen(fo, table);
     kafka::Producer producer(bootstrap, {}, {}, {{"message.max.bytes", "4000000"}});
     for (uint64_t i = 0; i < n; ++i) {
@@ -143,16 +144,20 @@ TEST_P(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed
   }
   auto b = StartVanon(bootstrap, "scale-b", state_b.path(), port_b);
   ASSERT_TRUE(testing::WaitFor(120, [&] {
-    double pa = kill ? 0 : Metric(port_a, "vanon_partitions_assigned"), pb = Metric(port_b, "vanon_partitions_assigned");
+    double pa = kill ? 0 : Metric(port_a, "vanon_partitions_assigned"),
+           pb = Metric(port_b, "vanon_partitions_assigned");
     return pb > 0 && (kill || pa > 0) && pa + pb == kInputPartitions;
   })) << b->Output();
   const uint64_t part1_last_seq = feed.seq;
   feed.Produce(bootstrap, 3000);  // the same vehicles, released by both instances now
-  ASSERT_TRUE(testing::WaitFor(120, [&] {
-    double pa = kill ? 0 : Metric(port_a, "vanon_partitions_assigned"), pb = Metric(port_b, "vanon_partitions_assigned");
-    return pa + pb == kInputPartitions && (kill || Settled(port_a)) && Settled(port_b) &&
-           Metric(port_b, "vanon_releases_total") >= 2;
-  })) << a->Output() << b->Output();
+  ASSERT_TRUE(testing::WaitFor(120,
+                               [&] {
+                                 double pa = kill ? 0 : Metric(port_a, "vanon_partitions_assigned"),
+                                        pb = Metric(port_b, "vanon_partitions_assigned");
+                                 return pa + pb == kInputPartitions && (kill || Settled(port_a)) && Settled(port_b) &&
+                                        Metric(port_b, "vanon_releases_total") >= 2;
+                               }))
+      << a->Output() << b->Output();
   if (ChangelogOn()) {
     EXPECT_GE(Metric(port_b, "vanon_state_restores_total{outcome=\"restored\"}"), 1)
         << "positive control: b restored a partition from the changelog";
@@ -173,7 +178,7 @@ TEST_P(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed
       << "the mock cluster truncated the changelog";
 
   // Output, read back as a downstream consumer would.
-  std::map<std::string, int> summaries;                   // "release/partition" -> count
+  std::map<std::string, int> summaries;                       // "release/partition" -> count
   std::map<std::string, std::set<std::string>> sig_of_group;  // group id -> its sensitive values
   std::map<std::string, int> group_records;
   std::string error;
@@ -205,9 +210,9 @@ TEST_P(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed
   EXPECT_GT(dp_attempts.size(), 0u) << "positive control: DP counts published";
   EXPECT_EQ(dp_twice, 0) << "releases whose DP counts were published twice (of " << dp_attempts.size() << ")";
 
-  std::map<uint64_t, int> published;                         // seq -> times
+  std::map<uint64_t, int> published;                            // seq -> times
   std::map<std::string, std::set<std::set<std::string>>> sigs;  // VIN -> signatures
-  std::set<std::string> in_part1, in_part2;  // vehicles published from each half of the feed
+  std::set<std::string> in_part1, in_part2;                     // vehicles published from each half of the feed
   std::vector<TopicRecord> anon = testing::ReadTopic(bootstrap, "vehicle.events.anonymized");
   uint64_t without_seq = 0;
   for (const TopicRecord& r : anon) {
@@ -296,9 +301,11 @@ TEST(InternalTopicsAtStart, RunRefusesAMissingOrWrongChangelogWithTheFix) {
   const std::string bootstrap = kafka.FirstLine(20);
   TempDir dir;
   auto run = [&](const std::vector<std::string>& sets) {
-    std::vector<std::string> argv = {VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                                     "--set", "kafka.bootstrap=" + bootstrap, "--set", "state.dir=" + dir.path(),
-                                     "--set", "http.listen=127.0.0.1:" + std::to_string(testing::FreePort())};
+    std::vector<std::string> argv = {VANON_BIN,  "run",
+                                     "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                                     "--set",    "kafka.bootstrap=" + bootstrap,
+                                     "--set",    "state.dir=" + dir.path(),
+                                     "--set",    "http.listen=127.0.0.1:" + std::to_string(testing::FreePort())};
     for (const std::string& a : sets) {
       argv.push_back("--set");
       argv.push_back(a);

@@ -43,8 +43,8 @@ class PortHolder {
 };
 
 std::vector<std::string> DemoArgv(const std::string& duration, std::vector<std::string> extra) {
-  std::vector<std::string> argv = {VANON_BIN, "demo", "--config", kDemoConfig, "--duration", duration,
-                                   "--vehicles", "20", "--rate", "100"};
+  std::vector<std::string> argv = {VANON_BIN, "demo",       "--config", kDemoConfig, "--duration",
+                                   duration,  "--vehicles", "20",       "--rate",    "100"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return argv;
 }
@@ -97,10 +97,10 @@ TEST(StartupIntegration, RunWithATakenAddressFailsWithOneLine) {
 TEST(StartupIntegration, SigtermWhileTheBrokerIsUnreachableStopsTheService) {
   const int nobody = testing::FreePort();  // nothing listens there
   TempDir state;
-  Subprocess run({VANON_BIN, "run", "--config", kDemoConfig, "--set",
-                  "kafka.bootstrap=127.0.0.1:" + std::to_string(nobody), "--set", "state.dir=" + state.path(),
-                  "--set", "http.listen=127.0.0.1:" + std::to_string(testing::FreePort())},
-                 {"VANON_HMAC_KEY=startup-test-hmac-key-0123456789"}, /*capture_stderr=*/true);
+  Subprocess run(
+      {VANON_BIN, "run", "--config", kDemoConfig, "--set", "kafka.bootstrap=127.0.0.1:" + std::to_string(nobody),
+       "--set", "state.dir=" + state.path(), "--set", "http.listen=127.0.0.1:" + std::to_string(testing::FreePort())},
+      {"VANON_HMAC_KEY=startup-test-hmac-key-0123456789"}, /*capture_stderr=*/true);
   ASSERT_TRUE(testing::WaitFor(20, [&] { return run.Output().find("state open") != std::string::npos; }))
       << run.Output();
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // now inside init_transactions

@@ -9,8 +9,12 @@ int shared_counter = 0;  // written by two threads without synchronization
 }  // namespace
 
 int main() {
-  std::thread a([] { for (int i = 0; i < 1000; ++i) ++shared_counter; });
-  std::thread b([] { for (int i = 0; i < 1000; ++i) ++shared_counter; });
+  std::thread a([] {
+    for (int i = 0; i < 1000; ++i) ++shared_counter;
+  });
+  std::thread b([] {
+    for (int i = 0; i < 1000; ++i) ++shared_counter;
+  });
   a.join();
   b.join();
   std::printf("counter %d\n", shared_counter);

@@ -43,9 +43,7 @@ class MachineCrashTest : public ::testing::Test {
 };
 
 // The harness really loses writes: without it the test below shows nothing.
-TEST_F(MachineCrashTest, UnsyncedCommitIsLost) {
-  EXPECT_FALSE(PrepareAndCrash(Durability::kProcessCrash).has_value());
-}
+TEST_F(MachineCrashTest, UnsyncedCommitIsLost) { EXPECT_FALSE(PrepareAndCrash(Durability::kProcessCrash).has_value()); }
 
 TEST_F(MachineCrashTest, SyncedCommitSurvives) {
   auto e = PrepareAndCrash(Durability::kMachineCrash);

@@ -44,10 +44,10 @@ TEST(StoredSignatureCodec, RejectsMalformed) {
   EXPECT_FALSE(StoredSignature::Decode("").has_value());
   EXPECT_FALSE(StoredSignature::Decode(Bytes({2, 6, 1, 2, 5, 0xac, 0x02})).has_value());  // version
   EXPECT_FALSE(StoredSignature::Decode(Bytes({0, 6, 1, 2, 5, 0xac, 0x02})).has_value());
-  EXPECT_FALSE(StoredSignature::Decode(good + Bytes({0})).has_value());            // trailing byte
-  EXPECT_FALSE(StoredSignature::Decode(Bytes({1, 6, 1, 2, 5, 5})).has_value());    // duplicate id
-  EXPECT_FALSE(StoredSignature::Decode(Bytes({1, 6, 1, 2, 9, 5})).has_value());    // unsorted
-  EXPECT_FALSE(StoredSignature::Decode(Bytes({1, 6, 1, 3, 5, 9})).has_value());    // count > ids
+  EXPECT_FALSE(StoredSignature::Decode(good + Bytes({0})).has_value());          // trailing byte
+  EXPECT_FALSE(StoredSignature::Decode(Bytes({1, 6, 1, 2, 5, 5})).has_value());  // duplicate id
+  EXPECT_FALSE(StoredSignature::Decode(Bytes({1, 6, 1, 2, 9, 5})).has_value());  // unsorted
+  EXPECT_FALSE(StoredSignature::Decode(Bytes({1, 6, 1, 3, 5, 9})).has_value());  // count > ids
   // Count of four billion with three bytes left: refused before any allocation.
   EXPECT_FALSE(StoredSignature::Decode(Bytes({1, 6, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3})).has_value());
   // Id above 2^32 - 1 (2^32 = 0x80 0x80 0x80 0x80 0x10).
@@ -56,12 +56,11 @@ TEST(StoredSignatureCodec, RejectsMalformed) {
   EXPECT_FALSE(StoredSignature::Decode(Bytes({1, 6, 1, 1, 0x85, 0x00})).has_value());
   // A varint that never ends, and one longer than ten bytes.
   EXPECT_FALSE(StoredSignature::Decode(Bytes({1, 0x80, 0x80})).has_value());
-  EXPECT_FALSE(StoredSignature::Decode(
-                   Bytes({1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 1, 0}))
-                   .has_value());
+  EXPECT_FALSE(
+      StoredSignature::Decode(Bytes({1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 1, 0}))
+          .has_value());
   // Ten bytes whose last one carries more than bit 63.
-  EXPECT_FALSE(StoredSignature::Decode(
-                   Bytes({1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 1, 0}))
+  EXPECT_FALSE(StoredSignature::Decode(Bytes({1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 1, 0}))
                    .has_value());
 }
 
@@ -72,7 +71,7 @@ TEST(StoredSignatureCodec, EncodingUnsortedSignatureDoesNotReadBack) {
 }
 
 engine::WaitingTuple MakeWaiting(std::string vehicle, std::vector<int32_t> qi, engine::SensitiveId s, uint32_t events,
-                         uint64_t first) {
+                                 uint64_t first) {
   engine::WaitingTuple w;
   w.tuple.vehicle = std::move(vehicle);
   w.tuple.qi = std::move(qi);
@@ -171,22 +170,21 @@ TEST(ReleaseLogEntryCodec, ReadsHandBuiltRecordAndRejectsMalformed) {
 
   EXPECT_FALSE(ReleaseLogEntry::Decode(Bytes({2, 2}) + seed + Bytes({2, 1, 20, 22, 2, 'o', 'k'})).has_value());
   for (int status : {0, 3, 255}) {
-    EXPECT_FALSE(ReleaseLogEntry::Decode(Bytes({1, status}) + seed + Bytes({2, 1, 20, 22, 2, 'o', 'k'}))
-                     .has_value())
+    EXPECT_FALSE(ReleaseLogEntry::Decode(Bytes({1, status}) + seed + Bytes({2, 1, 20, 22, 2, 'o', 'k'})).has_value())
         << status;
   }
   EXPECT_FALSE(ReleaseLogEntry::Decode(good + "!").has_value());
   EXPECT_FALSE(ReleaseLogEntry::Decode(Bytes({1, 2}) + seed.substr(0, 31)).has_value());
   // Summary length larger than the rest of the record.
   EXPECT_FALSE(ReleaseLogEntry::Decode(Bytes({1, 2}) + seed + Bytes({2, 1, 20, 22, 3, 'o', 'k'})).has_value());
-  EXPECT_FALSE(ReleaseLogEntry::Decode(Bytes({1, 2}) + seed +
-                                       Bytes({2, 1, 20, 22, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-                                              0xff, 0x01, 'o', 'k'}))
+  EXPECT_FALSE(ReleaseLogEntry::Decode(
+                   Bytes({1, 2}) + seed +
+                   Bytes({2, 1, 20, 22, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 'o', 'k'}))
                    .has_value());
   // Readback partition 2^31 (zigzag 2^32) does not fit int32.
-  EXPECT_FALSE(ReleaseLogEntry::Decode(Bytes({1, 2}) + seed +
-                                       Bytes({0x80, 0x80, 0x80, 0x80, 0x10, 1, 20, 22, 2, 'o', 'k'}))
-                   .has_value());
+  EXPECT_FALSE(
+      ReleaseLogEntry::Decode(Bytes({1, 2}) + seed + Bytes({0x80, 0x80, 0x80, 0x80, 0x10, 1, 20, 22, 2, 'o', 'k'}))
+          .has_value());
 }
 
 }  // namespace

@@ -168,8 +168,9 @@ TEST(StateStoreRelease, EverythingReadsBackAfterReopen) {
   }
   std::vector<engine::WaitingTuple> waiting = s->LoadWaiting(4);
   ASSERT_EQ(waiting.size(), 14u);
-  EXPECT_TRUE(std::is_sorted(waiting.begin(), waiting.end(),
-                             [](const engine::WaitingTuple& a, const engine::WaitingTuple& b) { return a.tuple.vehicle < b.tuple.vehicle; }));
+  EXPECT_TRUE(std::is_sorted(
+      waiting.begin(), waiting.end(),
+      [](const engine::WaitingTuple& a, const engine::WaitingTuple& b) { return a.tuple.vehicle < b.tuple.vehicle; }));
   for (const engine::WaitingTuple& w : waiting) {
     auto it = std::find(vehicles.begin(), vehicles.end(), w.tuple.vehicle);
     ASSERT_NE(it, vehicles.end());

@@ -134,8 +134,9 @@ TEST(StoreLayout, CorruptSignatureThrowsWithoutTheKey) {
   { auto s = StateStore::Open(dir.path()); }
   {
     RawDb raw(dir.path(), kAllFamilies);
-    ASSERT_TRUE(raw.db->Put(rocksdb::WriteOptions(), raw.by_name["signatures"], Bytes({0, 0, 0, 2}) + vehicle,
-                            Bytes({1, 0, 0, 2, 9, 3}))  // ids not sorted
+    ASSERT_TRUE(raw.db
+                    ->Put(rocksdb::WriteOptions(), raw.by_name["signatures"], Bytes({0, 0, 0, 2}) + vehicle,
+                          Bytes({1, 0, 0, 2, 9, 3}))  // ids not sorted
                     .ok());
   }
   auto s = StateStore::Open(dir.path());

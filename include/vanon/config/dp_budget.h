@@ -19,10 +19,10 @@
 namespace vanon::config {
 
 struct DpBudgetPlan {
-  int64_t releases_per_period = 0;    // charged releases (epochs, or DP windows) in one rolling period
-  int64_t tree_starts_per_period = 0; // running-total counter starts in one period (upper bound)
-  double epsilon_per_period = 0;      // what one period's charges add up to
-  bool lasts_period = false;          // epsilon_per_period <= budget
+  int64_t releases_per_period = 0;     // charged releases (epochs, or DP windows) in one rolling period
+  int64_t tree_starts_per_period = 0;  // running-total counter starts in one period (upper bound)
+  double epsilon_per_period = 0;       // what one period's charges add up to
+  bool lasts_period = false;           // epsilon_per_period <= budget
   // From an empty ledger: how many releases publish, and for how long,
   // before the first pause (= the period's releases when it lasts).
   int64_t releases_before_pause = 0;

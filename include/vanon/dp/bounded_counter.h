@@ -40,8 +40,7 @@ class BoundedCounter {
  public:
   // `query` must pass ValidateQuery. Time buckets cover [epoch_start_ms,
   // epoch_end_ms). `selection_key` keys the hash that picks kept cells.
-  BoundedCounter(CountQuery query, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                 uint64_t selection_key);
+  BoundedCounter(CountQuery query, int64_t epoch_start_ms, int64_t epoch_end_ms, uint64_t selection_key);
 
   // All events of one vehicle in this release (their `vehicle` field is
   // ignored in favour of `vehicle`).
@@ -66,7 +65,6 @@ class BoundedCounter {
   BoundingStats* mutable_stats() { return &stats_; }
 
  private:
-
   CountQuery query_;
   int64_t epoch_start_ms_;
   int64_t epoch_end_ms_;

@@ -40,13 +40,11 @@ enum class SpendOutcome {
 
 struct SpendResult {
   SpendOutcome outcome = SpendOutcome::kStoreError;
-  Epsilon spent;      // in the window, after this call
-  Epsilon remaining;  // period_total - spent
+  Epsilon spent;        // in the window, after this call
+  Epsilon remaining;    // period_total - spent
   std::string message;  // one line for the log when not kSpent
 
-  bool publish() const {
-    return outcome == SpendOutcome::kSpent || outcome == SpendOutcome::kAlreadySpent;
-  }
+  bool publish() const { return outcome == SpendOutcome::kSpent || outcome == SpendOutcome::kAlreadySpent; }
 };
 
 // For metrics and the health endpoint (vanon_dp_epsilon_*, vanon_dp_budget_exhausted).
@@ -62,8 +60,7 @@ class BudgetLedger {
   // Loads every entry from `store` (not owned; must outlive the ledger).
   // nullptr and *error set when the store cannot be read or the policy is
   // invalid (zero period or budget, per_release above period_total).
-  static std::unique_ptr<BudgetLedger> Open(const BudgetPolicy& policy, LedgerStore* store,
-                                            std::string* error);
+  static std::unique_ptr<BudgetLedger> Open(const BudgetPolicy& policy, LedgerStore* store, std::string* error);
 
   SpendResult TrySpend(uint64_t release_id, int64_t now_ms, Epsilon epsilon);
   BudgetStatus Status(int64_t now_ms) const;

@@ -23,7 +23,7 @@ struct DpCountRecord {
   // clamped counts are biased upwards and their bias adds up. In JSON as
   // "unclamped" when clamping changed the value.
   int64_t noisy = 0;
-  double ratio = 0;   // kRatio: noisy numerator / noisy denominator
+  double ratio = 0;  // kRatio: noisy numerator / noisy denominator
   // kRatio: the post-processed noisy counts the ratio was computed from.
   int64_t numerator = 0;
   int64_t denominator = 0;
@@ -31,8 +31,8 @@ struct DpCountRecord {
   // "unclamped_denominator" in JSON when clamping changed them).
   int64_t noisy_numerator = 0;
   int64_t noisy_denominator = 0;
-  double epsilon = 0;         // spent on this record's query in this release
-  uint64_t sensitivity = 0;   // L1 sensitivity the noise was scaled to
+  double epsilon = 0;        // spent on this record's query in this release
+  uint64_t sensitivity = 0;  // L1 sensitivity the noise was scaled to
   std::string mechanism;
   std::vector<std::string> postprocessed;
 };

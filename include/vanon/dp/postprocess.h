@@ -12,9 +12,9 @@
 namespace vanon::dp {
 
 enum class PostStep {
-  kClampNonnegative,    // a negative count became 0
-  kDenominatorFloor,    // a ratio's noisy denominator below 1 was taken as 1
-  kClipUnitInterval,    // a ratio outside [0, 1] was clipped
+  kClampNonnegative,  // a negative count became 0
+  kDenominatorFloor,  // a ratio's noisy denominator below 1 was taken as 1
+  kClipUnitInterval,  // a ratio outside [0, 1] was clipped
 };
 
 const char* PostStepName(PostStep step);  // "clamp_nonnegative", ...

@@ -46,8 +46,7 @@ class TreeCounter {
   static constexpr int kMaxLevels = 40;
 
   // Horizon T = 2^levels releases (1 <= levels <= kMaxLevels).
-  static std::optional<TreeCounter> Create(int levels, uint64_t stream_sensitivity,
-                                           Rational epsilon);
+  static std::optional<TreeCounter> Create(int levels, uint64_t stream_sensitivity, Rational epsilon);
 
   // Adds the next release's true value; returns the noisy running total, or
   // nullopt once the horizon is used up (start a new counter and charge its

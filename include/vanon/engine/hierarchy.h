@@ -23,8 +23,7 @@ class CategoricalHierarchy {
   static CategoricalHierarchy LoadArxCsv(const std::string& path);
   // Same format, already split; `source` names the origin in error messages.
   // rows[i] is the (1-based) line i+1.
-  static CategoricalHierarchy FromRows(const std::vector<std::vector<std::string>>& rows,
-                                       const std::string& source);
+  static CategoricalHierarchy FromRows(const std::vector<std::vector<std::string>>& rows, const std::string& source);
 
   int32_t LeafCount() const { return static_cast<int32_t>(leaf_node_.size()); }
   int32_t NodeCount() const { return static_cast<int32_t>(nodes_.size()); }

@@ -28,25 +28,25 @@ namespace vanon::engine {
 class CategoricalHierarchy;
 
 struct ReleaseMetrics {
-  uint64_t tuples = 0;       // |T|
-  uint64_t published = 0;    // |T'|, real tuples only
+  uint64_t tuples = 0;     // |T|
+  uint64_t published = 0;  // |T'|, real tuples only
   uint64_t counterfeits = 0;
   uint64_t groups = 0;
-  uint64_t waiting = 0;      // held for a later release, not in |T|
+  uint64_t waiting = 0;                            // held for a later release, not in |T|
   std::array<uint64_t, 3> suppressed_by_reason{};  // indexed by SuppressReason
 
   double suppression_ratio = 0;
   std::array<double, 3> suppression_ratio_by_reason{};
-  uint64_t min_group_size = 0;  // distinct individuals
-  uint64_t min_distinct = 0;    // distinct sensitive values
-  double avg_group_size = 0;    // |T'| / |EC|
-  double discernibility = 0;    // sum |e|^2 + |T| per suppressed record
+  uint64_t min_group_size = 0;           // distinct individuals
+  uint64_t min_distinct = 0;             // distinct sensitive values
+  double avg_group_size = 0;             // |T'| / |EC|
+  double discernibility = 0;             // sum |e|^2 + |T| per suppressed record
   double discernibility_normalized = 0;  // / |T|^2
   double ncp = 0;
   double emd_max_equal = 0;
   std::optional<double> emd_max_ordered;       // when a sensitive order is known
   std::optional<double> emd_max_hierarchical;  // when a sensitive hierarchy is known
-  double counterfeit_ratio = 0;  // counterfeits / (|T'| + counterfeits)
+  double counterfeit_ratio = 0;                // counterfeits / (|T'| + counterfeits)
   double g_balance = 0;
   double h_affiliation = 0;
   double knowledge_gain = 0;
@@ -85,8 +85,7 @@ double EmdEqual(const std::vector<double>& p, const std::vector<double>& q);
 // p and q in the domain's order.
 double EmdOrdered(const std::vector<double>& p, const std::vector<double>& q);
 // p and q indexed by leaf id of `h`.
-double EmdHierarchical(const CategoricalHierarchy& h, const std::vector<double>& p,
-                       const std::vector<double>& q);
+double EmdHierarchical(const CategoricalHierarchy& h, const std::vector<double>& p, const std::vector<double>& q);
 
 }  // namespace vanon::engine
 

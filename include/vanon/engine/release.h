@@ -32,7 +32,7 @@ struct Tuple {
   std::string vehicle;      // opaque key (an HMAC of the VIN in production)
   std::vector<int32_t> qi;  // one code per schema attribute
   SensitiveId sensitive = 0;
-  uint32_t events = 1;      // events behind this tuple; weights g-balance only
+  uint32_t events = 1;  // events behind this tuple; weights g-balance only
 };
 
 struct WaitingTuple {
@@ -105,9 +105,9 @@ struct ReleaseInput {
 using TupleRef = uint32_t;
 
 struct Group {
-  std::vector<Cover> qi;           // one cover per schema attribute
-  std::vector<TupleRef> members;   // real tuples, sorted
-  Signature signature;             // every sensitive value published in the group
+  std::vector<Cover> qi;          // one cover per schema attribute
+  std::vector<TupleRef> members;  // real tuples, sorted
+  Signature signature;            // every sensitive value published in the group
   // Values of the signature carried by counterfeit tuples (one slot each).
   std::vector<SensitiveId> counterfeits;
 };

@@ -48,8 +48,7 @@ class ValueWindow {
   // Epochs must not decrease. The mode breaks ties in favour of the previous
   // value, then the smaller id, so the value changes only when another value
   // is strictly more frequent in the window.
-  std::optional<SensitiveId> Advance(uint64_t epoch, const std::vector<ValueCount>& counts,
-                                     const WindowParams& params);
+  std::optional<SensitiveId> Advance(uint64_t epoch, const std::vector<ValueCount>& counts, const WindowParams& params);
 
   // Events per value over every epoch advanced so far (not only the
   // window), most frequent first (ties: smaller id), at most

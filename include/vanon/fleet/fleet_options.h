@@ -46,8 +46,8 @@ struct FleetOptions {
   // of those (docs/fleet.md). Engines not listed, including "*" of unknown
   // VINs, use touchscreen_trip_share_other (Table 4.10's overall 42.15%).
   std::map<std::string, double> touchscreen_trip_share = {
-      {"EV", 0.38},     {"Hybrid", 0.39}, {"Plug-in Hybrid", 0.39}, {"Hydrogen", 0.38},
-      {"Gas", 0.47},    {"Diesel", 0.47}, {"CNG", 0.47}};
+      {"EV", 0.38},     {"Hybrid", 0.39}, {"Plug-in Hybrid", 0.39}, {"Hydrogen", 0.38}, {"Gas", 0.47},
+      {"Diesel", 0.47}, {"CNG", 0.47}};
   double touchscreen_trip_share_other = 0.42;
 };
 

@@ -24,8 +24,7 @@ struct HealthChecks {
 class HttpServer {
  public:
   // listen is "host:port"; port 0 picks a free port. Throws if it cannot bind.
-  HttpServer(const std::string& listen, std::shared_ptr<prometheus::Registry> registry,
-             HealthChecks checks);
+  HttpServer(const std::string& listen, std::shared_ptr<prometheus::Registry> registry, HealthChecks checks);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

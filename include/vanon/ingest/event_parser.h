@@ -58,8 +58,8 @@ class EventParser {
   // Returns true and fills *event (reusing its string capacity), or returns
   // false and fills *rejection. `now_ms` is the caller's clock, in ms since
   // the Unix epoch. On rejection *event is left in an unspecified state.
-  bool Parse(std::string_view key, std::string_view value, std::int64_t now_ms,
-             ParsedEvent* event, Rejection* rejection);
+  bool Parse(std::string_view key, std::string_view value, std::int64_t now_ms, ParsedEvent* event,
+             Rejection* rejection);
 
   // With a sink, an accepted event's payload_json is what the sink writes
   // from the parsed payload object (an absent optional payload stays "{}"),

@@ -36,9 +36,7 @@ class KeyedHasher {
   // call, hence non-const: thread-compatible, use one instance per thread.
   // Throws std::runtime_error only if OpenSSL itself fails.
   HmacToken Hash(std::string_view data);
-  std::string HashHex(std::string_view data) {
-    return HmacTokenHex(Hash(data));
-  }
+  std::string HashHex(std::string_view data) { return HmacTokenHex(Hash(data)); }
 
   // A trip id's token: HMAC-SHA256(key, kTripDomain + trip_id). The prefix
   // (which no VIN can start with: VINs are 17 characters of 0-9 and A-Z)
@@ -50,8 +48,8 @@ class KeyedHasher {
   static constexpr std::string_view kTripDomain = "vanon.trip\x1f";
 
  private:
-  void* mac_;      // EVP_MAC*, kept opaque to keep OpenSSL out of this header
-  void* mac_ctx_;  // EVP_MAC_CTX*
+  void* mac_;            // EVP_MAC*, kept opaque to keep OpenSSL out of this header
+  void* mac_ctx_;        // EVP_MAC_CTX*
   std::string scratch_;  // HashTrip's input, reused
 };
 

@@ -18,10 +18,8 @@ using KafkaProperties = std::map<std::string, std::string>;
 
 // Later maps override earlier ones. Throws std::runtime_error naming the
 // property librdkafka refused (never its value: it may be a password).
-std::unique_ptr<RdKafka::Conf> MakeKafkaConf(const std::string& bootstrap,
-                                             const KafkaProperties& defaults,
-                                             const KafkaProperties& user,
-                                             const KafkaProperties& user_specific);
+std::unique_ptr<RdKafka::Conf> MakeKafkaConf(const std::string& bootstrap, const KafkaProperties& defaults,
+                                             const KafkaProperties& user, const KafkaProperties& user_specific);
 
 }  // namespace vanon::kafka
 

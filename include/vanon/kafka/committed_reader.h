@@ -28,11 +28,9 @@ struct CommittedRecord {
 // read_committed and no group offsets (assign + seek; nothing is committed).
 // Records below the log start (deleted by retention) are simply skipped.
 // Throws std::runtime_error on a broker error or after timeout_ms.
-void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user,
-                   const KafkaProperties& user_specific, const std::string& topic,
-                   int32_t partition, int64_t from_offset,
-                   const std::function<bool(const CommittedRecord&)>& fn,
-                   int timeout_ms = 30000);
+void ReadCommitted(const std::string& bootstrap, const KafkaProperties& user, const KafkaProperties& user_specific,
+                   const std::string& topic, int32_t partition, int64_t from_offset,
+                   const std::function<bool(const CommittedRecord&)>& fn, int timeout_ms = 30000);
 
 // The same reads over one long-lived consumer, for a partition read again
 // and again (the aggregation partition reads the DP partial topic in every

@@ -20,7 +20,7 @@ namespace RdKafka {
 class ConsumerGroupMetadata;
 class KafkaConsumer;
 class Message;
-}
+}  // namespace RdKafka
 
 namespace vanon::kafka {
 

@@ -17,8 +17,8 @@ namespace vanon::kafka {
 
 struct InternalTopicSpec {
   std::string name;
-  std::string purpose;      // names the config key in messages, e.g. "state.changelog.topic"
-  int32_t partitions = 1;   // created with this many
+  std::string purpose;           // names the config key in messages, e.g. "state.changelog.topic"
+  int32_t partitions = 1;        // created with this many
   bool exact_partitions = true;  // an existing topic must have exactly (else at least) this many
   // Topic configs set at creation. "cleanup.policy" is also checked on an
   // existing topic, when the broker reports its configs.
@@ -46,8 +46,8 @@ std::string CheckInternalTopic(const InternalTopicSpec& spec, const TopicFacts& 
 // (librdkafka's mock cluster) leaves cleanup.policy unchecked. Returns one
 // line per topic for the log (created, found, configs not reported).
 std::vector<std::string> EnsureInternalTopics(const std::string& bootstrap, const KafkaProperties& properties,
-                          const std::vector<InternalTopicSpec>& topics, bool create,
-                          int timeout_ms = 30000);
+                                              const std::vector<InternalTopicSpec>& topics, bool create,
+                                              int timeout_ms = 30000);
 
 }  // namespace vanon::kafka
 

@@ -17,7 +17,7 @@
 namespace RdKafka {
 class Producer;
 class DeliveryReportCb;
-}
+}  // namespace RdKafka
 
 namespace vanon::kafka {
 
@@ -25,16 +25,16 @@ using KafkaHeaders = std::vector<std::pair<std::string, std::string>>;
 
 class Producer {
  public:
-  Producer(const std::string& bootstrap, const KafkaProperties& user,
-           const KafkaProperties& user_specific, const KafkaProperties& defaults = {});
+  Producer(const std::string& bootstrap, const KafkaProperties& user, const KafkaProperties& user_specific,
+           const KafkaProperties& defaults = {});
   ~Producer();
   Producer(const Producer&) = delete;
   Producer& operator=(const Producer&) = delete;
 
   // Queues one message; partition -1 lets the key choose. Blocks (serving
   // delivery reports) while the local queue is full. Throws on other errors.
-  void Produce(const std::string& topic, int32_t partition, std::string_view key,
-               std::string_view value, const KafkaHeaders& headers = {});
+  void Produce(const std::string& topic, int32_t partition, std::string_view key, std::string_view value,
+               const KafkaHeaders& headers = {});
 
   // Serves delivery reports without blocking.
   void Poll();

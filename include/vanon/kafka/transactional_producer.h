@@ -22,7 +22,7 @@
 namespace RdKafka {
 class Producer;
 class ConsumerGroupMetadata;
-}
+}  // namespace RdKafka
 struct rd_kafka_topic_s;
 
 namespace vanon::kafka {
@@ -49,9 +49,9 @@ class TransactionalProducer {
   // KafkaStartInterrupted soon after `stop` (may be null) is set: with the
   // broker unreachable the wait is otherwise the whole timeout, longer than
   // Kubernetes' 30 s grace period after SIGTERM.
-  TransactionalProducer(const std::string& bootstrap, const std::string& transactional_id,
-                        const KafkaProperties& user, const KafkaProperties& user_specific,
-                        int timeout_ms = 60000, const std::atomic<bool>* stop = nullptr);
+  TransactionalProducer(const std::string& bootstrap, const std::string& transactional_id, const KafkaProperties& user,
+                        const KafkaProperties& user_specific, int timeout_ms = 60000,
+                        const std::atomic<bool>* stop = nullptr);
   ~TransactionalProducer();
   TransactionalProducer(const TransactionalProducer&) = delete;
   TransactionalProducer& operator=(const TransactionalProducer&) = delete;
@@ -59,8 +59,8 @@ class TransactionalProducer {
   void BeginTransaction();
   // Queues one record of the open transaction to an explicit partition
   // (>= 0). Blocks while the local queue is full.
-  void Produce(const std::string& topic, int32_t partition, std::string_view key,
-               std::string_view value, const KafkaHeaders& headers = {});
+  void Produce(const std::string& topic, int32_t partition, std::string_view key, std::string_view value,
+               const KafkaHeaders& headers = {});
   // Sends every queued record to the broker without committing (used by
   // tests and fault injection to make "records on the broker, transaction
   // open" a reachable state). False on timeout.

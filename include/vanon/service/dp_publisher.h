@@ -142,19 +142,19 @@ class DpPublisher {
 
  private:
   // `state`, or the adapter `owned` when state is null.
-  DpPublisher(const config::Config& config, std::string_view hmac_key, std::unique_ptr<ShareState> owned, ShareState* state,
-              prometheus::Registry& registry);
+  DpPublisher(const config::Config& config, std::string_view hmac_key, std::unique_ptr<ShareState> owned,
+              ShareState* state, prometheus::Registry& registry);
   struct PartitionBudget;
   struct TreeQuery;
   struct QiLookup {
     std::string name;
-    size_t attr = 0;  // index in config.quasi_identifiers and BufferedEvent::qi_values
+    size_t attr = 0;                 // index in config.quasi_identifiers and BufferedEvent::qi_values
     config::QuasiIdentifier config;  // its range and precision, for numeric values
   };
   dp::BudgetLedger& Ledger(int32_t partition);
   void SetUpTreeCounters();
-  void RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
-                     const dp::DpRelease& release, dp::RandomSource& random, Result* result);
+  void RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_start_ms, const dp::DpRelease& release,
+                     dp::RandomSource& random, Result* result);
   // Each vehicle's events of `events`, converted (dp_publisher.cc).
   using VehicleFn = std::function<void(std::string_view vehicle, std::span<const dp::DpEvent> events)>;
   void ForEachVehicle(std::span<const ingest::BufferedEvent> events, const VehicleFn& fn);
@@ -181,8 +181,7 @@ class DpPublisher {
                         Result* result);
   // Reads the partials of this release into `agg` (the read end fixed per release).
   void ReadPartials(int32_t partition, int64_t epoch, Result* result, DpAggregateState* agg);
-  std::optional<int64_t> NextGlobalWindow(const DpAggregateState& agg, int64_t current_window,
-                                          bool stored_only) const;
+  std::optional<int64_t> NextGlobalWindow(const DpAggregateState& agg, int64_t current_window, bool stored_only) const;
   DpPartial ZeroPartial(int64_t window) const;
   // Publishes window `window` of `agg` (its sum and sources) with noise from `random`.
   void PublishGlobal(int32_t partition, int64_t window, DpAggregateState* agg, dp::RandomSource& random,

@@ -16,13 +16,13 @@ namespace vanon::service {
 
 // Points the release loop passes, in order (docs/operations.md lists them).
 inline constexpr std::string_view kFaultPoints[] = {
-    "ingest.before_commit",      // batch parsed, DLQ/late flushed, state not written
-    "release.after_prepare",     // seed stored, nothing published
-    "release.mid_produce",       // half of the records on the broker, transaction open
-    "release.before_commit",     // every record on the broker, transaction open
-    "release.after_commit",      // transaction committed, state not applied
-    "release.after_apply",       // state applied
-    "dp.after_global_charge",    // a global DP window charged, its records not produced
+    "ingest.before_commit",    // batch parsed, DLQ/late flushed, state not written
+    "release.after_prepare",   // seed stored, nothing published
+    "release.mid_produce",     // half of the records on the broker, transaction open
+    "release.before_commit",   // every record on the broker, transaction open
+    "release.after_commit",    // transaction committed, state not applied
+    "release.after_apply",     // state applied
+    "dp.after_global_charge",  // a global DP window charged, its records not produced
 };
 
 #ifdef VANON_FAULT_POINTS

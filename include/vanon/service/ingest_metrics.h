@@ -22,8 +22,8 @@ struct IngestMetrics {
   prometheus::Counter& consumed;
   prometheus::Counter& accepted;
   prometheus::Counter& unknown_vin;
-  prometheus::Counter& payload_malformed_fields;    // dropped: a transform could not read them
-  prometheus::Counter& payload_malformed_payloads;  // not a JSON object: stored as {}
+  prometheus::Counter& payload_malformed_fields;         // dropped: a transform could not read them
+  prometheus::Counter& payload_malformed_payloads;       // not a JSON object: stored as {}
   std::map<std::string, prometheus::Counter*> rejected;  // every reason pre-created
   prometheus::Gauge& buffered;
   prometheus::Gauge& state_bytes;

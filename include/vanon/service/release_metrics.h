@@ -21,7 +21,7 @@ namespace vanon::service {
 struct CommittedRelease {
   engine::ReleaseMetrics metrics;
   uint64_t released_events = 0;
-  uint64_t qi_at_root = 0;  // BuiltTuples::qi_at_root of the share
+  uint64_t qi_at_root = 0;      // BuiltTuples::qi_at_root of the share
   double duration_seconds = 0;  // epoch closable -> transaction committed
   int64_t commit_wall_ms = 0;
 };

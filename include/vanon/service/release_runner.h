@@ -73,7 +73,7 @@ struct ReleaseOutcome {
   bool recovered = false;    // ... or found committed: only the state was applied
   size_t dp_records = 0;     // published on the counts topic with the release
   bool dp_budget_exhausted = false;
-  double seconds = 0;        // submitted -> transaction committed
+  double seconds = 0;  // submitted -> transaction committed
 };
 
 class ReleaseRunner {
@@ -82,8 +82,8 @@ class ReleaseRunner {
   // dp (may be null) adds the differentially private counts of each share
   // to its transaction and its state to the apply batch.
   ReleaseRunner(const config::Config& config, int sensitive_extra, state::StateStore* store,
-                kafka::TransactionalProducer* producer, ReleaseMetricsExporter* metrics,
-                OutputTopology topology, DpPublisher* dp = nullptr);
+                kafka::TransactionalProducer* producer, ReleaseMetricsExporter* metrics, OutputTopology topology,
+                DpPublisher* dp = nullptr);
   // Lets the batch in flight finish (it is prepared in state, so a restart
   // would apply or republish it anyway), then stops the release thread.
   ~ReleaseRunner();

@@ -37,7 +37,7 @@ struct ServiceStatus {
   double last_emd_max = 0;
   double last_counterfeit_ratio = 0;
   uint64_t last_groups = 0;
-  bool dp_paused = false;  // the DP budget of some partition is exhausted
+  bool dp_paused = false;           // the DP budget of some partition is exhausted
   bool partitions_changed = false;  // consumption stopped: see PartitionGuard
 };
 

@@ -24,10 +24,10 @@ struct PartitionProgress {
   uint64_t consumed = 0;
   uint64_t accepted = 0;
   uint64_t unknown_vin = 0;
-  uint64_t late = 0;        // accepted but behind the watermark: routed, never buffered
-  uint64_t released = 0;    // events published in a committed release
-  uint64_t suppressed = 0;  // events of suppressed tuples
-  uint64_t releases = 0;    // releases committed (empty ones included)
+  uint64_t late = 0;                         // accepted but behind the watermark: routed, never buffered
+  uint64_t released = 0;                     // events published in a committed release
+  uint64_t suppressed = 0;                   // events of suppressed tuples
+  uint64_t releases = 0;                     // releases committed (empty ones included)
   std::map<std::string, uint64_t> rejected;  // by reason name
 
   uint64_t rejected_total() const;

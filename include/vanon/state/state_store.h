@@ -129,8 +129,8 @@ class StateStore {
   void Commit(ReleaseWrite& w, Durability durability = Durability::kProcessCrash);
   std::optional<std::string> GetMeta(int32_t partition, std::string_view name) const;
   // One lookup per vehicle key (RocksDB MultiGet), result in the same order.
-  std::vector<std::optional<StoredSignature>> GetSignatures(
-      int32_t partition, const std::vector<std::string>& vehicles) const;
+  std::vector<std::optional<StoredSignature>> GetSignatures(int32_t partition,
+                                                            const std::vector<std::string>& vehicles) const;
   // Visits the partition's signatures in key order; fn returns false to stop.
   // A record that does not decode throws std::runtime_error (corrupt state).
   void ScanSignatures(int32_t partition,

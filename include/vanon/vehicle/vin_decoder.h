@@ -35,8 +35,8 @@ struct Manufacturer {
 class VinDecoder {
  public:
   // Attribute names, in the order Decode() returns them.
-  static constexpr std::array<std::string_view, 5> kAttributeNames = {
-      "manufacturer", "engine", "body", "seats", "model_year"};
+  static constexpr std::array<std::string_view, 5> kAttributeNames = {"manufacturer", "engine", "body", "seats",
+                                                                      "model_year"};
 
   // Reads a table. Throws std::runtime_error whose message starts with
   // "<path>:<line>: " for every syntax or content error.

@@ -77,8 +77,14 @@ bool LabelCovers(const QiAttribute& attr, Cover cover, int32_t raw) {
 // hand to each other.
 struct ReleaseChecker::Pass {
   Pass(ReleaseChecker& checker, const ReleaseInput& input, const ReleaseOutput& output)
-      : c(checker), in(input), out(output), all(Flatten(input)), p(input.params),
-        minv(p.model == Model::kMInvariance), seen(all.size(), 0), by_reason(kSuppressReasonCount, 0) {}
+      : c(checker),
+        in(input),
+        out(output),
+        all(Flatten(input)),
+        p(input.params),
+        minv(p.model == Model::kMInvariance),
+        seen(all.size(), 0),
+        by_reason(kSuppressReasonCount, 0) {}
 
   void Report(const std::string& what) { bad.push_back("release " + std::to_string(in.release_id) + ": " + what); }
   bool Mark(TupleRef ref, const char* where) {

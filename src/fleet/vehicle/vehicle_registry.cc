@@ -13,8 +13,7 @@ namespace {
 
 // Splits one CSV record starting at `line`; a quoted field may span lines,
 // so more lines are pulled from `in` (and `line_no` advanced) as needed.
-std::vector<std::string> ReadRecord(std::string line, std::istream& in, int& line_no,
-                                    const std::string& path) {
+std::vector<std::string> ReadRecord(std::string line, std::istream& in, int& line_no, const std::string& path) {
   const int first_line = line_no;
   std::vector<std::string> fields;
   std::string field;
@@ -91,8 +90,7 @@ VehicleRegistry VehicleRegistry::LoadCsv(const std::string& path, const std::str
     }
     if (fields.size() != columns) {
       Fail(path, record_line,
-           "expected " + std::to_string(columns) + " fields, found " +
-               std::to_string(fields.size()));
+           "expected " + std::to_string(columns) + " fields, found " + std::to_string(fields.size()));
     }
     std::string key = std::move(fields[key_index]);
     if (key.empty()) Fail(path, record_line, "empty key");

@@ -27,8 +27,6 @@ char VinCheckDigit(std::string_view vin) {
   return rest == 10 ? 'X' : static_cast<char>('0' + rest);
 }
 
-bool HasValidCheckDigit(std::string_view vin) {
-  return base::IsValidVin(vin) && vin[8] == VinCheckDigit(vin);
-}
+bool HasValidCheckDigit(std::string_view vin) { return base::IsValidVin(vin) && vin[8] == VinCheckDigit(vin); }
 
 }  // namespace vanon::fleet

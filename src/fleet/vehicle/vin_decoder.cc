@@ -27,8 +27,7 @@ ModelYearPolicy ParsePolicy(const YAML::Node& node, const std::string& source) {
     policy.rule = ModelYearRule::kBaseYear;
     YAML::Node base = yaml_util::Require(node, "base_year", source);
     const long long year = yaml_util::ToInt(base, "base_year", source);
-    if (year < 1980 || year > 2100)
-      Fail(source, LineOf(base), "'base_year' must be in [1980, 2100]");
+    if (year < 1980 || year > 2100) Fail(source, LineOf(base), "'base_year' must be in [1980, 2100]");
     policy.base_year = static_cast<int>(year);
   } else if (rule == "position7") {
     policy.rule = ModelYearRule::kPosition7;
@@ -44,8 +43,7 @@ VehicleModel ParseModel(const YAML::Node& node, const std::string& source) {
   model.vds = yaml_util::RequireString(node, "vds", source);
   if (!IsCode(model.vds, 5, true)) {
     Fail(source, LineOf(node["vds"]),
-         "'vds' must be 5 VIN characters (0-9, A-Z without I, O, Q) or '*', got '" + model.vds +
-             "'");
+         "'vds' must be 5 VIN characters (0-9, A-Z without I, O, Q) or '*', got '" + model.vds + "'");
   }
   model.engine = yaml_util::RequireString(node, "engine", source);
   model.body = yaml_util::RequireString(node, "body", source);
@@ -66,9 +64,7 @@ bool VdsMatches(std::string_view pattern, std::string_view vds) {
   return true;
 }
 
-VinDecoder VinDecoder::Load(const std::string& path) {
-  return Parse(yaml_util::ReadFile(path), path);
-}
+VinDecoder VinDecoder::Load(const std::string& path) { return Parse(yaml_util::ReadFile(path), path); }
 
 VinDecoder VinDecoder::Parse(std::string_view yaml_text, const std::string& source) {
   const YAML::Node root = yaml_util::ParseText(std::string(yaml_text), source);

@@ -24,8 +24,7 @@ inline YAML::Node Require(const YAML::Node& node, const char* key, const std::st
   return child;
 }
 
-inline std::string RequireString(const YAML::Node& node, const char* key,
-                                 const std::string& source) {
+inline std::string RequireString(const YAML::Node& node, const char* key, const std::string& source) {
   YAML::Node child = Require(node, key, source);
   if (!child.IsScalar() || child.Scalar().empty()) {
     Fail(source, LineOf(child), std::string("'") + key + "' must be a non-empty string");
