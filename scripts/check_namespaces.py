@@ -24,19 +24,11 @@ import os
 import re
 import sys
 
-ALIASES = {'vehicle': 'fleet', 'config.h': 'config'}
-NO_NAMESPACE = {'alloc'}
+from source_areas import area_of
+
+NO_NAMESPACE = {'alloc', 'version'}
 OPEN = re.compile(r'^namespace (vanon(?:::\w+)*) \{')
 FORWARD = re.compile(r'^(class|struct) \w+;$')
-
-
-def area_of(rel):
-    p = rel.split('/')
-    if p[0] == 'src' and len(p) > 2:
-        return p[1]
-    if p[:2] == ['include', 'vanon'] and len(p) > 2:
-        return ALIASES.get(p[2], p[2])
-    return None
 
 
 def check(rel, text):

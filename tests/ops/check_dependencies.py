@@ -10,6 +10,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts'))
+from source_areas import AREA_ALIASES, area_of  # noqa: E402
+
 # area -> what it may include besides itself and the standard/system headers.
 # '*' marks the wiring areas that may include any vanon area.
 LIBS = {'rocksdb', 'librdkafka', 'prometheus', 'httplib', 'yaml-cpp', 'spdlog', 'simdjson', 'openssl', 'fmt'}
@@ -32,17 +35,8 @@ ALLOWED = {
     'service': {'*', 'librdkafka', 'prometheus', 'simdjson', 'spdlog', 'openssl', 'fmt'},
     'cli': {'*', 'openssl', 'spdlog', 'fmt'},
 }
-AREA_ALIASES = {'vehicle': 'fleet', 'config.h': 'config', 'version.h': 'version', 'version.h.in': 'version'}
 WIRING_MAY_NOT = {'service': {'cli'}, 'cli': set()}
 
-
-def area_of(rel):
-    p = rel.split('/')
-    if p[0] == 'src' and len(p) > 2:
-        return p[1]
-    if p[:2] == ['include', 'vanon'] and len(p) > 2:
-        return AREA_ALIASES.get(p[2], p[2])
-    return None
 
 
 def target_of(inc, quoted, here):
