@@ -19,8 +19,7 @@ status=0
 echo "-- header guards"
 python3 scripts/check_header_guards.py || status=1
 echo "-- pimpl name (Rep and rep_, as LevelDB)"
-# release_runner.h keeps Impl until issue 14's rewrite of it is merged.
-if git grep -nE '^\s*(struct|class) Impl;' -- src include ':!include/vanon/service/release_runner.h'; then
+if git grep -nE '^\s*(struct|class) Impl;' -- src include; then
   echo "the private implementation is called Rep (member rep_), not Impl" >&2
   status=1
 fi

@@ -73,7 +73,7 @@ std::string AttemptId() {
 
 }  // namespace
 
-struct ReleaseRunner::Impl {
+struct ReleaseRunner::Rep {
   // One partition's share of one release, from the take of its events to
   // its apply. A job is either precomputed (its events taken ahead of the
   // close; nothing durable yet, so it may still be dropped) or prepared (its
@@ -127,8 +127,8 @@ struct ReleaseRunner::Impl {
   std::thread thread;
   std::vector<std::thread> computers;
 
-  Impl(const config::Config& c, int extra, state::StateStore* s, kafka::TransactionalProducer* p,
-       ReleaseMetricsExporter* m, OutputTopology t, DpPublisher* d)
+  Rep(const config::Config& c, int extra, state::StateStore* s, kafka::TransactionalProducer* p,
+      ReleaseMetricsExporter* m, OutputTopology t, DpPublisher* d)
       : config(c),
         store(s),
         producer(p),
@@ -160,7 +160,7 @@ struct ReleaseRunner::Impl {
     });
   }
 
-  ~Impl() {
+  ~Rep() {
     {
       std::lock_guard<std::mutex> l(mu);
       stopping = true;
@@ -702,34 +702,34 @@ struct ReleaseRunner::Impl {
 ReleaseRunner::ReleaseRunner(const config::Config& config, int sensitive_extra, state::StateStore* store,
                              kafka::TransactionalProducer* producer, ReleaseMetricsExporter* metrics,
                              OutputTopology topology, DpPublisher* dp)
-    : impl_(std::make_unique<Impl>(config, sensitive_extra, store, producer, metrics, topology, dp)) {}
+    : rep_(std::make_unique<Rep>(config, sensitive_extra, store, producer, metrics, topology, dp)) {}
 
 ReleaseRunner::~ReleaseRunner() = default;
 
 void ReleaseRunner::Precompute(const std::vector<int32_t>& partitions,
                                const std::function<PartitionState(int32_t)>& state_of) {
-  impl_->Precompute(partitions, state_of);
+  rep_->Precompute(partitions, state_of);
 }
 
 void ReleaseRunner::Submit(const std::vector<ShareRequest>& shares,
                            const std::function<PartitionState(int32_t)>& state_of) {
-  impl_->Submit(shares, state_of);
+  rep_->Submit(shares, state_of);
 }
 
 void ReleaseRunner::DropPrecomputed(const std::function<PartitionState(int32_t)>& state_of) {
-  impl_->DropPrecomputed(state_of);
+  rep_->DropPrecomputed(state_of);
 }
 
-bool ReleaseRunner::InFlight(int32_t partition) const { return impl_->InFlight(partition); }
+bool ReleaseRunner::InFlight(int32_t partition) const { return rep_->InFlight(partition); }
 
 std::vector<ReleaseOutcome> ReleaseRunner::Apply(const std::function<PartitionState(int32_t)>& state_of, bool wait) {
-  return impl_->Apply(state_of, wait);
+  return rep_->Apply(state_of, wait);
 }
 
-uint64_t ReleaseRunner::waiting() const { return impl_->Waiting(); }
+uint64_t ReleaseRunner::waiting() const { return rep_->Waiting(); }
 
-void ReleaseRunner::SetChangelog(ChangelogWriter* changelog) { impl_->changelog = changelog; }
+void ReleaseRunner::SetChangelog(ChangelogWriter* changelog) { rep_->changelog = changelog; }
 
-int64_t ReleaseRunner::BatchOpenSince() const { return impl_->batch_open_since.load(); }
+int64_t ReleaseRunner::BatchOpenSince() const { return rep_->batch_open_since.load(); }
 
 }  // namespace vanon::service

@@ -135,8 +135,8 @@ class ReleaseRunner {
   void SetChangelog(ChangelogWriter* changelog);
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  struct Rep;
+  std::unique_ptr<Rep> rep_;
 };
 
 }  // namespace vanon::service
