@@ -553,6 +553,7 @@ struct ReleaseRunner::Rep {
       try {
         kafka::KafkaHeaders headers = {{"vanon.attempt", AttemptId()}};
         std::map<int32_t, int64_t> resume_offsets;  // input partition -> offset, for the changelog
+        bool mid_produce_point = true;              // the fault point's first chance in this transaction
         for (size_t i = 0;; ++i) {
           Job* job = NextComputed(b, i);  // rethrows the share's computation error
           if (job == nullptr) break;
@@ -566,7 +567,7 @@ struct ReleaseRunner::Rep {
           }
           if (s.committed_before) continue;
           if (!open) producer->BeginTransaction();
-          ProduceShare(s, headers, !open);
+          ProduceShare(s, headers, &mid_produce_point);
           open = true;
           if (changelog) ProduceChangelog(*job, headers, &resume_offsets);
         }
@@ -600,13 +601,17 @@ struct ReleaseRunner::Rep {
     if (job.changelog_base->resume_offset >= 0) (*resume_offsets)[s.partition] = job.changelog_base->resume_offset;
   }
 
-  void ProduceShare(const ComputedShare& s, const kafka::KafkaHeaders& headers, bool first) {
+  // `mid_produce_point`: the fault point release.mid_produce may still fire
+  // in this transaction; it fires in the first share that has events to
+  // split (an empty share would leave nothing of the transaction behind).
+  void ProduceShare(const ComputedShare& s, const kafka::KafkaHeaders& headers, bool* mid_produce_point) {
     const std::string key = std::to_string(s.epoch) + "/" + std::to_string(s.partition);
     const int32_t anon = AnonymizedPartition(s.partition);
     const std::vector<std::string>& events = s.records.events;
     const size_t half = events.size() / 2;
     for (size_t i = 0; i < half; ++i) producer->Produce(config.kafka.topics.anonymized, anon, {}, events[i], headers);
-    if (first && FaultInjectionEnabled()) {
+    if (*mid_produce_point && half > 0 && FaultInjectionEnabled()) {
+      *mid_produce_point = false;
       producer->Flush(30000);  // so the broker really holds half a transaction
       FaultPoint("release.mid_produce");
     }

@@ -29,16 +29,34 @@ std::string VehicleKey(const ingest::HmacToken& t) {
   return std::string(reinterpret_cast<const char*>(t.data()), t.size());
 }
 
+// The retention horizon in epochs, and how stale a stored last_release may
+// be. Rewriting every published vehicle's signature in every release only to
+// move last_release was most of a release's apply batch and changelog (one
+// record per published vehicle per release): it is refreshed only once it is
+// `refresh` epochs old, and the purge waits `refresh` epochs longer to make
+// up for it, so a signature is still kept at least the whole horizon after
+// its vehicle's true last publication (kept up to 1/64 of the horizon
+// longer, never shorter).
+struct Retention {
+  int64_t horizon = 0, refresh = 1;
+};
+Retention RetentionOf(const ShareContext& ctx) {
+  Retention r;
+  r.horizon = static_cast<int64_t>(ctx.config->privacy.signature_retention_days) * 86400 /
+              std::max<int64_t>(ctx.config->privacy.epoch.length_seconds, 1);
+  r.refresh = std::max<int64_t>(1, r.horizon / 64);
+  return r;
+}
+
 // Signatures of vehicles not published for longer than the retention
 // horizon are forgotten: the guarantee covers releases inside it. A scan
 // per release is cheap next to the release itself, but every 64 releases
 // is often enough.
 void PurgeSignatures(const ShareContext& ctx, int32_t partition, int64_t epoch, ShareDelta* d) {
   if (epoch % 64 != 0) return;
-  const int64_t horizon = static_cast<int64_t>(ctx.config->privacy.signature_retention_days) * 86400 /
-                          std::max<int64_t>(ctx.config->privacy.epoch.length_seconds, 1);
+  const Retention r = RetentionOf(ctx);
   ctx.state->ScanSignatures(partition, [&](std::string_view vehicle, const state::StoredSignature& s) {
-    if (s.last_release < epoch - horizon) d->Add(ShareDelta::DeleteSignature{std::string(vehicle)});
+    if (s.last_release < epoch - r.horizon - r.refresh) d->Add(ShareDelta::DeleteSignature{std::string(vehicle)});
     return true;
   });
 }
@@ -147,15 +165,17 @@ uint64_t ConsumeTupleEvents(ShareWork& w, engine::TupleRef ref, bool published, 
 }
 
 // Published and suppressed tuples take their events; published vehicles
-// refresh their signature's last release, new vehicles store theirs.
+// refresh their signature's last release once it is stale (RetentionOf),
+// new vehicles store theirs.
 void RecordPublication(ShareWork& w, ComputedShare* share) {
   ShareDelta& delta = share->delta;
+  const int64_t refresh = RetentionOf(w.ctx).refresh;
   for (const engine::Group& g : w.out.groups) {
     for (engine::TupleRef ref : g.members) {
       share->published_events += ConsumeTupleEvents(w, ref, true, share);
       const std::string& vehicle = ResolveTuple(w.in, ref).vehicle;
       auto known = w.stored_by_vehicle.find(vehicle);
-      if (known != w.stored_by_vehicle.end()) {
+      if (known != w.stored_by_vehicle.end() && w.epoch - known->second->last_release >= refresh) {
         state::StoredSignature s = *known->second;
         s.last_release = w.epoch;
         delta.Add(ShareDelta::PutSignature{vehicle, s});

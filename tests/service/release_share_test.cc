@@ -155,27 +155,38 @@ TEST(ReleaseShareTest, FirstReleaseStoresTheSignatureOfEveryPublishedVehicle) {
   EXPECT_EQ(p.state().signatures(), signatures.size());
 }
 
+// A republished vehicle keeps its signature. Its stored last_release is
+// refreshed only once it is 1/64 of the horizon old (here 1440 / 64 = 22
+// epochs), not in every release: the next release writes no signature of a
+// known vehicle, a release 22 epochs after the first refreshes them.
 TEST(ReleaseShareTest, LaterReleaseKeepsTheStoredSignatures) {
-  Partition p(ShareConfig());
+  config::Config c = ShareConfig();
+  c.privacy.signature_retention_days = 1;  // 1440 epochs of a minute
+  Partition p(c);
   const ComputedShare first = p.Release(kEpoch, Vehicles(0, 40, kEpoch, 11));
   std::map<std::string, engine::Signature> stored;
   for (const auto& put : OpsOf<ShareDelta::PutSignature>(first.delta)) stored[put.vehicle] = put.signature.values;
   ASSERT_FALSE(stored.empty());
 
   const ComputedShare second = p.Release(kEpoch + 1, Vehicles(0, 40, kEpoch + 1, 12));
-  size_t refreshed = 0;
+  ASSERT_GT(second.published_events, 0u);
   for (const auto& put : OpsOf<ShareDelta::PutSignature>(second.delta)) {
+    EXPECT_EQ(stored.count(put.vehicle), 0u) << "a known vehicle's signature was rewritten one epoch later";
+    EXPECT_EQ(put.signature.first_release, kEpoch + 1);
+  }
+
+  const int64_t later = kEpoch + 22;
+  const ComputedShare third = p.Release(later, Vehicles(0, 40, later, 12));
+  size_t refreshed = 0;
+  for (const auto& put : OpsOf<ShareDelta::PutSignature>(third.delta)) {
     auto it = stored.find(put.vehicle);
-    if (it == stored.end()) {
-      EXPECT_EQ(put.signature.first_release, kEpoch + 1);
-      continue;
-    }
+    if (it == stored.end()) continue;
     // Republished under the signature it had: same values, first release
     // kept, last release moved on.
     ++refreshed;
     EXPECT_EQ(put.signature.values, it->second);
     EXPECT_EQ(put.signature.first_release, kEpoch);
-    EXPECT_EQ(put.signature.last_release, kEpoch + 1);
+    EXPECT_EQ(put.signature.last_release, later);
   }
   EXPECT_GT(refreshed, stored.size() / 2);
 }
@@ -215,15 +226,18 @@ TEST(ReleaseShareTest, VehicleThatCannotBeGroupedWaitsThenIsSuppressed) {
 }
 
 // Signatures of vehicles unpublished for longer than the retention horizon
-// are purged (every 64th release), before the release's own puts.
+// are purged (every 64th release), before the release's own puts. A stored
+// last_release may lag the true one by up to 21 epochs (refreshed every
+// 1440 / 64 = 22), so the purge waits horizon + 22 epochs: never earlier
+// than the horizon after the true last publication.
 TEST(ReleaseShareTest, SignaturesPastTheRetentionHorizonArePurged) {
   config::Config c = ShareConfig();
   c.privacy.signature_retention_days = 1;  // 1440 epochs of a minute
   Partition p(c);
   const int64_t epoch = 64 * 200;
   const std::string old_vehicle(32, 'o'), recent_vehicle(32, 'r');
-  p.state().PutSignature(kPartition, old_vehicle, state::StoredSignature{{0, 1, 2}, 1, epoch - 1441});
-  p.state().PutSignature(kPartition, recent_vehicle, state::StoredSignature{{0, 1, 2}, 1, epoch - 1440});
+  p.state().PutSignature(kPartition, old_vehicle, state::StoredSignature{{0, 1, 2}, 1, epoch - 1440 - 22 - 1});
+  p.state().PutSignature(kPartition, recent_vehicle, state::StoredSignature{{0, 1, 2}, 1, epoch - 1440 - 22});
   const ComputedShare s = p.Release(epoch, Vehicles(0, 40, epoch, 3));
   const auto deletes = OpsOf<ShareDelta::DeleteSignature>(s.delta);
   ASSERT_EQ(deletes.size(), 1u);

@@ -19,7 +19,9 @@ namespace vanon::state {
 struct StoredSignature {
   engine::Signature values;  // sorted sensitive ids (SensitiveDictionary of the partition)
   int64_t first_release = 0;
-  int64_t last_release = 0;  // last release that published the vehicle
+  // A release that published the vehicle, at most horizon/64 releases before
+  // its last one (refreshed only when that stale: service/release_share.cc).
+  int64_t last_release = 0;
 
   std::string Encode() const;
   static std::optional<StoredSignature> Decode(std::string_view bytes);
