@@ -9,6 +9,7 @@
 #define VANON_CONFIG_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -22,6 +23,18 @@ namespace vanon::config {
 // offending value came from an override.
 struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+// One key refused by a check LoadConfig cannot make with the config alone,
+// because it reads a data file the config names (the QI resolver reads the
+// VIN table or the registry). LoadConfig's `check` throws it; LoadConfig
+// reports it as "FILE:LINE: key: message" like its own refusals. Thrown
+// outside LoadConfig, what() is "key: message".
+struct KeyError : std::runtime_error {
+  KeyError(const std::string& key_path, const std::string& text)
+      : std::runtime_error(key_path + ": " + text), key(key_path), message(text) {}
+  std::string key;  // dotted key path, e.g. "quasi_identifiers[2].name"
+  std::string message;
 };
 
 struct KafkaTopics {
@@ -270,8 +283,13 @@ struct Config {
 // YAML scalars or flow collections, list items addressed by index, e.g.
 // "quasi_identifiers.0.name=x") before validation, resolves relative file
 // paths against the config file's directory (against the working directory
-// for paths given in an override), and validates. Throws ConfigError.
-Config LoadConfig(const std::string& path, const std::vector<std::string>& overrides = {});
+// for paths given in an override), and validates. Then, when the config is
+// otherwise valid, runs `check` on it (a KeyError it throws becomes a
+// ConfigError): `vanon run` and `vanon validate-config` pass the same check,
+// so they refuse the same configs. Throws ConfigError.
+using ConfigCheck = std::function<void(const Config&)>;
+Config LoadConfig(const std::string& path, const std::vector<std::string>& overrides = {},
+                  const ConfigCheck& check = {});
 
 // Lower-case names as written in the YAML, e.g. "m_invariance".
 const char* ToString(VehicleSource v);

@@ -18,6 +18,7 @@
 #include "vanon/kafka/committed_reader.h"
 #include "vanon/kafka/mock_cluster.h"
 #include "vanon/service/json_log.h"
+#include "vanon/service/qi_resolver.h"
 #include "vanon/service/service.h"
 
 namespace vanon::cli {
@@ -124,7 +125,7 @@ config::Config DemoConfig(const DemoArgs& args, kafka::MockCluster& cluster, con
   for (std::string o : {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + state_dir, "http.listen=" + listen}) {
     overrides.push_back(std::move(o));
   }
-  config::Config config = config::LoadConfig(path, overrides);
+  config::Config config = config::LoadConfig(path, overrides, &service::QiResolver::Check);
   const config::KafkaTopics& t = config.kafka.topics;
   cluster.CreateTopic(t.input, args.partitions);
   if (config.state.changelog.enabled) cluster.CreateTopic(config.state.changelog.topic, args.partitions);

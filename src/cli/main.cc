@@ -17,6 +17,7 @@
 #include "stop_signal.h"
 #include "vanon/config.h"
 #include "vanon/config/dp_budget.h"
+#include "vanon/service/qi_resolver.h"
 #include "vanon/service/json_log.h"
 #include "vanon/service/service.h"
 #include "vanon/version.h"
@@ -28,7 +29,7 @@ constexpr int kExitConfig = 2;
 int CmdRun(const std::string& path, const std::vector<std::string>& overrides) {
   vanon::config::Config config;
   try {
-    config = vanon::config::LoadConfig(path, overrides);
+    config = vanon::config::LoadConfig(path, overrides, &vanon::service::QiResolver::Check);
   } catch (const vanon::config::ConfigError& e) {
     std::cerr << e.what() << std::endl;
     return kExitConfig;
@@ -53,7 +54,9 @@ int CmdRun(const std::string& path, const std::vector<std::string>& overrides) {
 
 int CmdValidate(const std::string& path) {
   try {
-    vanon::config::Config c = vanon::config::LoadConfig(path);
+    // The same check as `run`: the QIs (and registry column) must be in
+    // the VIN table or registry file, which must be readable.
+    vanon::config::Config c = vanon::config::LoadConfig(path, {}, &vanon::service::QiResolver::Check);
     std::cout << c.path << ": ok" << std::endl;
     if (c.dp.enabled) std::cout << vanon::config::DescribeDpBudget(c, vanon::config::PlanDpBudget(c)) << std::endl;
     return 0;

@@ -28,7 +28,7 @@ YAML::Node ReadYaml(const std::string& path) {
 
 }  // namespace
 
-Config LoadConfig(const std::string& path, const std::vector<std::string>& overrides) {
+Config LoadConfig(const std::string& path, const std::vector<std::string>& overrides, const ConfigCheck& check) {
   Diagnostics diag(path);
   YAML::Node root = ReadYaml(path);
   if (!root.IsMap()) {
@@ -55,6 +55,14 @@ Config LoadConfig(const std::string& path, const std::vector<std::string>& overr
   diag.ThrowIfAny();
   internal::CheckConsistency(config, &diag);
   diag.ThrowIfAny();
+  if (check) {
+    try {
+      check(config);
+    } catch (const KeyError& e) {
+      diag.Error(e.key, e.message);
+    }
+    diag.ThrowIfAny();
+  }
   return config;
 }
 

@@ -19,7 +19,8 @@ std::vector<size_t> MapNames(const config::Config& config, const std::vector<std
     size_t i = 0;
     while (i < available.size() && available[i] != qi.name) ++i;
     if (i == available.size()) {
-      throw std::runtime_error(config.path + ": quasi_identifiers: '" + qi.name + "' is not an attribute of " + source);
+      throw config::KeyError("quasi_identifiers[" + std::to_string(idx.size()) + "].name",
+                             "'" + qi.name + "' is not an attribute of " + source);
     }
     idx.push_back(i);
   }
@@ -64,8 +65,20 @@ size_t RegistrySensitive(const config::Config& c, const std::vector<std::string>
   for (size_t i = 0; i < names.size(); ++i) {
     if (names[i] == c.sensitive->registry_column) return i;
   }
-  throw std::runtime_error(c.path + ": sensitive.registry_column: '" + c.sensitive->registry_column +
-                           "' is not a column of the registry " + c.vehicle.registry.file);
+  throw config::KeyError(
+      "sensitive.registry_column",
+      "'" + c.sensitive->registry_column + "' is not a column of the registry " + c.vehicle.registry.file);
+}
+
+// A data file the config names that cannot be read or parsed refuses the
+// key naming it; the message names the file (and its line).
+template <typename Load>
+auto ReadSource(const std::string& key, const Load& load) {
+  try {
+    return load();
+  } catch (const std::runtime_error& e) {
+    throw config::KeyError(key, e.what());
+  }
 }
 
 using VinTableResolver = LookupResolver<fleet::VinDecoder, &fleet::VinDecoder::Decode>;
@@ -77,7 +90,7 @@ class EventFieldResolver : public QiResolver {
     for (const config::QuasiIdentifier& qi : c.quasi_identifiers) {
       auto it = c.vehicle.fields.find(qi.name);
       if (it == c.vehicle.fields.end()) {
-        throw std::runtime_error(c.path + ": vehicle.fields: no event path for QI '" + qi.name + "'");
+        throw config::KeyError("vehicle.fields", "no event path for QI '" + qi.name + "'");
       }
       idx_.push_back(extras->size());
       extras->push_back(it->second);
@@ -104,15 +117,17 @@ class EventFieldResolver : public QiResolver {
 std::unique_ptr<QiResolver> QiResolver::Create(const config::Config& config, std::vector<std::string>* extras) {
   switch (config.vehicle.source) {
     case config::VehicleSource::kVinTable: {
-      fleet::VinDecoder table = fleet::VinDecoder::Load(config.vehicle.vin_table);
+      fleet::VinDecoder table =
+          ReadSource("vehicle.vin_table", [&] { return fleet::VinDecoder::Load(config.vehicle.vin_table); });
       std::vector<std::string> names(fleet::VinDecoder::kAttributeNames.begin(),
                                      fleet::VinDecoder::kAttributeNames.end());
       return std::make_unique<VinTableResolver>(config, std::move(table), names,
                                                 "the VIN table " + config.vehicle.vin_table);
     }
     case config::VehicleSource::kRegistry: {
-      fleet::VehicleRegistry registry =
-          fleet::VehicleRegistry::LoadCsv(config.vehicle.registry.file, config.vehicle.registry.key_column);
+      fleet::VehicleRegistry registry = ReadSource("vehicle.registry.file", [&] {
+        return fleet::VehicleRegistry::LoadCsv(config.vehicle.registry.file, config.vehicle.registry.key_column);
+      });
       std::vector<std::string> names = registry.attribute_names();
       const size_t sensitive = RegistrySensitive(config, names);
       return std::make_unique<RegistryResolver>(config, std::move(registry), names,
@@ -122,6 +137,11 @@ std::unique_ptr<QiResolver> QiResolver::Create(const config::Config& config, std
       return std::make_unique<EventFieldResolver>(config, extras);
   }
   throw std::logic_error("unknown vehicle source");
+}
+
+void QiResolver::Check(const config::Config& config) {
+  std::vector<std::string> extras;
+  Create(config, &extras);
 }
 
 }  // namespace vanon::service

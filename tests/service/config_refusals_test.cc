@@ -5,8 +5,11 @@
 // refused with exit 1.
 //
 // The table holds every check that once only `run` made (now in
-// src/config: dp_checks.cc, parse_vehicle.cc's code range) and a sample of
-// the loader's own refusals (both commands load through LoadConfig).
+// src/config: dp_checks.cc, parse_vehicle.cc's code range; or the QI
+// resolver, which both commands pass to LoadConfig as its check) and a
+// sample of the loader's own refusals (both commands load through
+// LoadConfig). The refusals that need the broker stay run-only, each
+// listed with its reason in tests/ops/check_refusals.py.
 // tests/ops/check_refusals.py fails on any new config refusal raised
 // outside src/config, so a check `run` alone makes cannot come back
 // unnoticed.
@@ -32,6 +35,8 @@ struct Refusal {
   // When > 0: big.csv next to the config, a flat hierarchy with this many
   // leaves, for an edit to point a categorical QI at.
   int hierarchy_leaves = 0;
+  // Data files written next to the config: {name, contents}.
+  std::vector<std::pair<std::string, std::string>> files = {};
 };
 
 // demo.yaml, edited, in `dir` next to links to the files it names.
@@ -73,6 +78,7 @@ TEST_P(ConfigRefusal, ValidateConfigAndRunRefuseAlike) {
     for (int i = 0; i < r.hierarchy_leaves; ++i) csv += "m" + std::to_string(i) + ";*\n";
     testing::WriteFile(dir.path() + "/big.csv", csv);
   }
+  for (const auto& [name, contents] : r.files) testing::WriteFile(dir.path() + "/" + name, contents);
 
   Subprocess validate({VANON_BIN, "validate-config", file}, {}, /*capture_stderr=*/true);
   ASSERT_EQ(validate.Wait(60), 2) << validate.Output();
@@ -120,6 +126,42 @@ INSTANTIATE_TEST_SUITE_P(Schema, ConfigRefusal,
                              {{"range: {min: 1990, max: 2030}", "range: {min: 1990, max: 3000000000}"}},
                              "quasi_identifiers[4].range"}),
                          [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
+
+// Made by the QI resolver (src/service/qi_resolver.cc), once at `run`
+// only: both commands now pass it to LoadConfig as its check.
+const std::string kVinTable = "source: vin_table\n  vin_table: vehicle/vin-table.yaml";
+const std::string kRegistry = "source: registry\n  registry: {file: fleet.csv, key_column: vin}";
+const std::string kModeSensitive = "field: payload.artist\n  aggregator: mode";
+const std::string kFleetCsv =
+    "vin,manufacturer,engine,body,seats,model_year,artist\nWVWZZZ1JZXW000001,VW,petrol,hatch,5,2001,Abba\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Resolver, ConfigRefusal,
+    ::testing::Values(
+        Refusal{"qi_not_in_the_vin_table",
+                {{"{name: body, hierarchy:", "{name: bodywork, hierarchy:"}},
+                "quasi_identifiers[2].name"},
+        Refusal{"vin_table_unreadable",
+                {{"vin_table: vehicle/vin-table.yaml", "vin_table: broken-table.yaml"}},
+                "vehicle.vin_table",
+                0,
+                {{"broken-table.yaml", "makers: [unclosed\n"}}},
+        Refusal{"qi_not_in_the_registry",
+                {{kVinTable, kRegistry}},
+                "quasi_identifiers[3].name",
+                0,
+                {{"fleet.csv", "vin,manufacturer,engine,body,model_year\nWVWZZZ1JZXW000001,VW,petrol,hatch,2001\n"}}},
+        Refusal{"registry_column_missing",
+                {{kVinTable, kRegistry}, {kModeSensitive, "aggregator: registry\n  registry_column: genre"}},
+                "sensitive.registry_column",
+                0,
+                {{"fleet.csv", kFleetCsv}}},
+        Refusal{"registry_without_its_key_column",
+                {{kVinTable, kRegistry}},
+                "vehicle.registry.file",
+                0,
+                {{"fleet.csv", "id,manufacturer,engine,body,seats,model_year\n1,VW,petrol,hatch,5,2001\n"}}}),
+    [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
 
 // Once made by DpPublisher at `run` only.
 INSTANTIATE_TEST_SUITE_P(

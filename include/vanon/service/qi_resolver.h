@@ -19,9 +19,14 @@ class QiResolver {
  public:
   // Loads the table or registry. `extras` is the list of event paths the
   // parser extracts; the resolver appends the ones it needs and remembers
-  // their positions. Throws std::runtime_error naming the file (and line)
-  // or the QI that the source cannot provide.
+  // their positions. Throws config::KeyError naming the key refused: the
+  // QI or registry column the source cannot provide, or the data file (and
+  // its line) that cannot be read. `vanon validate-config` and `vanon run`
+  // both call it through LoadConfig's check (src/cli/main.cc), so both
+  // refuse such a config at start with FILE:LINE: key.
   static std::unique_ptr<QiResolver> Create(const config::Config& config, std::vector<std::string>* extras);
+  // Creates and drops a resolver: the check passed to config::LoadConfig.
+  static void Check(const config::Config& config);
   virtual ~QiResolver() = default;
 
   // Fills one value per configured QI, in config order. Returns false when
