@@ -84,7 +84,7 @@ int Main(int argc, char** argv) {
       config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
                          {"state.dir=/tmp/vanon-demonstrator-unused", "privacy.m=" + std::to_string(opt.m),
                           "payload.fields.3={path: seq, transform: keep}"});
-  const engine::Schema schema = release::SchemaFromConfig(config);
+  const engine::Schema schema = release::SchemaFromConfig(config.quasi_identifiers, config.sensitive);
   const int64_t len = config.privacy.epoch.length_seconds * 1000;
   fleet::FleetOptions f;
   f.vehicles = static_cast<size_t>(opt.vehicles);

@@ -49,9 +49,10 @@ std::optional<int32_t> NumericQiCode(const config::QuasiIdentifier& qi, const en
   return static_cast<int32_t>(code);
 }
 
-engine::Schema SchemaFromConfig(const config::Config& config) {
+engine::Schema SchemaFromConfig(const std::vector<config::QuasiIdentifier>& qis,
+                                const std::optional<config::SensitiveConfig>& sensitive) {
   std::vector<engine::QiAttribute> attributes;
-  for (const config::QuasiIdentifier& qi : config.quasi_identifiers) {
+  for (const config::QuasiIdentifier& qi : qis) {
     engine::QiAttribute a;
     a.name = qi.name;
     if (qi.type == config::QiType::kCategorical) {
@@ -72,9 +73,9 @@ engine::Schema SchemaFromConfig(const config::Config& config) {
     attributes.push_back(std::move(a));
   }
   engine::Schema schema(std::move(attributes));
-  if (config.sensitive && !config.sensitive->hierarchy.empty()) {
+  if (sensitive && !sensitive->hierarchy.empty()) {
     auto h = std::make_shared<const engine::CategoricalHierarchy>(
-        engine::CategoricalHierarchy::LoadArxCsv(config.sensitive->hierarchy));
+        engine::CategoricalHierarchy::LoadArxCsv(sensitive->hierarchy));
     // SensitiveDictionary gives leaf i the id i.
     schema.sensitive_leaf.resize(static_cast<size_t>(h->LeafCount()));
     for (int32_t i = 0; i < h->LeafCount(); ++i) schema.sensitive_leaf[static_cast<size_t>(i)] = i;

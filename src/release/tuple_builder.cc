@@ -9,13 +9,10 @@
 
 namespace vanon::release {
 
-TupleBuilder::TupleBuilder(const config::Config& config, const engine::Schema& schema, int sensitive_extra,
-                           SensitiveDictionary* dictionary)
-    : schema_(schema),
-      qis_(config.quasi_identifiers),
-      sensitive_(config.sensitive),
-      sensitive_extra_(sensitive_extra),
-      dictionary_(dictionary) {}
+TupleBuilder::TupleBuilder(const std::vector<config::QuasiIdentifier>& qis,
+                           const std::optional<config::SensitiveConfig>& sensitive, const engine::Schema& schema,
+                           int sensitive_extra, SensitiveDictionary* dictionary)
+    : schema_(schema), qis_(qis), sensitive_(sensitive), sensitive_extra_(sensitive_extra), dictionary_(dictionary) {}
 
 std::vector<int32_t> TupleBuilder::EncodeQi(const ingest::BufferedEvent& e, uint64_t* at_root) const {
   std::vector<int32_t> codes(schema_.size(), kIneligibleCode);

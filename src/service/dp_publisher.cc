@@ -213,7 +213,7 @@ DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key
   if (aggregating() && window_ms_ == 0) throw std::invalid_argument("dp.aggregation.topic: needs dp.window_seconds");
   budget_gauge_.Set(policy_.period_total.ToDouble());
 
-  const engine::Schema schema = release::SchemaFromConfig(config);
+  const engine::Schema schema = release::SchemaFromConfig(config.quasi_identifiers, config.sensitive);
   std::map<std::string, QiDomain> qi_domains;
   plan_ = PlanFromConfig(config, schema, &qi_domains);
   // Keys the choice of kept cells; derived from the service secret so that it

@@ -135,7 +135,7 @@ struct ReleaseRunner::Rep {
         metrics(m),
         topology(t),
         dp(d),
-        schema(release::SchemaFromConfig(c)),
+        schema(release::SchemaFromConfig(c.quasi_identifiers, c.sensitive)),
         payload(c.payload),
         share_state(s) {
     ctx.config = &config;

@@ -117,7 +117,8 @@ void LoadInput(ShareWork& w, release::TakenEvents taken, ComputedShare* share) {
   if (auto d = state.GetMeta(w.partition, kDictionaryMeta)) {
     if (!w.dict.DecodeState(*d)) throw std::runtime_error("state: unreadable sensitive dictionary");
   }
-  release::TupleBuilder builder(*w.ctx.config, *w.ctx.schema, w.ctx.sensitive_extra, &w.dict);
+  release::TupleBuilder builder(w.ctx.config->quasi_identifiers, w.ctx.config->sensitive, *w.ctx.schema,
+                                w.ctx.sensitive_extra, &w.dict);
   release::BuiltTuples built = builder.Build(w.ev.current);
   share->qi_at_root = built.qi_at_root;
   w.in.release_id = static_cast<uint64_t>(w.epoch);

@@ -216,7 +216,7 @@ TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
   const auto late = testing::ReadTopic(bootstrap, config.kafka.topics.late);
   EXPECT_EQ(late.size(), static_cast<size_t>(kLateMessages));
 
-  const engine::Schema schema = release::SchemaFromConfig(config);
+  const engine::Schema schema = release::SchemaFromConfig(config.quasi_identifiers, config.sensitive);
   ReleaseReconstructor r(config, schema, kInputPartitions);
   for (const TruthMessage& t : in.truth) r.AddTruth(t);
   for (const auto& l : late) r.AddLateMessage(l.value);
@@ -269,7 +269,7 @@ TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
 TEST(E2eRelease, ConsumerAttackLeavesEveryVehicleMCandidates) {
   const ServiceRun& run = TheRun();
   ASSERT_TRUE(run.failure.empty()) << run.failure;
-  const engine::Schema schema = release::SchemaFromConfig(run.config);
+  const engine::Schema schema = release::SchemaFromConfig(run.config.quasi_identifiers, run.config.sensitive);
   const TruthValues values(run.config, schema);
   std::string error;
   std::vector<EventRecord> events;

@@ -48,7 +48,7 @@ class TruthValuesTest : public ::testing::Test {
     s.aggregator = config::SensitiveAggregator::kMode;
     s.missing_value = "Radio";
     config_.sensitive = s;
-    schema_ = release::SchemaFromConfig(config_);
+    schema_ = release::SchemaFromConfig(config_.quasi_identifiers, config_.sensitive);
   }
   void TearDown() override { std::filesystem::remove(path_); }
 

@@ -65,7 +65,7 @@ Outcome RunFleet(const std::vector<std::string>& extra_overrides = {}) {
                                      "payload.fields.3={path: seq, transform: keep}"};
   overrides.insert(overrides.end(), extra_overrides.begin(), extra_overrides.end());
   o.config = config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", overrides);
-  o.schema = release::SchemaFromConfig(o.config);
+  o.schema = release::SchemaFromConfig(o.config.quasi_identifiers, o.config.sensitive);
   const int64_t len = o.config.privacy.epoch.length_seconds * 1000;
   fleet::FleetOptions f;
   f.vehicles = 150;

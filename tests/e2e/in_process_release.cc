@@ -58,7 +58,7 @@ struct InProcessRelease::Rep {
   Rep(const config::Config& c, std::string_view key, int32_t n)
       : config(c),
         partitions(n),
-        schema(release::SchemaFromConfig(c)),
+        schema(release::SchemaFromConfig(c.quasi_identifiers, c.sensitive)),
         parser(MappingOf(c), LimitsOf(c)),
         hasher(key),
         table(fleet::VinDecoder::Load(c.vehicle.vin_table)),
@@ -84,7 +84,7 @@ struct InProcessRelease::Rep {
 void InProcessRelease::Rep::Release(int32_t p, int64_t e) {
   PartitionState& s = state[static_cast<size_t>(p)];
   const std::vector<ingest::BufferedEvent>& buffered = s.buffers[e];
-  release::TupleBuilder builder(config, schema, 0, &s.dictionary);
+  release::TupleBuilder builder(config.quasi_identifiers, config.sensitive, schema, 0, &s.dictionary);
   release::BuiltTuples built = builder.Build(buffered);
   engine::ReleaseInput in;
   in.release_id = static_cast<uint64_t>(e);

@@ -112,13 +112,13 @@ class NumericQiTest : public ::testing::Test {
   // Codes of the numeric QI of one vehicle per raw value, and the count of
   // values put under the root.
   std::pair<std::vector<int32_t>, uint64_t> Codes(const std::vector<std::string>& raw) {
-    const engine::Schema schema = SchemaFromConfig(config_);
+    const engine::Schema schema = SchemaFromConfig(config_.quasi_identifiers, config_.sensitive);
     std::vector<ingest::BufferedEvent> events;
     for (size_t i = 0; i < raw.size(); ++i) {
       events.push_back(Event(static_cast<uint32_t>(i), 1, "BEV", raw[i], "a"));
     }
     SensitiveDictionary dict;
-    BuiltTuples b = TupleBuilder(config_, schema, 0, &dict).Build(events);
+    BuiltTuples b = TupleBuilder(config_.quasi_identifiers, config_.sensitive, schema, 0, &dict).Build(events);
     std::vector<int32_t> codes(raw.size());
     for (const engine::Tuple& t : b.tuples) {
       for (size_t i = 0; i < raw.size(); ++i) {
@@ -134,7 +134,7 @@ class NumericQiTest : public ::testing::Test {
 };
 
 TEST_F(NumericQiTest, DecimalsAreKeptNotRounded) {
-  const engine::Schema schema = SchemaFromConfig(config_);
+  const engine::Schema schema = SchemaFromConfig(config_.quasi_identifiers, config_.sensitive);
   EXPECT_EQ(schema.attribute(1).numeric.min, 8);
   EXPECT_EQ(schema.attribute(1).numeric.max, 84);
   EXPECT_EQ(schema.attribute(1).numeric.decimals, 1);
@@ -160,7 +160,7 @@ TEST_F(NumericQiTest, NegativeValuesAndBinsAtPrecision) {
   q.precision = 2;
   q.split = config::NumericSplit::kFixedBins;
   q.bin_width = 0.25;
-  const engine::Schema schema = SchemaFromConfig(config_);
+  const engine::Schema schema = SchemaFromConfig(config_.quasi_identifiers, config_.sensitive);
   EXPECT_EQ(schema.attribute(1).numeric.bin_width, 25);
   auto [codes, at_root] = Codes({"-12.34", "-0.01", "59.99", "-40"});
   EXPECT_EQ(codes, (std::vector<int32_t>{-1234, -1, 5999, -4000}));
@@ -189,7 +189,7 @@ TEST_F(NumericQiTest, EveryPublishedGroupContainsItsMembersValues) {
     q.range_max = static_cast<double>(max_m) / static_cast<double>(scale);
     q.split = uniform(0, 1) ? config::NumericSplit::kOnDemand : config::NumericSplit::kFixedBins;
     q.bin_width = static_cast<double>(uniform(1, 500)) / static_cast<double>(scale);
-    const engine::Schema schema = SchemaFromConfig(config_);
+    const engine::Schema schema = SchemaFromConfig(config_.quasi_identifiers, config_.sensitive);
     const std::string root = schema.Label(1, schema.RootCover(1));
 
     // Raw value per vehicle, and whether it has an exact code.
@@ -220,7 +220,7 @@ TEST_F(NumericQiTest, EveryPublishedGroupContainsItsMembersValues) {
     }
 
     SensitiveDictionary dict;
-    BuiltTuples built = TupleBuilder(config_, schema, 0, &dict).Build(events);
+    BuiltTuples built = TupleBuilder(config_.quasi_identifiers, config_.sensitive, schema, 0, &dict).Build(events);
     uint64_t inexact = 0;
     for (bool e : exact) inexact += e ? 0 : 1;
     EXPECT_EQ(built.qi_at_root, inexact) << "seed " << seed;

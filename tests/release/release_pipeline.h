@@ -29,13 +29,15 @@ struct Step {
 class Pipeline {
  public:
   explicit Pipeline(const config::Config& config)
-      : config_(config), schema_(release::SchemaFromConfig(config_)), payload_(config_.payload) {}
+      : config_(config),
+        schema_(release::SchemaFromConfig(config_.quasi_identifiers, config_.sensitive)),
+        payload_(config_.payload) {}
 
   // Release `release` of the events, with random values from `seed`.
   Step Run(uint64_t release, std::vector<ingest::BufferedEvent> events, const release::ReleaseSeed& seed) {
     Step s;
     s.events = std::move(events);
-    release::TupleBuilder builder(config_, schema_, 0, &dict_);
+    release::TupleBuilder builder(config_.quasi_identifiers, config_.sensitive, schema_, 0, &dict_);
     release::BuiltTuples built = builder.Build(s.events);
     s.input.release_id = release;
     s.input.tuples = built.tuples;

@@ -14,10 +14,11 @@ using release_test::Key;
 class TupleBuilderTest : public ::testing::Test {
  protected:
   TupleBuilderTest()
-      : config_(release_test::TestConfig(release_test::WriteEngineHierarchy())), schema_(SchemaFromConfig(config_)) {}
+      : config_(release_test::TestConfig(release_test::WriteEngineHierarchy())),
+        schema_(SchemaFromConfig(config_.quasi_identifiers, config_.sensitive)) {}
 
   BuiltTuples Build(const std::vector<ingest::BufferedEvent>& events) {
-    TupleBuilder b(config_, schema_, 0, &dict_);
+    TupleBuilder b(config_.quasi_identifiers, config_.sensitive, schema_, 0, &dict_);
     return b.Build(events);
   }
   std::string Sensitive(const engine::Tuple& t) { return dict_.Value(t.sensitive); }
@@ -39,16 +40,16 @@ TEST_F(TupleBuilderTest, SchemaFromConfigLoadsHierarchyAndIntegerBins) {
   c.quasi_identifiers[1].range_min = 1.5;
   c.quasi_identifiers[1].range_max = 7.2;
   c.quasi_identifiers[1].bin_width = 0.4;
-  engine::Schema s = SchemaFromConfig(c);
+  engine::Schema s = SchemaFromConfig(c.quasi_identifiers, c.sensitive);
   EXPECT_EQ(s.attribute(1).numeric.min, 1);
   EXPECT_EQ(s.attribute(1).numeric.max, 8);
   EXPECT_EQ(s.attribute(1).numeric.bin_width, 1);
   c.quasi_identifiers[1].split = config::NumericSplit::kOnDemand;
-  EXPECT_EQ(SchemaFromConfig(c).attribute(1).numeric.bin_width, 0);
+  EXPECT_EQ(SchemaFromConfig(c.quasi_identifiers, c.sensitive).attribute(1).numeric.bin_width, 0);
   c.quasi_identifiers[1].range_min = -3e9;
-  EXPECT_THROW(SchemaFromConfig(c), std::invalid_argument);
+  EXPECT_THROW(SchemaFromConfig(c.quasi_identifiers, c.sensitive), std::invalid_argument);
   c.quasi_identifiers[0].hierarchy = "/nonexistent/h.csv";
-  EXPECT_THROW(SchemaFromConfig(c), std::runtime_error);
+  EXPECT_THROW(SchemaFromConfig(c.quasi_identifiers, c.sensitive), std::runtime_error);
 }
 
 TEST_F(TupleBuilderTest, OneTuplePerVehicleWithItsEventsInTimeOrder) {

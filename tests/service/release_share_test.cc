@@ -58,7 +58,7 @@ class Partition {
  public:
   explicit Partition(config::Config c)
       : config_(std::move(c)),
-        schema_(release::SchemaFromConfig(config_)),
+        schema_(release::SchemaFromConfig(config_.quasi_identifiers, config_.sensitive)),
         payload_(config_.payload),
         buffer_(kEpochMs) {
     if (config_.dp.enabled) dp_ = std::make_unique<DpPublisher>(config_, "share-test-key", &state_, registry_);

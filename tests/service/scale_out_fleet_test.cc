@@ -234,7 +234,7 @@ Committed ReadCommitted(const std::string& bootstrap, const config::Config& conf
 // The reconstructor and ReleaseChecker over every partition's releases.
 e2e::E2eReport CheckReleases(const config::Config& config, const Fleet& fleet, const Committed& out,
                              const std::vector<TopicRecord>& late) {
-  const engine::Schema schema = release::SchemaFromConfig(config);
+  const engine::Schema schema = release::SchemaFromConfig(config.quasi_identifiers, config.sensitive);
   e2e::ReleaseReconstructor r(config, schema, kInputPartitions);
   for (const e2e::TruthMessage& t : fleet.truth) r.AddTruth(t);
   for (const TopicRecord& l : late) r.AddLateMessage(l.value);
@@ -447,7 +447,7 @@ class ScaleOutFleet : public ::testing::Test {
 
   // The consumer-side attack over the same records: m candidates per vehicle.
   void CheckDisclosureAttack() {
-    const engine::Schema schema = release::SchemaFromConfig(*config_);
+    const engine::Schema schema = release::SchemaFromConfig(config_->quasi_identifiers, config_->sensitive);
     const e2e::TruthValues values(*config_, schema);
     std::map<uint64_t, const e2e::TruthMessage*> by_seq;
     for (const e2e::TruthMessage& t : fleet_->truth) by_seq[*e2e::SeqOfPayload(t.payload_json)] = &t;

@@ -14,6 +14,7 @@
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "vanon/config.h"
 #include "vanon/engine/release.h"
@@ -29,8 +30,9 @@ inline constexpr int32_t kIneligibleCode = std::numeric_limits<int32_t>::min();
 // configured, which sets Schema::sensitive_hierarchy). Throws
 // std::runtime_error naming the file for a bad hierarchy, and
 // std::invalid_argument for a numeric range outside int32 (kIneligibleCode
-// excluded).
-engine::Schema SchemaFromConfig(const config::Config& config);
+// excluded). Takes only the two sections it reads.
+engine::Schema SchemaFromConfig(const std::vector<config::QuasiIdentifier>& qis,
+                                const std::optional<config::SensitiveConfig>& sensitive);
 
 // 10^precision.
 double NumericScale(int precision);

@@ -23,6 +23,7 @@
 #define VANON_RELEASE_TUPLE_BUILDER_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -54,9 +55,10 @@ class TupleBuilder {
  public:
   // `sensitive_extra` is BufferLayout::sensitive (-1: no sensitive attribute;
   // every tuple then gets the value "" so that only k-anonymity is useful).
-  // Schema and dictionary must outlive the builder.
-  TupleBuilder(const config::Config& config, const engine::Schema& schema, int sensitive_extra,
-               SensitiveDictionary* dictionary);
+  // Schema and dictionary must outlive the builder. Takes only the two
+  // config sections it reads.
+  TupleBuilder(const std::vector<config::QuasiIdentifier>& qis, const std::optional<config::SensitiveConfig>& sensitive,
+               const engine::Schema& schema, int sensitive_extra, SensitiveDictionary* dictionary);
 
   // Events with a wrong number of QI values make their vehicle ineligible.
   BuiltTuples Build(std::span<const ingest::BufferedEvent> events) const;
