@@ -11,8 +11,8 @@
 #include <stdexcept>
 
 #include "metric_builders.h"
+#include "share_state.h"
 #include "state_ledger_store.h"
-#include "store_share_state.h"
 #include "vanon/dp/count_record.h"
 #include "vanon/dp/postprocess.h"
 #include "vanon/dp/tree_counter.h"
@@ -167,10 +167,6 @@ struct DpPublisher::TreeQuery {
   dp::Rational epsilon;
   dp::Rational scale;  // of the counters' block noise, to spot a changed configuration
 };
-
-DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
-                         prometheus::Registry& registry)
-    : DpPublisher(config, hmac_key, std::make_unique<StoreShareState>(store), nullptr, registry) {}
 
 DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key, ShareState* state,
                          prometheus::Registry& registry)
@@ -448,13 +444,6 @@ void DpPublisher::RunningTotals(int32_t partition, int64_t epoch, int64_t epoch_
     result->meta.emplace_back(trees_[q].meta_name, std::move(state));
   }
   if (!charge_record.empty()) result->meta.emplace_back(kTreeChargeMeta, std::move(charge_record));
-}
-
-void DpPublisher::Apply(int32_t partition, const Result& r, state::ReleaseWrite* w) const {
-  ShareDelta d;
-  d.partition = partition;
-  Apply(r, &d);
-  AddShareDelta(d, w);
 }
 
 void DpPublisher::Apply(const Result& r, ShareDelta* d) const {

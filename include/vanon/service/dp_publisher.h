@@ -69,7 +69,9 @@ class DpPublisher {
   // Throws std::invalid_argument when dp is enabled but the queries cannot
   // run (a dimension without a fixed domain, a numeric QI split on demand,
   // an epsilon with more than nine decimals...). When config.dp.enabled is
-  // false, Compute returns no records and touches no state.
+  // false, Compute returns no records and touches no state. Over RocksDB
+  // state: defined in vanon_service (dp_publisher_store.cc), the rest of
+  // the class in vanon_share, which links without RocksDB.
   DpPublisher(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
               prometheus::Registry& registry);
   // The same over the release share's view of state (a fake in tests).
