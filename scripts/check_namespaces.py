@@ -20,11 +20,10 @@ classes of it (`namespace vanon::state { class StateStore; }`).
 
   check_namespaces.py [ROOT]     exit 1 and one line per violation
 """
-import os
 import re
 import sys
 
-from source_areas import area_of
+from source_areas import area_of, source_files
 
 NO_NAMESPACE = {'alloc', 'version'}
 OPEN = re.compile(r'^namespace (vanon(?:::\w+)*) \{')
@@ -65,14 +64,8 @@ def check(rel, text):
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else '.'
     bad = []
-    for top in ('src', 'include'):
-        for d, _, names in os.walk(os.path.join(root, top)):
-            for name in sorted(names):
-                if not re.search(r'\.(h|cc)$', name):
-                    continue
-                path = os.path.join(d, name)
-                rel = os.path.relpath(path, root)
-                bad.extend(check(rel, open(path, encoding='utf-8', errors='replace').read()))
+    for rel, text in source_files(root):
+        bad.extend(check(rel, text))
     for b in bad:
         print(b, file=sys.stderr)
     return 1 if bad else 0

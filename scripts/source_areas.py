@@ -1,6 +1,10 @@
-"""The area of a source file, for the checks that work per area
-(scripts/check_namespaces.py, tests/ops/check_dependencies.py): the
-directory under src/ or include/vanon/, with the few aliases below."""
+"""The source files of src/ and include/ and the area of each, for the
+checks that work per area (scripts/check_namespaces.py,
+tests/ops/check_dependencies.py). A file's area is the directory under src/
+or include/vanon/, with the few aliases below."""
+
+import os
+import re
 
 # include/vanon/vehicle/ is the fleet's VIN decoding; config.h the config
 # area's types; version.h the generated project version (no area code).
@@ -15,3 +19,18 @@ def area_of(rel):
     if p[:2] == ['include', 'vanon'] and len(p) > 2:
         return AREA_ALIASES.get(p[2], p[2])
     return None
+
+
+def source_files(root):
+    """(rel, text) of every .h, .cc and .h.in file under ROOT/src and
+    ROOT/include that belongs to an area, directory by directory, each
+    directory's files in name order."""
+    for top in ('src', 'include'):
+        for d, _, names in sorted(os.walk(os.path.join(root, top))):
+            for name in sorted(names):
+                if not re.search(r'\.(h|cc|h\.in)$', name):
+                    continue
+                path = os.path.join(d, name)
+                rel = os.path.relpath(path, root)
+                if area_of(rel) is not None:
+                    yield rel, open(path, encoding='utf-8', errors='replace').read()

@@ -11,7 +11,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts'))
-from source_areas import AREA_ALIASES, area_of  # noqa: E402
+from source_areas import AREA_ALIASES, area_of, source_files  # noqa: E402
 
 # area -> what it may include besides itself and the standard/system headers.
 # '*' marks the wiring areas that may include any vanon area.
@@ -53,31 +53,22 @@ def target_of(inc, quoted, here):
 
 
 def violations(root):
-    for top in ('src', 'include'):
-        for d, _, names in os.walk(os.path.join(root, top)):
-            for name in sorted(names):
-                if not re.search(r'\.(h|cc|h\.in)$', name):
-                    continue
-                path = os.path.join(d, name)
-                rel = os.path.relpath(path, root)
-                here = area_of(rel)
-                if here is None:
-                    continue
-                allowed = ALLOWED.get(here)
-                text = open(path, encoding='utf-8', errors='replace').read()
-                for n, line in enumerate(text.splitlines(), 1):
-                    m = re.match(r'\s*#\s*include\s*([<"])([^>"]+)[>"]', line)
-                    if not m:
-                        continue
-                    to = target_of(m.group(2), m.group(1) == '"', here)
-                    if to is None or to == here:
-                        continue
-                    if allowed is None:
-                        yield f'{rel}:{n}: area "{here}" is not in the table of tests/ops/check_dependencies.py'
-                        break
-                    ok = to in allowed or ('*' in allowed and to in ALLOWED and to not in WIRING_MAY_NOT[here])
-                    if not ok:
-                        yield f'{rel}:{n}: {here} may not include {m.group(2)} ({to})'
+    for rel, text in source_files(root):
+        here = area_of(rel)
+        allowed = ALLOWED.get(here)
+        for n, line in enumerate(text.splitlines(), 1):
+            m = re.match(r'\s*#\s*include\s*([<"])([^>"]+)[>"]', line)
+            if not m:
+                continue
+            to = target_of(m.group(2), m.group(1) == '"', here)
+            if to is None or to == here:
+                continue
+            if allowed is None:
+                yield f'{rel}:{n}: area "{here}" is not in the table of tests/ops/check_dependencies.py'
+                break
+            ok = to in allowed or ('*' in allowed and to in ALLOWED and to not in WIRING_MAY_NOT[here])
+            if not ok:
+                yield f'{rel}:{n}: {here} may not include {m.group(2)} ({to})'
 
 
 def main():
