@@ -1,4 +1,4 @@
-// The DpPublisher members bound to RocksDB state (state::StateStore): in
+// The DpPublisher constructor over RocksDB state (state::StateStore): in
 // vanon_service, so that vanon_share (the share code and the rest of
 // DpPublisher) links without RocksDB.
 #include "store_share_state.h"
@@ -9,12 +9,5 @@ namespace vanon::service {
 DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
                          prometheus::Registry& registry)
     : DpPublisher(config, hmac_key, std::make_unique<StoreShareState>(store), nullptr, registry) {}
-
-void DpPublisher::Apply(int32_t partition, const Result& r, state::ReleaseWrite* w) const {
-  ShareDelta d;
-  d.partition = partition;
-  Apply(r, &d);
-  AddShareDelta(d, w);
-}
 
 }  // namespace vanon::service

@@ -21,6 +21,7 @@
 #include "vanon/ingest/buffered_event.h"
 #include "vanon/release/seed_stream.h"
 #include "vanon/service/dp_publisher.h"
+#include "store_share_state.h"  // src/service: AddShareDelta
 #include "vanon/state/state_store.h"
 
 namespace vanon::dp_test {
@@ -110,6 +111,16 @@ inline release::ReleaseSeed SeedOf(uint8_t b) {
   return s;
 }
 
+// As the release runner does: the result's state changes into a share's
+// delta, the delta into the release's write batch.
+inline void ApplyToWrite(const service::DpPublisher& dp, int32_t partition, const service::DpPublisher::Result& r,
+                         state::ReleaseWrite* w) {
+  service::ShareDelta delta;
+  delta.partition = partition;
+  dp.Apply(r, &delta);
+  service::AddShareDelta(delta, w);
+}
+
 // One service instance's DP side: a store and a publisher over it.
 struct DpService {
   std::unique_ptr<state::StateStore> store;
@@ -124,7 +135,7 @@ struct DpService {
   // What the runner does after Compute: apply, commit, then Committed().
   void Commit(int32_t partition, const service::DpPublisher::Result& r) {
     state::ReleaseWrite w(*store);
-    dp->Apply(partition, r, &w);
+    ApplyToWrite(*dp, partition, r, &w);
     store->Commit(w);
     dp->Committed(r);
   }

@@ -153,7 +153,7 @@ TEST(DpWindowsTest, IncrementalWindowStateRestoresFromTheChangelog) {
   auto release = [&](int64_t epoch, int vehicles) {
     DpPublisher::Result r = original.Compute(epoch, 7, vehicles);
     state::ReleaseWrite w(*original.store);
-    original.dp->Apply(kPartition, r, &w);
+    dp_test::ApplyToWrite(*original.dp, kPartition, r, &w);
     for (const state::StateChange& c : w.Changes()) {
       if (c.family == state::StateFamily::kMeta) changelog[c.key] = c.value;
     }

@@ -38,7 +38,7 @@ void PrintReleases(int64_t window_seconds, int releases, bool global = false) {
     release::SeedStream random(dp_test::SeedOf(static_cast<uint8_t>(epoch)));
     service::DpPublisher::Result r = dp.Compute(partition, epoch, start, start + dp_test::kEpochMs, events, random);
     state::ReleaseWrite w(*store);
-    dp.Apply(partition, r, &w);
+    dp_test::ApplyToWrite(dp, partition, r, &w);
     store->Commit(w);
     for (const std::string& rec : r.records) std::printf("%s\n", rec.c_str());
   }

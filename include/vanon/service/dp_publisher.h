@@ -52,7 +52,6 @@ class Schema;
 }  // namespace vanon::engine
 
 namespace vanon::state {
-class ReleaseWrite;
 class StateStore;
 }  // namespace vanon::state
 
@@ -112,9 +111,8 @@ class DpPublisher {
   Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
                  std::span<const ingest::BufferedEvent> events, dp::RandomSource& random);
 
-  // Puts the running-total state into the release's apply batch.
-  void Apply(int32_t partition, const Result& r, state::ReleaseWrite* w) const;
-  // The same into a share's delta.
+  // Puts the running-total state into a share's delta (the runner writes
+  // the delta into the release's apply batch).
   void Apply(const Result& r, ShareDelta* d) const;
 
   // After the apply batch is committed: vanon_dp_* metrics, and one log line
