@@ -1,6 +1,6 @@
 // vanon: streaming anonymization for connected-vehicle data.
 //   vanon run --config FILE [--set KEY=VALUE ...]
-//   vanon validate-config FILE
+//   vanon validate-config FILE [--set KEY=VALUE ...]
 //   vanon demo [--duration S] [--vehicles N] [--rate R]
 //   vanon loadgen --bootstrap B --topic T --vehicles N --rate R --duration S [--seed X] [--invalid-fraction F]
 //   vanon version
@@ -52,11 +52,11 @@ int CmdRun(const std::string& path, const std::vector<std::string>& overrides) {
   }
 }
 
-int CmdValidate(const std::string& path) {
+int CmdValidate(const std::string& path, const std::vector<std::string>& overrides) {
   try {
     // The same check as `run`: the QIs (and registry column) must be in
     // the VIN table or registry file, which must be readable.
-    vanon::config::Config c = vanon::config::LoadConfig(path, {}, &vanon::service::QiResolver::Check);
+    vanon::config::Config c = vanon::config::LoadConfig(path, overrides, &vanon::service::QiResolver::Check);
     std::cout << c.path << ": ok" << std::endl;
     if (c.dp.enabled) std::cout << vanon::config::DescribeDpBudget(c, vanon::config::PlanDpBudget(c)) << std::endl;
     return 0;
@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
   std::string validate_path;
   auto* validate = app.add_subcommand("validate-config", "check a config file and exit (2 when invalid)");
   validate->add_option("file", validate_path, "config file")->required();
+  std::vector<std::string> validate_overrides;
+  validate->add_option("--set", validate_overrides, "override a config key, as run does (repeatable)");
 
   vanon::cli::DemoArgs demo_args;
   auto* demo = app.add_subcommand("demo", "embedded Kafka + synthetic fleet + the real service");
@@ -124,7 +126,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*run) return CmdRun(config_path, overrides);
-    if (*validate) return CmdValidate(validate_path);
+    if (*validate) return CmdValidate(validate_path, validate_overrides);
     if (*demo) {
       demo_args.http_explicit = demo_http->count() > 0;
       return vanon::cli::RunDemo(demo_args, vanon::cli::InstallStopSignalHandlers());

@@ -201,5 +201,26 @@ INSTANTIATE_TEST_SUITE_P(
                 "dp.aggregation.topic"}),
     [](const ::testing::TestParamInfo<Refusal>& info) { return std::string(info.param.name); });
 
+// An override is checked by both commands too, and reported at its
+// position in the --set list.
+TEST(ConfigRefusalOverride, ValidateConfigAndRunRefuseABadOverrideAlike) {
+  TempDir dir;
+  const std::string file = dir.path() + "/vanon.yaml";
+  testing::WriteFile(file, Edited(Refusal{"override", {}, ""}, dir.path()));
+  Subprocess validate({VANON_BIN, "validate-config", file, "--set", "privacy.m=1"}, {}, /*capture_stderr=*/true);
+  ASSERT_EQ(validate.Wait(60), 2) << validate.Output();
+  const std::string line = ErrorLine(validate.Output(), "--set", "privacy.m");
+  ASSERT_FALSE(line.empty()) << "no --set privacy.m error in: " << validate.Output();
+
+  Subprocess run({VANON_BIN, "run", "--config", file, "--set", "privacy.m=1", "--set", "kafka.bootstrap=127.0.0.1:1"},
+                 {"VANON_HMAC_KEY=dp-refusal-test-key-0123456789abcdef"}, /*capture_stderr=*/true);
+  ASSERT_EQ(run.Wait(60), 2) << run.Output();
+  EXPECT_EQ(ErrorLine(run.Output(), "--set", "privacy.m"), line) << run.Output();
+
+  // The same file without the override is fine for validate-config.
+  Subprocess ok({VANON_BIN, "validate-config", file}, {}, /*capture_stderr=*/true);
+  EXPECT_EQ(ok.Wait(60), 0) << ok.Output();
+}
+
 }  // namespace
 }  // namespace vanon::service
