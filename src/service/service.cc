@@ -390,9 +390,10 @@ std::optional<int64_t> Service::Rep::OnAssigned(int32_t p) {
   }
 }
 
-// Everything consumed so far is already committed to state: Process()
-// writes each batch atomically before the next poll. Shares in flight are
-// finished and applied while their clocks are still here.
+// Shares in flight are finished and applied while their clocks are still
+// here. What was consumed since a partition's last release lives in memory
+// only and is dropped: its next owner (this instance too, if it gets the
+// partition back) reads it again from the stored resume offset.
 void Service::Rep::OnRevoked(const std::vector<int32_t>& gone) {
   try {
     NoteOutcomes(runner->Apply(StateOf(), /*wait=*/true));

@@ -302,7 +302,7 @@ TEST_P(ReleaseCrash, RestartPublishesEachReleaseOnceWithIdenticalContentAndAccou
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFaultPoint, ReleaseCrash,
-                         ::testing::Values("ingest.before_commit", "release.after_prepare", "release.mid_produce",
+                         ::testing::Values("ingest.after_batch", "release.after_prepare", "release.mid_produce",
                                            "release.before_commit", "release.after_commit", "release.after_apply"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            std::string n = info.param;
