@@ -56,19 +56,23 @@ ChangelogBase ChangelogWriter::Snapshot(const release::EpochClock& clock, const 
   return ChangelogBase{clock, progress, resume};
 }
 
-ReleasedState StateAfterRelease(const ChangelogBase& base, int64_t epoch, uint64_t published_events,
-                                uint64_t suppressed_events) {
-  ReleasedState out{base.clock, base.progress};
-  out.clock.Close(epoch);
-  state::PartitionProgress& progress = out.progress;
-  progress.released += published_events;
-  progress.suppressed += suppressed_events;
-  progress.releases++;
+state::PartitionProgress ReplayProgress(const ChangelogBase& base) {
+  state::PartitionProgress progress = base.progress;
   if (base.resume_offset < progress.next_offset) {
     // Whoever loads this reads [resume_offset, next_offset) again: counted here.
     progress.replay_until = std::max(progress.replay_until, progress.next_offset);
     progress.next_offset = base.resume_offset;
   }
+  return progress;
+}
+
+ReleasedState StateAfterRelease(const ChangelogBase& base, int64_t epoch, uint64_t published_events,
+                                uint64_t suppressed_events) {
+  ReleasedState out{base.clock, ReplayProgress(base)};
+  out.clock.Close(epoch);
+  out.progress.released += published_events;
+  out.progress.suppressed += suppressed_events;
+  out.progress.releases++;
   return out;
 }
 

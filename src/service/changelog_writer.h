@@ -67,6 +67,12 @@ struct ChangelogBase {
 // again). Both the changelog record and the local apply batch store this, so
 // a restart on local state and a restore by a new owner start from the same
 // state and read the same input again (docs/state.md, "Crash and replay").
+// The progress to store for a partition that will read its input again from
+// base.resume_offset: next_offset rewound to it, replay_until = the position
+// at the snapshot (offsets in between are buffered again, not counted or
+// routed again).
+state::PartitionProgress ReplayProgress(const ChangelogBase& base);
+
 struct ReleasedState {
   release::EpochClock clock;
   state::PartitionProgress progress;

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "changelog_writer.h"
 #include "vanon/ingest/reject_reason.h"
 #include "vanon/kafka/producer.h"
 #include "vanon/service/fault_injection.h"
@@ -122,6 +123,22 @@ release::EventBuffer& IngestPipeline::Events(int32_t partition) {
     return true;
   });
   return buffers_.emplace(partition, std::move(buffer)).first->second;
+}
+
+// Only the records a release would store (ReplayProgress, the clock): the
+// events stay in the input topic, as after a release.
+void IngestPipeline::Checkpoint(const std::vector<int32_t>& partitions) {
+  state::ReleaseWrite w(*store_);
+  for (int32_t p : partitions) {
+    auto pr = progress_.find(p);
+    auto clock = clocks_.find(p);
+    auto events = buffers_.find(p);
+    if (pr == progress_.end() || clock == clocks_.end() || events == buffers_.end()) continue;
+    const ChangelogBase base = ChangelogWriter::Snapshot(clock->second, pr->second, events->second);
+    w.SetProgress(p, ReplayProgress(base));
+    w.PutMeta(p, kClockMeta, base.clock.EncodeState());
+  }
+  store_->Commit(w);
 }
 
 void IngestPipeline::ForgetPartitions(const std::vector<int32_t>& partitions) {

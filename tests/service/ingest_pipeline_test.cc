@@ -127,6 +127,31 @@ TEST_F(IngestPipelineTest, ARestartAfterAReleaseReadsTheOpenEpochAgainAndCountsE
   EXPECT_EQ(store_->LoadProgress(0).next_offset, 2) << "ingestion writes nothing";
 }
 
+// A graceful stop stores the counters and clock without the events: the
+// restart reads the buffered events again without counting them again.
+TEST_F(IngestPipelineTest, ACheckpointStoresCountsNotEventsAndTheRestartCountsNothingTwice) {
+  const int64_t now = NowMs();
+  const std::vector<std::string> values = {Message(now - 3000), Message(now - 2000), Message(now - 1000)};
+  std::vector<kafka::InputMessage> input;
+  for (size_t i = 0; i < values.size(); ++i) input.push_back({0, static_cast<int64_t>(i) + 40, kVin, values[i]});
+  {
+    IngestPipeline first(config_, "unit-test-hmac-key-0123456789abcdef", store_.get(), nullptr, nullptr);
+    first.Process(input, now);
+    first.Checkpoint({0});
+  }
+  EXPECT_TRUE(StoredEvents(0).empty());
+  const state::PartitionProgress stored = store_->LoadProgress(0);
+  EXPECT_EQ(stored.next_offset, 40) << "the oldest buffered event";
+  EXPECT_EQ(stored.replay_until, 43);
+  EXPECT_EQ(stored.consumed, 3u);
+  IngestPipeline second(config_, "unit-test-hmac-key-0123456789abcdef", store_.get(), nullptr, nullptr);
+  EXPECT_EQ(second.ResumeOffset(0), 40);
+  second.Process(input, now);
+  EXPECT_EQ(second.Progress(0).consumed, 3u);
+  EXPECT_EQ(second.Progress(0).accepted, 3u);
+  EXPECT_EQ(second.Events(0).size(), 3u);
+}
+
 TEST_F(IngestPipelineTest, EventsStoredWithARawPayloadAreTransformedWhenLoaded) {
   // A version 1 record, as a build that transformed at release time left it.
   ingest::BufferedEvent old;

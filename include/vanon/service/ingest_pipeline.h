@@ -69,6 +69,12 @@ class IngestPipeline {
   // Offset to resume a newly assigned partition from (nullopt: earliest).
   std::optional<int64_t> ResumeOffset(int32_t partition);
   void ForgetPartitions(const std::vector<int32_t>& partitions);
+  // A graceful stop or a revoke: stores the partitions' progress and clock
+  // as of now, rewound to the resume offset of their buffered events (as a
+  // release's apply does), so the next start counts and routes nothing again.
+  // No share may be in flight or precomputed (their events are not in the
+  // buffer).
+  void Checkpoint(const std::vector<int32_t>& partitions);
 
   // Processes a batch. Throws std::runtime_error if the DLQ cannot confirm
   // delivery; then nothing of the batch is recorded and it will be replayed.
