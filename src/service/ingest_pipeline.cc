@@ -134,6 +134,7 @@ void IngestPipeline::Checkpoint(const std::vector<int32_t>& partitions) {
     auto clock = clocks_.find(p);
     auto events = buffers_.find(p);
     if (pr == progress_.end() || clock == clocks_.end() || events == buffers_.end()) continue;
+    if (pr->second.next_offset < 0) continue;  // nothing consumed: nothing to store
     const ChangelogBase base = ChangelogWriter::Snapshot(clock->second, pr->second, events->second);
     w.SetProgress(p, ReplayProgress(base));
     w.PutMeta(p, kClockMeta, base.clock.EncodeState());
