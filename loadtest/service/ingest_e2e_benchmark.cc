@@ -1,9 +1,10 @@
 // End-to-end ingestion throughput: synthetic fleet -> Kafka (librdkafka's
 // mock cluster, real protocol, in-process) -> vanon (validate, decode, HMAC,
-// RocksDB write batch) beside `kcat -C` reading the same topic in the same
-// run, so the ratio says how much vanon costs over a bare consumer. vanon
-// runs as its own process (`vanon run`), so the cost figure, CPU seconds per
-// million events, is the vanon process's alone, beside kcat's.
+// buffer in memory: nothing goes to RocksDB) beside `kcat -C` reading the
+// same topic in the same run, so the ratio says how much vanon costs over a
+// bare consumer. vanon runs as its own process (`vanon run`), so the cost
+// figure, CPU seconds per million events, is the vanon process's alone,
+// beside kcat's.
 //
 // The mock keeps only about 5 MB per partition, so the topic is preloaded
 // below that (8 partitions x ~4 MB) and the low watermark is checked before

@@ -56,6 +56,26 @@ ChangelogBase ChangelogWriter::Snapshot(const release::EpochClock& clock, const 
   return ChangelogBase{clock, progress, resume};
 }
 
+state::PartitionProgress ReplayProgress(const ChangelogBase& base) {
+  state::PartitionProgress progress = base.progress;
+  if (base.resume_offset < progress.next_offset) {
+    // Whoever loads this reads [resume_offset, next_offset) again: counted here.
+    progress.replay_until = std::max(progress.replay_until, progress.next_offset);
+    progress.next_offset = base.resume_offset;
+  }
+  return progress;
+}
+
+ReleasedState StateAfterRelease(const ChangelogBase& base, int64_t epoch, uint64_t published_events,
+                                uint64_t suppressed_events) {
+  ReleasedState out{base.clock, ReplayProgress(base)};
+  out.clock.Close(epoch);
+  out.progress.released += published_events;
+  out.progress.suppressed += suppressed_events;
+  out.progress.releases++;
+  return out;
+}
+
 size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const ChangelogBase& base,
                                      const state::ReleaseWrite& apply, const state::ReleaseLogEntry& committed,
                                      uint64_t published_events, uint64_t suppressed_events,
@@ -63,19 +83,9 @@ size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const Cha
   // What apply adds to the share's batch on the consuming thread after the
   // commit, computed here from the snapshot so it is in the transaction.
   state::ReleaseWrite extra(*store_);
-  release::EpochClock clock = base.clock;
-  clock.Close(epoch);
-  extra.PutMeta(partition, kClockMeta, clock.EncodeState());
-  state::PartitionProgress progress = base.progress;
-  progress.released += published_events;
-  progress.suppressed += suppressed_events;
-  progress.releases++;
-  if (base.resume_offset < progress.next_offset) {
-    // The new owner reads [resume_offset, next_offset) again: counted here.
-    progress.replay_until = std::max(progress.replay_until, progress.next_offset);
-    progress.next_offset = base.resume_offset;
-  }
-  extra.SetProgress(partition, progress);
+  const ReleasedState released = StateAfterRelease(base, epoch, published_events, suppressed_events);
+  extra.PutMeta(partition, kClockMeta, released.clock.EncodeState());
+  extra.SetProgress(partition, released.progress);
   // The ledger is written to the store directly, before any noise it pays
   // for is computed; by now it holds this release's charge.
   if (std::optional<std::string> ledger = store_->GetMeta(partition, StateLedgerStore::kMetaName)) {

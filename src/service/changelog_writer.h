@@ -8,7 +8,7 @@
 // offset a new owner resumes at. So whatever a read_committed reader finds
 // in the changelog is exactly the state after the last committed release.
 //
-// What is not changelogged: the buffered events of open epochs. The offset
+// What is not changelogged (nor stored locally): the buffered events of open epochs. The offset
 // committed with a share is the lowest offset of an event that is neither in
 // a committed release nor in changelogged state (the events of still-waiting
 // tuples are changelogged), so a new owner reads those events again from the
@@ -50,14 +50,35 @@ class StateStore;
 
 namespace vanon::service {
 
-// What the consuming thread knows when a share is submitted and the release
-// thread needs inside the transaction: the partition's clock and progress
-// before the release, and the input offset to commit with it.
+// What the consuming thread knows when a share is submitted (Snapshot) and
+// the release needs afterwards: the partition's clock and progress before
+// the release, and the input offset to resume at. Taken with the changelog
+// on or off: the local apply stores what it yields too.
 struct ChangelogBase {
   release::EpochClock clock;
   state::PartitionProgress progress;
   int64_t resume_offset = 0;
 };
+
+// The partition's clock and progress as of a committed release: the clock
+// with the epoch closed; the progress with the release's counters, and its
+// next_offset rewound to the resume offset, replay_until = the position at
+// the snapshot (offsets in between are buffered again, not counted or routed
+// again). Both the changelog record and the local apply batch store this, so
+// a restart on local state and a restore by a new owner start from the same
+// state and read the same input again (docs/state.md, "Crash and replay").
+// The progress to store for a partition that will read its input again from
+// base.resume_offset: next_offset rewound to it, replay_until = the position
+// at the snapshot (offsets in between are buffered again, not counted or
+// routed again).
+state::PartitionProgress ReplayProgress(const ChangelogBase& base);
+
+struct ReleasedState {
+  release::EpochClock clock;
+  state::PartitionProgress progress;
+};
+ReleasedState StateAfterRelease(const ChangelogBase& base, int64_t epoch, uint64_t published_events,
+                                uint64_t suppressed_events);
 
 // One changelog record key, and back.
 std::string ChangelogKey(int32_t partition, const state::StateChange& c);

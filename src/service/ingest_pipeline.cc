@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "changelog_writer.h"
 #include "vanon/ingest/reject_reason.h"
 #include "vanon/kafka/producer.h"
 #include "vanon/service/fault_injection.h"
@@ -79,16 +80,22 @@ state::PartitionProgress& IngestPipeline::Progress(int32_t partition) {
   return it->second;
 }
 
-release::EpochClock& IngestPipeline::Clock(int32_t partition) {
-  auto it = clocks_.find(partition);
-  if (it != clocks_.end()) return it->second;
-  release::EpochClock clock(config_.privacy.epoch);
-  if (auto saved = store_->GetMeta(partition, kClockMeta)) {
+release::EpochClock StoredClockForReplay(const state::StateStore& store, const config::EpochConfig& config,
+                                         int32_t partition) {
+  release::EpochClock clock(config);
+  if (auto saved = store.GetMeta(partition, kClockMeta)) {
     if (!clock.DecodeState(*saved)) {
       throw std::runtime_error("state: unreadable epoch clock of partition " + std::to_string(partition));
     }
   }
-  return clocks_.emplace(partition, clock).first->second;
+  clock.RewindToFirstOpen();
+  return clock;
+}
+
+release::EpochClock& IngestPipeline::Clock(int32_t partition) {
+  auto it = clocks_.find(partition);
+  if (it != clocks_.end()) return it->second;
+  return clocks_.emplace(partition, StoredClockForReplay(*store_, config_.privacy.epoch, partition)).first->second;
 }
 
 std::optional<int64_t> IngestPipeline::ResumeOffset(int32_t partition) {
@@ -116,6 +123,23 @@ release::EventBuffer& IngestPipeline::Events(int32_t partition) {
     return true;
   });
   return buffers_.emplace(partition, std::move(buffer)).first->second;
+}
+
+// Only the records a release would store (ReplayProgress, the clock): the
+// events stay in the input topic, as after a release.
+void IngestPipeline::Checkpoint(const std::vector<int32_t>& partitions) {
+  state::ReleaseWrite w(*store_);
+  for (int32_t p : partitions) {
+    auto pr = progress_.find(p);
+    auto clock = clocks_.find(p);
+    auto events = buffers_.find(p);
+    if (pr == progress_.end() || clock == clocks_.end() || events == buffers_.end()) continue;
+    if (pr->second.next_offset < 0) continue;  // nothing consumed: nothing to store
+    const ChangelogBase base = ChangelogWriter::Snapshot(clock->second, pr->second, events->second);
+    w.SetProgress(p, ReplayProgress(base));
+    w.PutMeta(p, kClockMeta, base.clock.EncodeState());
+  }
+  store_->Commit(w);
 }
 
 void IngestPipeline::ForgetPartitions(const std::vector<int32_t>& partitions) {
@@ -147,11 +171,11 @@ state::PartitionProgress IngestPipeline::Totals() const {
 }
 
 // Per message: already accounted for (skipped), rejected (DLQ), late (late
-// topic or dropped) or buffered; counted in the partition's progress. The
-// batch commits to state atomically, then the in-memory copies move.
+// topic or dropped) or buffered; counted in the partition's progress. Memory
+// only: nothing of a batch is written to state (docs/state.md, "Crash and
+// replay"). Once what it routed has arrived, the in-memory copies move.
 void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int64_t now_ms) {
   if (batch.empty()) return;
-  state::IngestWrite write(*store_);
   // Work on copies: if the DLQ fails, the in-memory progress must not move.
   std::map<int32_t, state::PartitionProgress> next;
   std::map<int32_t, release::EpochClock> clocks;
@@ -168,8 +192,8 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
     }
     state::PartitionProgress& pr = it->second;
     if (m.offset < pr.next_offset) continue;  // already accounted for
-    // Read again after a restore from the state changelog (changelog_writer.h):
-    // counted and routed by the previous owner, only buffered again.
+    // Read again after a restart or a restore (ReleasedState): counted and
+    // routed before the last release, only buffered again.
     const bool replay = m.offset < pr.replay_until;
     pr.next_offset = m.offset + 1;
     if (!replay) pr.consumed++;
@@ -203,18 +227,15 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
       RouteLate(m, clock.watermark_ms());
       continue;
     }
-    Buffer(m, v, &write);
+    Buffer(m, v);
   }
   FlushRouted(counts);
-  for (const auto& [p, pr] : next) write.SetProgress(p, pr);
-  for (const auto& [p, clock] : clocks) write.PutMeta(p, kClockMeta, clock.EncodeState());
-  FaultPoint("ingest.before_commit");
-  store_->Commit(write);
   for (auto& [p, pr] : next) progress_[p] = pr;
   for (auto& [p, clock] : clocks) clocks_.insert_or_assign(p, clock);
   for (auto& [p, e] : stored_) buffers_.at(p).Add(std::move(e));
   stored_.clear();
   ReportBatch(counts);
+  FaultPoint("ingest.after_batch");
 }
 
 // The DLQ keeps the original bytes so nothing is lost; it is an
@@ -245,9 +266,9 @@ void IngestPipeline::RouteLate(const kafka::InputMessage& m, int64_t watermark_m
   dlq_->Produce(config_.kafka.topics.late, -1, hasher_->HashHex(parsed_.vin), m.value, headers);
 }
 
-// The parsed event as state keeps it: tokens instead of identifiers, the
-// vehicle's QI values, the payload already coarsened.
-void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v, state::IngestWrite* write) {
+// The parsed event as the buffer keeps it: tokens instead of identifiers,
+// the vehicle's QI values, the payload already coarsened.
+void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v) {
   release::KeyedEvent& kept =
       stored_.emplace_back(m.partition, release::KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
   ingest::BufferedEvent& b = kept.event;
@@ -259,13 +280,10 @@ void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v, 
   b.extras = std::move(parsed_.extras);  // the parser fills them anew
   if (registry_sensitive_) b.extras.push_back(v.sensitive);
   b.payload_json = parsed_.payload_json;  // transformed by the parser's sink
-  encoded_.clear();
-  EncodeBufferedEvent(b, &encoded_);
-  write->PutEvent(m.partition, parsed_.ts_ms, m.offset, encoded_);
 }
 
-// Before the batch commits: what was routed must have arrived, or the batch
-// is not recorded (and is read again).
+// Before the batch moves the in-memory state: what was routed must have
+// arrived, or the batch is not recorded (and is read again).
 void IngestPipeline::FlushRouted(const BatchCounts& counts) {
   const bool routed =
       counts.rejected > 0 || (counts.late > 0 && config_.privacy.late_events == config::LateEvents::kTopic);

@@ -94,7 +94,7 @@ struct ReleaseRunner::Rep {
     // share.delta as the share's apply batch (written with it); the apply
     // adds the release-log entry, the closed clock and the progress.
     std::unique_ptr<state::ReleaseWrite> apply;
-    std::optional<ChangelogBase> changelog_base;  // at prepare, when the changelog is on
+    std::optional<ChangelogBase> base;  // set at prepare: what the changelog record and the apply store
     int64_t commit_wall_ms = 0;
     double seconds = 0;
   };
@@ -295,10 +295,10 @@ struct ReleaseRunner::Rep {
     return job;
   }
 
-  // The prepare record of a share not prepared before: its seed, where its
-  // summary will be read back, and the watermark that closed the epoch.
-  void PutPrepared(const ShareRequest& s, const PartitionState& state, std::map<int32_t, int64_t>* high_watermarks,
-                   state::ReleaseLogEntry* entry, state::ReleaseWrite* w) {
+  // The prepare record of a share not prepared before: its seed, and where
+  // its summary will be read back.
+  void PutPrepared(const ShareRequest& s, std::map<int32_t, int64_t>* high_watermarks, state::ReleaseLogEntry* entry,
+                   state::ReleaseWrite* w) {
     entry->status = state::ReleaseStatus::kPrepared;
     entry->readback_partition = ReleasesPartition(s.partition);
     auto hw = high_watermarks->find(entry->readback_partition);
@@ -311,10 +311,6 @@ struct ReleaseRunner::Rep {
     entry->readback_offset = hw->second;
     entry->prepared_wall_ms = WallMs();
     w->PutRelease(s.partition, s.epoch, *entry);
-    // The watermark that closed the epoch is stored with the seed: after a
-    // restart, events of this epoch stay late, so the recomputation sees
-    // exactly the events the first attempt saw.
-    w->PutMeta(s.partition, kClockMeta, state.clock->EncodeState());
   }
 
   void Submit(const std::vector<ShareRequest>& shares, const std::function<PartitionState(int32_t)>& state_of) {
@@ -333,9 +329,9 @@ struct ReleaseRunner::Rep {
       bool fresh = false;
       JobPtr job = JobForShare(s, state, &fresh);
       state::ReleaseLogEntry entry = job->entry;  // only this thread writes it
-      if (!job->resumed) PutPrepared(s, state, &high_watermarks, &entry, &w);
+      if (!job->resumed) PutPrepared(s, &high_watermarks, &entry, &w);
       job->submitted = now;
-      if (changelog) job->changelog_base = ChangelogWriter::Snapshot(*state.clock, *state.progress, *state.events);
+      job->base = ChangelogWriter::Snapshot(*state.clock, *state.progress, *state.events);
       ready.push_back({std::move(job), std::move(entry), fresh});
     }
     // Synced: the transaction that follows publishes what this seed yields,
@@ -596,9 +592,9 @@ struct ReleaseRunner::Rep {
     committed.seed.fill(0);  // as at apply: a committed release is never computed again
     committed.committed_wall_ms = WallMs();
     committed.summary = s.records.summary;
-    changelog->ProduceShare(s.partition, s.epoch, *job.changelog_base, *job.apply, committed, s.published_events,
+    changelog->ProduceShare(s.partition, s.epoch, *job.base, *job.apply, committed, s.published_events,
                             s.suppressed_events, headers);
-    if (job.changelog_base->resume_offset >= 0) (*resume_offsets)[s.partition] = job.changelog_base->resume_offset;
+    if (job.base->resume_offset >= 0) (*resume_offsets)[s.partition] = job.base->resume_offset;
   }
 
   // `mid_produce_point`: the fault point release.mid_produce may still fire
@@ -659,8 +655,12 @@ struct ReleaseRunner::Rep {
     // group order, DP noise). Erased here, in the batch that makes it moot.
     entry.seed.fill(0);
     entry.summary = s.records.summary;
-    w.PutMeta(s.partition, kClockMeta, state.clock->EncodeState());
-    w.SetProgress(s.partition, *state.progress);
+    // Not the clock and progress in memory, which ingestion has moved on
+    // since the snapshot: state as of this release, what the changelog
+    // record carries. A restart reads the input again from its resume offset.
+    const ReleasedState released = StateAfterRelease(*job.base, s.epoch, s.published_events, s.suppressed_events);
+    w.PutMeta(s.partition, kClockMeta, released.clock.EncodeState());
+    w.SetProgress(s.partition, released.progress);
     w.PutRelease(s.partition, s.epoch, entry);
     w.DeleteRelease(s.partition, s.epoch - kReleaseLogLength);
     store->Commit(w);

@@ -390,13 +390,16 @@ std::optional<int64_t> Service::Rep::OnAssigned(int32_t p) {
   }
 }
 
-// Everything consumed so far is already committed to state: Process()
-// writes each batch atomically before the next poll. Shares in flight are
-// finished and applied while their clocks are still here.
+// Shares in flight are finished and applied while their clocks are still
+// here. The events consumed since a partition's last release live in memory
+// only and are dropped: its next owner (this instance too, if it gets the
+// partition back) reads them again from the resume offset. Locally the
+// checkpoint spares this instance counting them again.
 void Service::Rep::OnRevoked(const std::vector<int32_t>& gone) {
   try {
     NoteOutcomes(runner->Apply(StateOf(), /*wait=*/true));
     runner->DropPrecomputed(StateOf());
+    pipeline->Checkpoint(gone);
   } catch (...) {
     if (!rebalance_error) rebalance_error = std::current_exception();
   }
@@ -433,6 +436,8 @@ int Service::Rep::ConsumeUntil(const std::atomic<bool>& stop) {
       }
     }
     NoteOutcomes(runner->Apply(StateOf(), /*wait=*/true));
+    runner->DropPrecomputed(StateOf());
+    pipeline->Checkpoint(consumer->Assigned());
     spdlog::info("stopping: batch and releases in flight finished, closing consumer");
     return 0;
   } catch (const std::exception& e) {

@@ -12,8 +12,6 @@
 
 #include "changelog_writer.h"
 #include "vanon/kafka/committed_reader.h"
-#include "vanon/release/epoch_clock.h"
-#include "vanon/service/ingest_pipeline.h"  // kClockMeta
 #include "vanon/state/state_store.h"
 
 namespace vanon::service {
@@ -212,18 +210,9 @@ void StateRestorer::ApplyRestore(int32_t partition, ChangelogRead* read, int64_t
     spdlog::warn("partition {}: the changelog resumes at offset {} but the group committed {}", partition, next,
                  committed);
   }
-  // The input is read again from the changelogged offset: the events of
-  // open epochs must find their epochs open (see RewindToFirstOpen).
-  if (std::optional<std::string> state = store_->GetMeta(partition, kClockMeta)) {
-    release::EpochClock clock(config_.privacy.epoch);
-    if (!clock.DecodeState(*state)) {
-      throw std::runtime_error("changelog: unreadable epoch clock of partition " + std::to_string(partition));
-    }
-    clock.RewindToFirstOpen();
-    state::ReleaseWrite w(*store_);
-    w.PutMeta(partition, kClockMeta, clock.EncodeState());
-    store_->Commit(w);
-  }
+  // The input is read again from the changelogged offset; the clock is
+  // rewound when the partition is loaded (StoredClockForReplay), as after a
+  // restart on local state.
 }
 
 }  // namespace vanon::service

@@ -2,7 +2,6 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/file_system.h>
-#include <rocksdb/memtablerep.h>
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
 
@@ -24,34 +23,6 @@ constexpr const char* kReleasesCf = "releases";
 
 std::string ProgressKey(int32_t partition) { return MetaKey(partition, "progress"); }
 }  // namespace
-
-struct IngestWrite::Rep {
-  rocksdb::WriteBatch batch;
-  rocksdb::ColumnFamilyHandle* events;
-  rocksdb::ColumnFamilyHandle* meta;
-  std::string key;
-};
-
-IngestWrite::IngestWrite(const StateStore& store) : rep_(std::make_unique<Rep>()) {
-  rep_->events = store.rep_->events;
-  rep_->meta = store.rep_->meta;
-}
-IngestWrite::~IngestWrite() = default;
-
-void IngestWrite::PutEvent(int32_t partition, int64_t ts_ms, int64_t offset, std::string_view encoded) {
-  rep_->key = EventKey(partition, ts_ms, offset);
-  CheckStatus(rep_->batch.Put(rep_->events, rep_->key, rocksdb::Slice(encoded.data(), encoded.size())), "batch put");
-  events_++;
-}
-
-void IngestWrite::SetProgress(int32_t partition, const PartitionProgress& p) {
-  CheckStatus(rep_->batch.Put(rep_->meta, ProgressKey(partition), p.Encode()), "batch put");
-}
-
-void IngestWrite::PutMeta(int32_t partition, std::string_view name, std::string_view value) {
-  CheckStatus(rep_->batch.Put(rep_->meta, MetaKey(partition, name), rocksdb::Slice(value.data(), value.size())),
-              "batch put");
-}
 
 StateStore::StateStore() : rep_(std::make_unique<Rep>()) {}
 
@@ -75,38 +46,18 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir, std::shared
   opts.create_missing_column_families = true;
   opts.max_background_jobs = base::HardwareThreads();  // flushes and compactions: 2 on the target machines
   // Flushes and compactions can wait for an idle moment; ingestion and the
-  // release computed during the allowed lateness cannot. A flush of the
-  // events column family sorts about a million entries once an epoch, and
-  // at normal priority it landed in that window. (Three memtables leave
-  // about two epochs of slack before writes would stall.)
+  // release computed during the allowed lateness cannot.
   rocksdb::Env::Default()->LowerThreadPoolCPUPriority(rocksdb::Env::Priority::HIGH, rocksdb::CpuPriority::kLow);
   rocksdb::Env::Default()->LowerThreadPoolCPUPriority(rocksdb::Env::Priority::LOW, rocksdb::CpuPriority::kLow);
   opts.keep_log_file_num = 5;
   rocksdb::ColumnFamilyOptions cf;
   cf.write_buffer_size = 32 << 20;
   // create_missing_column_families upgrades a store written before the
-  // release loop existed (default, events, meta only) in place.
-  // Buffered events live for about one epoch and are read back only when a
-  // partition is assigned (releases take them from EventBuffer):
-  // compressing them cost more CPU than the disk it saved.
-  rocksdb::ColumnFamilyOptions events_cf = cf;
-  events_cf.compression = rocksdb::kNoCompression;
-  // Big enough to hold an epoch's events at 100,000 events/s until their
-  // release deletes them: a flush then drops them (the range tombstone sits
-  // in the same memtable) instead of writing and compacting them.
-  events_cf.write_buffer_size = 256 << 20;
-  events_cf.max_write_buffer_number = 3;
-  // Releases read their events from memory (EventBuffer); state reads them
-  // only when a partition is assigned. So the memtable is an append-only
-  // vector, sorted once at flush (by a RocksDB thread), instead of a skip
-  // list whose cache-missing inserts were a fifth of ingestion's CPU: with
-  // the skip list the benchmark consumed 88k instead of 100k events/s.
-  // (Per-partition insert hints for the skip list tripped an assertion
-  // inside RocksDB 7.8.)
-  events_cf.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
-  opts.allow_concurrent_memtable_write = false;  // only the skip list supports it
+  // release loop existed (default, events, meta only) in place. The events
+  // family gets only the few events of waiting tuples (a release's apply
+  // batch) and range deletes: ingestion keeps open epochs in memory.
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {{rocksdb::kDefaultColumnFamilyName, cf},
-                                                      {kEventsCf, events_cf},
+                                                      {kEventsCf, cf},
                                                       {kMetaCf, cf},
                                                       {kSignaturesCf, cf},
                                                       {kWaitingCf, cf},
@@ -130,13 +81,6 @@ PartitionProgress StateStore::LoadProgress(int32_t partition) const {
   auto p = PartitionProgress::Decode(v);
   if (!p) throw std::runtime_error("state: corrupt progress record for partition " + std::to_string(partition));
   return *p;
-}
-
-void StateStore::Commit(IngestWrite& w) {
-  rocksdb::WriteBatch& b = w.rep_->batch;
-  CheckStatus(rep_->db->Write(rocksdb::WriteOptions(), &b), "write batch");
-  b.Clear();
-  w.events_ = 0;
 }
 
 std::optional<std::string> StateStore::GetMeta(int32_t partition, std::string_view name) const {

@@ -8,6 +8,7 @@
 
 #include <prometheus/registry.h>
 
+#include "service/changelog_writer.h"
 #include "test_support.h"
 #include "vanon/service/ingest_metrics.h"
 #include "vanon/state/state_store.h"
@@ -60,24 +61,95 @@ class IngestPipelineTest : public ::testing::Test {
   std::unique_ptr<state::StateStore> store_;
 };
 
-TEST_F(IngestPipelineTest, StateAndBufferHoldTheTransformedPayloadOnly) {
+TEST_F(IngestPipelineTest, BatchesMoveMemoryOnlyAndTheBufferHoldsTheTransformedPayload) {
   IngestPipeline pipeline(config_, "unit-test-hmac-key-0123456789abcdef", store_.get(), nullptr, nullptr);
   const int64_t now = NowMs();
   const std::string a = Message(now - 1000), b = Message(now - 500);
   pipeline.Process({{0, 0, kVin, a}, {0, 1, kVin, b}}, now);
 
-  const std::vector<release::KeyedEvent> stored = StoredEvents(0);
-  ASSERT_EQ(stored.size(), 2u);
-  for (const release::KeyedEvent& e : stored) ExpectTransformed(e.event.payload_json);
+  // Open epochs live in memory; the input topic is their durable copy.
+  EXPECT_TRUE(StoredEvents(0).empty());
+  EXPECT_EQ(store_->LoadProgress(0).next_offset, -1);
+  EXPECT_FALSE(store_->GetMeta(0, kClockMeta).has_value());
+  EXPECT_EQ(pipeline.NextOffset(0), 2);
+  EXPECT_EQ(pipeline.Progress(0).accepted, 2u);
 
   release::EventBuffer& buffer = pipeline.Events(0);
   EXPECT_EQ(buffer.size(), 2u);
   release::EpochEvents taken = ArrangeEpochEvents(buffer.Take(now + 1), now - 20000);
   ASSERT_EQ(taken.current.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
-    EXPECT_EQ(taken.current[i], stored[i].event) << "the buffer must hold what state holds";
-    EXPECT_EQ(taken.current_keys[i], std::make_pair(stored[i].ts_ms, stored[i].offset));
+    ExpectTransformed(taken.current[i].payload_json);
+    EXPECT_EQ(taken.current_keys[i].second, static_cast<int64_t>(i));
   }
+}
+
+// A crash after a release: the store holds what the release's apply wrote
+// (StateAfterRelease of the snapshot taken when it was submitted), nothing of
+// the batches after it. The next process re-reads the open epoch from the
+// resume offset: buffered again without being counted up to replay_until,
+// counted once after it.
+TEST_F(IngestPipelineTest, ARestartAfterAReleaseReadsTheOpenEpochAgainAndCountsEachEventOnce) {
+  const int64_t now = NowMs();
+  const int64_t epoch_ms = 10000;
+  const int64_t e = now / epoch_ms - 10;  // the open epoch, 90-100 s ago; e - 1 is released
+  const int64_t start = e * epoch_ms;
+  const std::vector<std::string> values = {Message(start - 300), Message(start - 200),  Message(start + 100),
+                                           Message(start + 200), Message(start + 3000), Message(start + 400)};
+  std::vector<kafka::InputMessage> input;  // offset 4 closes epoch e - 1
+  for (size_t i = 0; i < values.size(); ++i) input.push_back({0, static_cast<int64_t>(i), kVin, values[i]});
+  {
+    IngestPipeline first(config_, "unit-test-hmac-key-0123456789abcdef", store_.get(), nullptr, nullptr);
+    first.Process({input.begin(), input.begin() + 5}, now);
+    release::EpochClock& clock = first.Clock(0);
+    ASSERT_EQ(clock.NextClosable(), e - 1);
+    release::TakenEvents taken = first.Events(0).Take(clock.EpochEnd(e - 1));
+    const ChangelogBase base = ChangelogWriter::Snapshot(clock, first.Progress(0), first.Events(0));
+    EXPECT_EQ(base.resume_offset, 2);
+    first.Process({input[5]}, now);  // after the submit: memory only, lost in the crash
+    const ReleasedState released = StateAfterRelease(base, e - 1, /*published=*/2, /*suppressed=*/0);
+    state::ReleaseWrite apply(*store_);
+    apply.SetProgress(0, released.progress);
+    apply.PutMeta(0, kClockMeta, released.clock.EncodeState());
+    store_->Commit(apply);
+  }
+  IngestPipeline second(config_, "unit-test-hmac-key-0123456789abcdef", store_.get(), nullptr, nullptr);
+  EXPECT_EQ(second.ResumeOffset(0), 2);
+  EXPECT_LE(second.Clock(0).watermark_ms(), start) << "rewound to the first open epoch";
+  second.Process(input, now);  // 0 and 1 are skipped: below the resume offset
+  const state::PartitionProgress& p = second.Progress(0);
+  EXPECT_EQ(p.consumed, 6u) << "5 before the release, offset 5 once more";
+  EXPECT_EQ(p.accepted, 6u);
+  EXPECT_EQ(p.released, 2u);
+  EXPECT_EQ(p.late, 0u) << "the open epoch's events are on time again";
+  EXPECT_EQ(second.Events(0).size(), 4u) << "2, 3, 4 (replayed) and 5";
+  EXPECT_EQ(second.NextOffset(0), 6);
+  EXPECT_EQ(store_->LoadProgress(0).next_offset, 2) << "ingestion writes nothing";
+}
+
+// A graceful stop stores the counters and clock without the events: the
+// restart reads the buffered events again without counting them again.
+TEST_F(IngestPipelineTest, ACheckpointStoresCountsNotEventsAndTheRestartCountsNothingTwice) {
+  const int64_t now = NowMs();
+  const std::vector<std::string> values = {Message(now - 3000), Message(now - 2000), Message(now - 1000)};
+  std::vector<kafka::InputMessage> input;
+  for (size_t i = 0; i < values.size(); ++i) input.push_back({0, static_cast<int64_t>(i) + 40, kVin, values[i]});
+  {
+    IngestPipeline first(config_, "unit-test-hmac-key-0123456789abcdef", store_.get(), nullptr, nullptr);
+    first.Process(input, now);
+    first.Checkpoint({0});
+  }
+  EXPECT_TRUE(StoredEvents(0).empty());
+  const state::PartitionProgress stored = store_->LoadProgress(0);
+  EXPECT_EQ(stored.next_offset, 40) << "the oldest buffered event";
+  EXPECT_EQ(stored.replay_until, 43);
+  EXPECT_EQ(stored.consumed, 3u);
+  IngestPipeline second(config_, "unit-test-hmac-key-0123456789abcdef", store_.get(), nullptr, nullptr);
+  EXPECT_EQ(second.ResumeOffset(0), 40);
+  second.Process(input, now);
+  EXPECT_EQ(second.Progress(0).consumed, 3u);
+  EXPECT_EQ(second.Progress(0).accepted, 3u);
+  EXPECT_EQ(second.Events(0).size(), 3u);
 }
 
 TEST_F(IngestPipelineTest, EventsStoredWithARawPayloadAreTransformedWhenLoaded) {
@@ -91,7 +163,7 @@ TEST_F(IngestPipelineTest, EventsStoredWithARawPayloadAreTransformedWhenLoaded) 
   EncodeBufferedEvent(old, &bytes);
   bytes[0] = static_cast<char>(ingest::kBufferedEventRawPayloadVersion);
   {
-    state::IngestWrite w(*store_);
+    state::ReleaseWrite w(*store_);
     w.PutEvent(3, old.ts_ms, 7, bytes);
     store_->Commit(w);
   }
@@ -113,11 +185,11 @@ TEST_F(IngestPipelineTest, UnreadableFieldsAreDroppedAndCounted) {
   pipeline.Process({{0, 0, kVin, good}, {0, 1, kVin, bad}}, now);
   EXPECT_EQ(metrics.payload_malformed_fields.Value(), 1);
   EXPECT_EQ(metrics.payload_malformed_payloads.Value(), 0);
-  const std::vector<release::KeyedEvent> stored = StoredEvents(0);
-  ASSERT_EQ(stored.size(), 2u);
-  EXPECT_NE(stored[0].event.payload_json.find("location"), std::string::npos);
-  EXPECT_EQ(stored[1].event.payload_json.find("location"), std::string::npos) << "never stored raw";
-  EXPECT_EQ(stored[1].event.payload_json.find("200"), std::string::npos);
+  const release::EpochEvents buffered = ArrangeEpochEvents(pipeline.Events(0).Take(now + 1), now - 20000);
+  ASSERT_EQ(buffered.current.size(), 2u);
+  EXPECT_NE(buffered.current[0].payload_json.find("location"), std::string::npos);
+  EXPECT_EQ(buffered.current[1].payload_json.find("location"), std::string::npos) << "never buffered raw";
+  EXPECT_EQ(buffered.current[1].payload_json.find("200"), std::string::npos);
   // Counted once: the next batch reports only its own.
   pipeline.Process({{0, 2, kVin, Message(now - 500)}}, now);
   EXPECT_EQ(metrics.payload_malformed_fields.Value(), 1);

@@ -48,7 +48,7 @@ TEST(StateStore, CommitIsAtomicPerBatchAndSurvivesReopen) {
   {
     auto s = state::StateStore::Open(dir.path());
     EXPECT_EQ(s->LoadProgress(0).next_offset, -1);
-    state::IngestWrite w(*s);
+    state::ReleaseWrite w(*s);
     w.PutEvent(0, 2000, 10, "b");
     w.PutEvent(0, 1000, 11, "a");
     w.PutEvent(1, 1500, 3, "c");
@@ -57,7 +57,6 @@ TEST(StateStore, CommitIsAtomicPerBatchAndSurvivesReopen) {
     p0.accepted = 2;
     w.SetProgress(0, p0);
     s->Commit(w);
-    EXPECT_EQ(w.events(), 0u);
   }
   auto s = state::StateStore::Open(dir.path());
   EXPECT_EQ(s->LoadProgress(0).next_offset, 12);
@@ -79,7 +78,7 @@ TEST(StateStore, ReplayingAnOffsetDoesNotDuplicate) {
   testing::TempDir dir;
   auto s = state::StateStore::Open(dir.path());
   for (int round = 0; round < 2; ++round) {
-    state::IngestWrite w(*s);
+    state::ReleaseWrite w(*s);
     w.PutEvent(0, 1000, 7, "x");
     s->Commit(w);
   }

@@ -63,7 +63,7 @@ std::vector<int64_t> ReleasesNewestFirst(const StateStore& s, int32_t partition)
 TEST(ReleaseWrite, NothingVisibleBeforeCommitEverythingAfter) {
   TempDir dir;
   auto s = StateStore::Open(dir.path());
-  IngestWrite in(*s);
+  ReleaseWrite in(*s);
   in.PutEvent(0, 100, 1, "e1");
   in.PutEvent(0, 200, 2, "e2");
   s->Commit(in);
@@ -281,25 +281,6 @@ TEST(StateStoreRelease, GetSignaturesHitsMissesAndDuplicates) {
     const bool stored = many[i] == Vehicle(1) || many[i] == Vehicle(2);
     EXPECT_EQ(lots[i].has_value(), stored) << i;
   }
-}
-
-TEST(IngestWrite, PutMetaSharesTheMetaRecords) {
-  TempDir dir;
-  auto s = StateStore::Open(dir.path());
-  IngestWrite in(*s);
-  in.PutMeta(5, "clock", "from-ingest");
-  PartitionProgress p;
-  p.next_offset = 44;
-  in.SetProgress(5, p);
-  s->Commit(in);
-  EXPECT_EQ(s->GetMeta(5, "clock"), "from-ingest");
-  // "progress" is an ordinary meta record under its own name.
-  EXPECT_EQ(s->GetMeta(5, "progress"), p.Encode());
-  ReleaseWrite w(*s);
-  w.PutMeta(5, "clock", "from-release");
-  s->Commit(w);
-  EXPECT_EQ(s->GetMeta(5, "clock"), "from-release");
-  EXPECT_EQ(s->LoadProgress(5).next_offset, 44);
 }
 
 }  // namespace

@@ -1,14 +1,15 @@
-// EventBuffer is the in-memory copy of one input partition's buffered
-// events (the state's events column family), kept by the consuming thread
-// so that a release need not read and decode its epoch back from RocksDB:
-// at a million events per epoch that was a quarter of a release's CPU.
+// EventBuffer holds one input partition's buffered events in memory, kept
+// by the consuming thread; releases take their epoch from it.
 //
-// State stays the source of truth. The service fills a partition's buffer
-// from state when the partition is assigned, adds each event after the
-// batch that stored it is committed, hands an epoch's events to the release
-// with Take(), and adds back the events the release's apply batch keeps.
-// So the buffer always holds what state holds, and a release computed from
-// it sees exactly what a scan of state would return, in the same order.
+// The events of open epochs are only here: their durable copy is the input
+// topic, read again from the stored resume offset after a restart
+// (docs/state.md, "Crash and replay"). The service fills a partition's
+// buffer from state when the partition is assigned (the events that waiting
+// tuples own, and those a store written by an older version still holds),
+// adds each event once its poll batch is processed, hands an epoch's events
+// to the release with Take(), and adds back the events the release's apply
+// batch keeps (and stores). ArrangeEpochEvents puts a release's events in
+// state key order (ts, offset), as a scan of state would return them.
 #ifndef VANON_RELEASE_EVENT_BUFFER_H_
 #define VANON_RELEASE_EVENT_BUFFER_H_
 

@@ -31,7 +31,6 @@ class Producer;
 }  // namespace vanon::kafka
 
 namespace vanon::state {
-class IngestWrite;
 class StateStore;
 }  // namespace vanon::state
 
@@ -46,6 +45,14 @@ inline constexpr size_t kDlqTruncatedBytes = 64 * 1024;
 
 // Meta record (StateStore::GetMeta) holding a partition's EpochClock state.
 inline constexpr std::string_view kClockMeta = "clock";
+
+// A partition's epoch clock as state holds it (as of its last release),
+// rewound to the start of its first open epoch (EpochClock::RewindToFirstOpen):
+// the input is read again from the resume offset, and the events of open
+// epochs must find their epochs open. For a partition loaded from local
+// state and for one restored from the changelog alike.
+release::EpochClock StoredClockForReplay(const state::StateStore& store, const config::EpochConfig& config,
+                                         int32_t partition);
 
 // Where the optional per-event values sit in BufferedEvent::extras.
 struct BufferLayout {
@@ -62,6 +69,12 @@ class IngestPipeline {
   // Offset to resume a newly assigned partition from (nullopt: earliest).
   std::optional<int64_t> ResumeOffset(int32_t partition);
   void ForgetPartitions(const std::vector<int32_t>& partitions);
+  // A graceful stop or a revoke: stores the partitions' progress and clock
+  // as of now, rewound to the resume offset of their buffered events (as a
+  // release's apply does), so the next start counts and routes nothing again.
+  // No share may be in flight or precomputed (their events are not in the
+  // buffer).
+  void Checkpoint(const std::vector<int32_t>& partitions);
 
   // Processes a batch. Throws std::runtime_error if the DLQ cannot confirm
   // delivery; then nothing of the batch is recorded and it will be replayed.
@@ -72,9 +85,10 @@ class IngestPipeline {
   state::PartitionProgress Totals() const;
   int64_t NextOffset(int32_t partition) const;
 
-  // A partition's counters and epoch clock, loaded from state on first use.
-  // The release loop updates both and stores them in its own write batches;
-  // this object stays the one in-memory copy.
+  // A partition's counters and epoch clock, loaded from state on first use
+  // (the clock rewound, StoredClockForReplay). Ingestion moves them in memory
+  // only; the release loop updates both and stores what its changelog record
+  // carries (ReleasedState); this object stays the one in-memory copy.
   state::PartitionProgress& Progress(int32_t partition);
   release::EpochClock& Clock(int32_t partition);
   // The partition's buffered events in memory (see EventBuffer), read from
@@ -103,7 +117,7 @@ class IngestPipeline {
   // The steps of Process() for one message.
   void RouteRejected(const kafka::InputMessage& m, const std::string& reason, const std::string& detail);
   void RouteLate(const kafka::InputMessage& m, int64_t watermark_ms);
-  void Buffer(const kafka::InputMessage& m, const VehicleInfo& v, state::IngestWrite* write);
+  void Buffer(const kafka::InputMessage& m, const VehicleInfo& v);
   void FlushRouted(const BatchCounts& counts);
   void ReportBatch(const BatchCounts& counts);
 
@@ -123,10 +137,9 @@ class IngestPipeline {
   std::map<int32_t, state::PartitionProgress> progress_;
   std::map<int32_t, release::EpochClock> clocks_;
   std::map<int32_t, release::EventBuffer> buffers_;
-  std::vector<std::pair<int32_t, release::KeyedEvent>> stored_;  // this batch's, for buffers_ after commit
+  std::vector<std::pair<int32_t, release::KeyedEvent>> stored_;  // this batch's, for buffers_ once routed
   VinCache<VehicleInfo> vehicles_;
   ingest::ParsedEvent parsed_;
-  std::string encoded_;
 };
 
 }  // namespace vanon::service

@@ -39,29 +39,7 @@ namespace vanon::state {
 // commit returns.
 enum class Durability { kProcessCrash, kMachineCrash };
 
-// One atomic unit of ingestion: the events of a poll batch and the progress
-// (offsets, counters) they lead to.
-// Writes go straight into a RocksDB WriteBatch: no intermediate copies on
-// the ingestion hot path.
 class StateStore;
-class IngestWrite {
- public:
-  explicit IngestWrite(const StateStore& store);
-  ~IngestWrite();
-  IngestWrite(const IngestWrite&) = delete;
-  IngestWrite& operator=(const IngestWrite&) = delete;
-  void PutEvent(int32_t partition, int64_t ts_ms, int64_t offset, std::string_view encoded);
-  void SetProgress(int32_t partition, const PartitionProgress& p);
-  // meta record `name` of the partition (e.g. the epoch clock's state).
-  void PutMeta(int32_t partition, std::string_view name, std::string_view value);
-  size_t events() const { return events_; }
-
- private:
-  friend class StateStore;
-  struct Rep;
-  std::unique_ptr<Rep> rep_;
-  size_t events_ = 0;
-};
 
 // One atomic unit of the release loop: a prepared or committed release, the
 // signatures, waiting tuples and meta records it changes, and the buffered
@@ -114,9 +92,6 @@ class StateStore {
   ~StateStore();
 
   PartitionProgress LoadProgress(int32_t partition) const;
-  // Applies the write atomically (WAL on, so it survives a process crash).
-  void Commit(IngestWrite& w);
-
   // Visits buffered events of one partition in (ts, offset) order; the
   // visitor returns false to stop.
   void ScanEvents(int32_t partition,
@@ -153,7 +128,6 @@ class StateStore {
   void Flush();
 
  private:
-  friend class IngestWrite;
   friend class ReleaseWrite;
   StateStore();
   struct Rep;
