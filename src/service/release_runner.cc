@@ -314,7 +314,7 @@ struct ReleaseRunner::Rep {
           ": committed before the restart, but the input read again no longer holds the events of the epoch that "
           "it published (" +
           std::to_string(entry->epoch_offsets->size()) + " recorded, " + std::to_string(job.epoch_offsets.size()) +
-          " now; input deleted by retention?); not applying a state "
+          " taken now; part of the input deleted by retention?); not applying a state "
           "that differs from the published release (docs/release.md, \"After a crash\")");
     }
     spdlog::warn(

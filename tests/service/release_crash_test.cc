@@ -324,18 +324,20 @@ int64_t TsOf(const std::string& json) {
   return ts;
 }
 
+const std::vector<std::string> kNoChangelog = {"state.changelog.enabled=false"};
+
+struct CommittedUnapplied {
+  uint64_t fed = 0;
+  std::map<int64_t, int64_t> committed;  // partition -> release of its committed, unapplied share
+  uint64_t copies = 0;                   // late copies of events of those shares
+};
+
 // The changelog off, a share committed but not applied (the release thread
 // hangs right after the commit), and meanwhile a copy of one of its events
 // arrives: late, as its epoch's end is behind the watermark (the epoch
-// closed by idleness: the feed spans less than one epoch). The process is
-// killed; the restart reads the input again with the clock rewound, so the
-// copy is on time for the clock. The prepare record's offsets keep it late:
-// the state applied is that of the published release.
-TEST(ReleaseCrashExact, ALateEventOfACommittedUnappliedEpochStaysLateAfterTheRestart) {
-  Cluster kafka = StartKafka();
-  ASSERT_FALSE(kafka.bootstrap.empty());
-  TempDir state;
-  const int port = testing::FreePort();
+// closed by idleness: the feed spans less than one epoch). Then the process
+// is killed.
+void CommitCopyAndKill(const std::string& bootstrap, const std::string& state, int port, CommittedUnapplied* out) {
   testing::FeedOptions fo;
   fo.messages = 1500;
   fo.vehicles = 150;
@@ -345,39 +347,50 @@ TEST(ReleaseCrashExact, ALateEventOfACommittedUnappliedEpochStaysLateAfterTheRes
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();
   fo.start_ms = (now_ms / 2000 - 15) * 2000 + 100;
-  const testing::FeedSummary feed = testing::ProduceFleet(kafka.bootstrap, "vehicle.events.raw", fo);
-  const std::vector<std::string> no_changelog = {"state.changelog.enabled=false"};
+  out->fed = testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo).total;
 
-  auto first = StartVanon(kafka.bootstrap, state.path(), port, "release.after_commit:hang", no_changelog);
+  auto first = StartVanon(bootstrap, state, port, "release.after_commit:hang", kNoChangelog);
   ASSERT_TRUE(testing::WaitFor(90, [&] {
     return first->Output().find("fault injection: hanging at release.after_commit") != std::string::npos;
   })) << first->Output();
   // The committed shares (the first batch): a copy of one of each one's
   // events goes to its partition.
-  std::map<int64_t, int64_t> committed;  // partition -> release
-  for (const TopicRecord& r : testing::ReadTopic(kafka.bootstrap, "vehicle.releases")) {
+  for (const TopicRecord& r : testing::ReadTopic(bootstrap, "vehicle.releases")) {
     Summary s;
-    if (ParseSummary(r.value, &s)) committed[s.partition] = s.release;
+    if (ParseSummary(r.value, &s)) out->committed[s.partition] = s.release;
   }
-  ASSERT_FALSE(committed.empty());
-  kafka::Producer producer(kafka.bootstrap, {}, {});
-  uint64_t copies = 0;
-  for (const TopicRecord& r : testing::ReadTopic(kafka.bootstrap, "vehicle.events.raw")) {
-    auto c = committed.find(r.partition);
-    if (c == committed.end() || TsOf(r.value) < 0 || TsOf(r.value) / 2000 != c->second) continue;
+  ASSERT_FALSE(out->committed.empty());
+  std::map<int64_t, int64_t> to_copy = out->committed;
+  kafka::Producer producer(bootstrap, {}, {});
+  for (const TopicRecord& r : testing::ReadTopic(bootstrap, "vehicle.events.raw")) {
+    auto c = to_copy.find(r.partition);
+    if (c == to_copy.end() || TsOf(r.value) < 0 || TsOf(r.value) / 2000 != c->second) continue;
     producer.Produce("vehicle.events.raw", r.partition, r.key, r.value);
-    committed.erase(c);
-    ++copies;
+    to_copy.erase(c);
+    ++out->copies;
   }
   ASSERT_TRUE(producer.Flush(10000));
-  ASSERT_GT(copies, 0u);
+  ASSERT_GT(out->copies, 0u);
   ASSERT_TRUE(testing::WaitFor(60, [&] {
-    return testing::ScrapeMetric(port, "vanon_events_late_total{route=\"topic\"}") >= static_cast<double>(copies);
+    return testing::ScrapeMetric(port, "vanon_events_late_total{route=\"topic\"}") >= static_cast<double>(out->copies);
   })) << "the copies were not counted late before the kill";
   first->Signal(SIGKILL);
   ASSERT_EQ(first->Wait(30), 128 + SIGKILL);
+}
 
-  auto second = StartVanon(kafka.bootstrap, state.path(), port, "", no_changelog);
+// The restart reads the input again with the clock rewound, so the copy is
+// on time for the clock. The prepare record's offsets keep it late: the
+// state applied is that of the published release.
+TEST(ReleaseCrashExact, ALateEventOfACommittedUnappliedEpochStaysLateAfterTheRestart) {
+  Cluster kafka = StartKafka();
+  ASSERT_FALSE(kafka.bootstrap.empty());
+  TempDir state;
+  const int port = testing::FreePort();
+  CommittedUnapplied killed;
+  ASSERT_NO_FATAL_FAILURE(CommitCopyAndKill(kafka.bootstrap, state.path(), port, &killed));
+  const uint64_t copies = killed.copies;
+
+  auto second = StartVanon(kafka.bootstrap, state.path(), port, "", kNoChangelog);
   ASSERT_TRUE(testing::WaitFor(120, [&] {
     return testing::ScrapeMetric(port, "vanon_partitions_assigned") == kInputPartitions &&
            testing::ScrapeMetric(port, "vanon_releases_total") >= 1 &&
@@ -408,10 +421,43 @@ TEST(ReleaseCrashExact, ALateEventOfACommittedUnappliedEpochStaysLateAfterTheRes
     consumed += pr.consumed;
     accounted += pr.released + pr.suppressed + pr.late + pr.rejected_total();
   }
-  EXPECT_EQ(consumed, feed.total + copies);
+  EXPECT_EQ(consumed, killed.fed + copies);
   EXPECT_EQ(late, copies) << "a copy was taken by the recomputation of its committed release";
   EXPECT_EQ(accounted, consumed);
   EXPECT_GT(published[0] + published[1], 0) << "nothing published: the check above means little";
+}
+
+// As if retention had deleted the committed share's events before the
+// restart read them again: its prepare record names an offset the input
+// does not have. The restart must not apply a recomputation that differs
+// from the published release: it exits 1 naming the release and partition.
+TEST(ReleaseCrashExact, ARestartThatCannotReadTheCommittedEventsAgainFailsClosed) {
+  Cluster kafka = StartKafka();
+  ASSERT_FALSE(kafka.bootstrap.empty());
+  TempDir state;
+  const int port = testing::FreePort();
+  CommittedUnapplied killed;
+  ASSERT_NO_FATAL_FAILURE(CommitCopyAndKill(kafka.bootstrap, state.path(), port, &killed));
+  const auto [partition, release] = *killed.committed.begin();
+  {
+    auto store = state::StateStore::Open(state.path());
+    std::optional<state::ReleaseLogEntry> entry = store->GetRelease(static_cast<int32_t>(partition), release);
+    ASSERT_TRUE(entry && entry->status == state::ReleaseStatus::kPrepared && entry->epoch_offsets);
+    ASSERT_GT(entry->epoch_offsets->size(), 0u);
+    entry->epoch_offsets = state::OffsetSet::Of({1000000});  // beyond the input's end
+    state::ReleaseWrite w(*store);
+    w.PutRelease(static_cast<int32_t>(partition), release, *entry);
+    store->Commit(w);
+  }
+  auto second = StartVanon(kafka.bootstrap, state.path(), port, "", kNoChangelog);
+  ASSERT_EQ(second->Wait(120), 1) << second->Output();
+  const std::string expected = "release " + std::to_string(release) + " partition " + std::to_string(partition) +
+                               ": committed before the restart, but the input read again no longer holds";
+  EXPECT_NE(second->Output().find(expected), std::string::npos) << second->Output();
+  auto store = state::StateStore::Open(state.path());
+  std::optional<state::ReleaseLogEntry> entry = store->GetRelease(static_cast<int32_t>(partition), release);
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry->status, state::ReleaseStatus::kPrepared) << "nothing applied";
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFaultPoint, ReleaseCrash,
