@@ -144,6 +144,7 @@ class ByteReader {
 
   size_t remaining() const { return in_.size(); }
   bool done() const { return in_.empty(); }
+  std::string_view Rest() const { return in_; }
 
   bool GetByte(uint8_t* v) { return vanon::base::GetByte(&in_, v); }
   bool GetFixed64(uint64_t* v) { return vanon::base::GetFixed64(&in_, v); }

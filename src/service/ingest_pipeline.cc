@@ -95,6 +95,8 @@ release::EpochClock StoredClockForReplay(const state::StateStore& store, const c
 release::EpochClock& IngestPipeline::Clock(int32_t partition) {
   auto it = clocks_.find(partition);
   if (it != clocks_.end()) return it->second;
+  PreparedEpochFilter filter = PreparedEpochFilter::Load(*store_, partition);
+  if (filter.active()) filters_.insert_or_assign(partition, std::move(filter));
   return clocks_.emplace(partition, StoredClockForReplay(*store_, config_.privacy.epoch, partition)).first->second;
 }
 
@@ -147,6 +149,7 @@ void IngestPipeline::ForgetPartitions(const std::vector<int32_t>& partitions) {
     progress_.erase(p);
     clocks_.erase(p);
     buffers_.erase(p);
+    filters_.erase(p);
   }
 }
 
@@ -220,7 +223,7 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
       counts.accepted++;
     }
     release::EpochClock& clock = clocks.at(m.partition);
-    if (clock.Observe(parsed_.ts_ms, now_ms) == release::Arrival::kLate) {
+    if (Arrive(m.partition, &clock, m.offset, now_ms) == release::Arrival::kLate) {
       if (replay) continue;
       pr.late++;
       counts.late++;
@@ -236,6 +239,13 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
   stored_.clear();
   ReportBatch(counts);
   FaultPoint("ingest.after_batch");
+}
+
+release::Arrival IngestPipeline::Arrive(int32_t partition, release::EpochClock* clock, int64_t offset, int64_t now_ms) {
+  const release::Arrival by_clock = clock->Observe(parsed_.ts_ms, now_ms);
+  if (filters_.empty()) return by_clock;
+  auto it = filters_.find(partition);
+  return it == filters_.end() ? by_clock : it->second.Classify(*clock, parsed_.ts_ms, offset, by_clock);
 }
 
 // The DLQ keeps the original bytes so nothing is lost; it is an

@@ -21,6 +21,7 @@
 #include "base/hex.h"
 #include "base/machine.h"
 #include "changelog_writer.h"
+#include "vanon/service/prepared_epoch_filter.h"
 #include "release_share.h"
 #include "store_share_state.h"
 #include "vanon/kafka/committed_reader.h"
@@ -84,6 +85,7 @@ struct ReleaseRunner::Rep {
     state::ReleaseLogEntry entry;       // guarded by mu: the seed from the start, the rest at prepare
     bool resumed = false;               // prepared by an earlier process
     uint64_t taken_mark = 0;            // EventBuffer::arrivals_behind_take() when taken
+    state::OffsetSet epoch_offsets;     // of the taken events of the epoch (EpochOffsetsOf)
     SteadyClock::time_point submitted;  // prepared
     release::TakenEvents events;        // until a computing thread claims the job
     bool prepared = false;              // guarded by mu
@@ -208,6 +210,7 @@ struct ReleaseRunner::Rep {
       job->epoch = *epoch;
       job->entry.seed = release::NewReleaseSeed();
       job->events = state.events->Take(state.clock->EpochEnd(*epoch));
+      job->epoch_offsets = EpochOffsetsOf(job->events, state.clock->EpochStart(*epoch));
       job->taken_mark = state.events->arrivals_behind_take();
       {
         std::lock_guard<std::mutex> l(mu);
@@ -292,7 +295,34 @@ struct ReleaseRunner::Rep {
       job->entry.seed = release::NewReleaseSeed();
     }
     job->events = state.events->Take(state.clock->EpochEnd(s.epoch));
+    job->epoch_offsets = EpochOffsetsOf(job->events, state.clock->EpochStart(s.epoch));
     return job;
+  }
+
+  // A resumed share must take the events of its epoch that its first attempt
+  // took (PreparedEpochFilter sees to it while the input is still there). If
+  // it does not and the first attempt committed, its recomputation would
+  // store a state that contradicts the published release: fail closed. If
+  // the first attempt did not commit, nobody saw it: the recomputation is
+  // published, and the prepare record now records its events.
+  void CheckResumedEvents(const ShareRequest& s, const Job& job, state::ReleaseLogEntry* entry,
+                          state::ReleaseWrite* w) {
+    if (!entry->epoch_offsets || *entry->epoch_offsets == job.epoch_offsets) return;
+    if (SummaryCommitted(s.partition, s.epoch, *entry)) {
+      throw std::runtime_error(
+          "release " + std::to_string(s.epoch) + " partition " + std::to_string(s.partition) +
+          ": committed before the restart, but the input read again no longer holds the events of the epoch that "
+          "it published (" +
+          std::to_string(entry->epoch_offsets->size()) + " recorded, " + std::to_string(job.epoch_offsets.size()) +
+          " taken now; part of the input deleted by retention?); not applying a state "
+          "that differs from the published release (docs/release.md, \"After a crash\")");
+    }
+    spdlog::warn(
+        "release {} partition {}: prepared before the restart and not committed; the input read again holds other "
+        "events of the epoch ({} recorded, {} now), publishing the recomputation",
+        s.epoch, s.partition, entry->epoch_offsets->size(), job.epoch_offsets.size());
+    entry->epoch_offsets = job.epoch_offsets;
+    w->PutRelease(s.partition, s.epoch, *entry);
   }
 
   // The prepare record of a share not prepared before: its seed, and where
@@ -329,7 +359,12 @@ struct ReleaseRunner::Rep {
       bool fresh = false;
       JobPtr job = JobForShare(s, state, &fresh);
       state::ReleaseLogEntry entry = job->entry;  // only this thread writes it
-      if (!job->resumed) PutPrepared(s, &high_watermarks, &entry, &w);
+      if (job->resumed) {
+        CheckResumedEvents(s, *job, &entry, &w);
+      } else {
+        entry.epoch_offsets = job->epoch_offsets;
+        PutPrepared(s, &high_watermarks, &entry, &w);
+      }
       job->submitted = now;
       job->base = ChangelogWriter::Snapshot(*state.clock, *state.progress, *state.events);
       ready.push_back({std::move(job), std::move(entry), fresh});
@@ -590,6 +625,7 @@ struct ReleaseRunner::Rep {
     state::ReleaseLogEntry committed = job.entry;
     committed.status = state::ReleaseStatus::kCommitted;
     committed.seed.fill(0);  // as at apply: a committed release is never computed again
+    committed.epoch_offsets.reset();
     committed.committed_wall_ms = WallMs();
     committed.summary = s.records.summary;
     changelog->ProduceShare(s.partition, s.epoch, *job.base, *job.apply, committed, s.published_events,
@@ -654,6 +690,7 @@ struct ReleaseRunner::Rep {
     // anyone with a copy of state regenerate its randomness (counterfeits,
     // group order, DP noise). Erased here, in the batch that makes it moot.
     entry.seed.fill(0);
+    entry.epoch_offsets.reset();  // needed only to compute it again
     entry.summary = s.records.summary;
     // Not the clock and progress in memory, which ingestion has moved on
     // since the snapshot: state as of this release, what the changelog

@@ -1,5 +1,7 @@
 #include "vanon/state/release_state.h"
 
+#include <algorithm>
+
 #include "base/coding.h"
 
 namespace vanon::state {
@@ -9,7 +11,58 @@ namespace {
 constexpr uint8_t kSignatureV1 = 1;
 constexpr uint8_t kWaitingV1 = 1;
 constexpr uint8_t kReleaseLogV1 = 1;
+// v2 = v1 + [OffsetSet], written only for an entry with epoch_offsets, so
+// every other entry keeps its v1 bytes.
+constexpr uint8_t kReleaseLogV2 = 2;
 }  // namespace
+
+OffsetSet OffsetSet::Of(const std::vector<int64_t>& offsets) {
+  OffsetSet s;
+  if (offsets.empty()) return s;
+  const auto [lo, hi] = std::minmax_element(offsets.begin(), offsets.end());
+  s.base_ = *lo;
+  s.bits_.assign(static_cast<size_t>(*hi - *lo) + 1, false);
+  for (int64_t o : offsets) {
+    auto bit = s.bits_[static_cast<size_t>(o - s.base_)];
+    if (!bit) ++s.count_;
+    bit = true;
+  }
+  return s;
+}
+
+bool OffsetSet::Contains(int64_t offset) const {
+  if (offset < base_) return false;
+  const uint64_t i = static_cast<uint64_t>(offset - base_);
+  return i < bits_.size() && bits_[i];
+}
+
+// [base zigzag][bitmap length][bitmap: bit i (LSB first) = base + i]. The
+// bitmap ends with its last set bit's byte; the base bit is set unless empty.
+void OffsetSet::EncodeTo(std::string* out) const {
+  base::PutSignedVarint64(out, base_);
+  std::string bitmap((bits_.size() + 7) / 8, '\0');
+  for (size_t i = 0; i < bits_.size(); ++i) {
+    if (bits_[i]) bitmap[i / 8] = static_cast<char>(static_cast<uint8_t>(bitmap[i / 8]) | (1u << (i % 8)));
+  }
+  base::PutLengthPrefixed(out, bitmap);
+}
+
+std::optional<OffsetSet> OffsetSet::DecodeFront(std::string_view* in) {
+  OffsetSet s;
+  std::string_view bitmap;
+  if (!base::GetSignedVarint64(in, &s.base_) || !base::GetLengthPrefixed(in, &bitmap)) return std::nullopt;
+  s.bits_.resize(bitmap.size() * 8);
+  for (size_t i = 0; i < s.bits_.size(); ++i) {
+    s.bits_[i] = (static_cast<uint8_t>(bitmap[i / 8]) >> (i % 8)) & 1u;
+    if (s.bits_[i]) ++s.count_;
+  }
+  while (!s.bits_.empty() && !s.bits_.back()) s.bits_.pop_back();
+  // Canonical only (so that equal sets compare equal): no trailing zero
+  // byte, and the base is a member of a non-empty set.
+  if (s.bits_.size() + 8 <= bitmap.size() * 8) return std::nullopt;
+  if (s.count_ > 0 ? !s.bits_.front() : s.base_ != 0) return std::nullopt;
+  return s;
+}
 
 // [v1][first_release zigzag][last_release zigzag][n][n ids, strictly increasing]
 std::string StoredSignature::Encode() const {
@@ -75,12 +128,13 @@ std::optional<engine::WaitingTuple> DecodeWaitingTuple(std::string_view vehicle,
   return w;
 }
 
-// [v1][status][seed 32 B][readback partition zigzag][readback offset zigzag]
+// [v1|v2][status][seed 32 B][readback partition zigzag][readback offset zigzag]
 // [prepared ms zigzag][committed ms zigzag][summary length][summary]
+// v2 only (epoch_offsets set): [epoch_offsets (OffsetSet::EncodeTo)].
 std::string ReleaseLogEntry::Encode() const {
   std::string out;
-  out.reserve(2 + seed.size() + 4 * 10 + 5 + summary.size());
-  out.push_back(static_cast<char>(kReleaseLogV1));
+  out.reserve(3 + seed.size() + 4 * 10 + 5 + summary.size());
+  out.push_back(static_cast<char>(epoch_offsets ? kReleaseLogV2 : kReleaseLogV1));
   out.push_back(static_cast<char>(status));
   out.append(reinterpret_cast<const char*>(seed.data()), seed.size());
   base::PutSignedVarint64(&out, readback_partition);
@@ -88,13 +142,26 @@ std::string ReleaseLogEntry::Encode() const {
   base::PutSignedVarint64(&out, prepared_wall_ms);
   base::PutSignedVarint64(&out, committed_wall_ms);
   base::PutLengthPrefixed(&out, summary);
+  if (epoch_offsets) epoch_offsets->EncodeTo(&out);
   return out;
 }
+
+namespace {
+
+// The v2 tail of a release-log entry: false if malformed.
+bool DecodeEpochOffsets(std::string_view rest, std::optional<OffsetSet>* offsets) {
+  *offsets = OffsetSet::DecodeFront(&rest);
+  return offsets->has_value() && rest.empty();
+}
+
+}  // namespace
 
 std::optional<ReleaseLogEntry> ReleaseLogEntry::Decode(std::string_view bytes) {
   base::ByteReader r(bytes);
   uint8_t version, status;
-  if (!r.GetByte(&version) || version != kReleaseLogV1 || !r.GetByte(&status)) return std::nullopt;
+  if (!r.GetByte(&version) || (version != kReleaseLogV1 && version != kReleaseLogV2) || !r.GetByte(&status)) {
+    return std::nullopt;
+  }
   if (status != static_cast<uint8_t>(ReleaseStatus::kPrepared) &&
       status != static_cast<uint8_t>(ReleaseStatus::kCommitted)) {
     return std::nullopt;
@@ -104,9 +171,10 @@ std::optional<ReleaseLogEntry> ReleaseLogEntry::Decode(std::string_view bytes) {
   std::string_view seed, summary;
   if (!r.GetBytes(e.seed.size(), &seed) || !r.GetSignedVarint32(&e.readback_partition) ||
       !r.GetSignedVarint64(&e.readback_offset) || !r.GetSignedVarint64(&e.prepared_wall_ms) ||
-      !r.GetSignedVarint64(&e.committed_wall_ms) || !r.GetLengthPrefixed(&summary) || !r.done()) {
+      !r.GetSignedVarint64(&e.committed_wall_ms) || !r.GetLengthPrefixed(&summary)) {
     return std::nullopt;
   }
+  if (version == kReleaseLogV1 ? !r.done() : !DecodeEpochOffsets(r.Rest(), &e.epoch_offsets)) return std::nullopt;
   for (size_t i = 0; i < e.seed.size(); ++i) e.seed[i] = static_cast<uint8_t>(seed[i]);
   e.summary.assign(summary);
   return e;

@@ -97,6 +97,7 @@ TEST(StoredFormatTest, ReleaseLogEntries) {
   EXPECT_EQ(p->readback_partition, 1);
   EXPECT_EQ(p->readback_offset, 7);
   EXPECT_EQ(p->prepared_wall_ms, 42);
+  EXPECT_FALSE(p->epoch_offsets.has_value()) << "written before the offsets existed";
   EXPECT_EQ(p->Encode(), prepared);
 }
 

@@ -11,6 +11,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <map>
 #include <set>
@@ -21,6 +22,7 @@
 #include "test_support.h"
 #include "topic_reader.h"
 #include "vanon/ingest/keyed_hasher.h"
+#include "vanon/kafka/producer.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon::service {
@@ -48,16 +50,23 @@ Cluster StartKafka() {
 }
 
 std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int port,
-                                       const std::string& fault_point) {
+                                       const std::string& fault_point, const std::vector<std::string>& sets = {}) {
   std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kHmacKey, "VANON_INSTANCE_ID=crash-test"};
   if (!fault_point.empty()) env.push_back("VANON_FAULT_POINT=" + fault_point);
-  return std::make_unique<Subprocess>(
-      std::vector<std::string>{
-          VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml", "--set",
-          "kafka.bootstrap=" + bootstrap, "--set", "input.max_message_bytes=16384", "--set", "state.dir=" + state,
-          "--set", "http.listen=127.0.0.1:" + std::to_string(port), "--set", "privacy.epoch.length_seconds=2", "--set",
-          "privacy.epoch.allowed_lateness_seconds=1", "--set", "privacy.epoch.idle_timeout_seconds=2"},
-      env, /*capture_stderr=*/true);
+  std::vector<std::string> argv = {VANON_BIN,  "run",
+                                   "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                                   "--set",    "kafka.bootstrap=" + bootstrap,
+                                   "--set",    "input.max_message_bytes=16384",
+                                   "--set",    "state.dir=" + state,
+                                   "--set",    "http.listen=127.0.0.1:" + std::to_string(port),
+                                   "--set",    "privacy.epoch.length_seconds=2",
+                                   "--set",    "privacy.epoch.allowed_lateness_seconds=1",
+                                   "--set",    "privacy.epoch.idle_timeout_seconds=2"};
+  for (const std::string& set : sets) {
+    argv.push_back("--set");
+    argv.push_back(set);
+  }
+  return std::make_unique<Subprocess>(argv, env, /*capture_stderr=*/true);
 }
 
 // Everything consumed, every epoch with events released, nothing waiting.
@@ -304,6 +313,151 @@ TEST_P(ReleaseCrash, RestartPublishesEachReleaseOnceWithIdenticalContentAndAccou
       }
     }
   }
+}
+
+int64_t TsOf(const std::string& json) {
+  simdjson::ondemand::parser parser;
+  simdjson::padded_string padded(json);
+  simdjson::ondemand::document doc;
+  int64_t ts = -1;
+  if (parser.iterate(padded).get(doc) || doc["ts"].get_int64().get(ts)) return -1;
+  return ts;
+}
+
+const std::vector<std::string> kNoChangelog = {"state.changelog.enabled=false"};
+
+struct CommittedUnapplied {
+  uint64_t fed = 0;
+  std::map<int64_t, int64_t> committed;  // partition -> release of its committed, unapplied share
+  uint64_t copies = 0;                   // late copies of events of those shares
+};
+
+// The changelog off, a share committed but not applied (the release thread
+// hangs right after the commit), and meanwhile a copy of one of its events
+// arrives: late, as its epoch's end is behind the watermark (the epoch
+// closed by idleness: the feed spans less than one epoch). Then the process
+// is killed.
+void CommitCopyAndKill(const std::string& bootstrap, const std::string& state, int port, CommittedUnapplied* out) {
+  testing::FeedOptions fo;
+  fo.messages = 1500;
+  fo.vehicles = 150;
+  fo.invalid_fraction = 0;
+  fo.rate = 1000;  // 1.5 s of event time, inside one 2 s epoch, 30 s ago
+  const int64_t now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  fo.start_ms = (now_ms / 2000 - 15) * 2000 + 100;
+  out->fed = testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo).total;
+
+  auto first = StartVanon(bootstrap, state, port, "release.after_commit:hang", kNoChangelog);
+  ASSERT_TRUE(testing::WaitFor(90, [&] {
+    return first->Output().find("fault injection: hanging at release.after_commit") != std::string::npos;
+  })) << first->Output();
+  // The committed shares (the first batch): a copy of one of each one's
+  // events goes to its partition.
+  for (const TopicRecord& r : testing::ReadTopic(bootstrap, "vehicle.releases")) {
+    Summary s;
+    if (ParseSummary(r.value, &s)) out->committed[s.partition] = s.release;
+  }
+  ASSERT_FALSE(out->committed.empty());
+  std::map<int64_t, int64_t> to_copy = out->committed;
+  kafka::Producer producer(bootstrap, {}, {});
+  for (const TopicRecord& r : testing::ReadTopic(bootstrap, "vehicle.events.raw")) {
+    auto c = to_copy.find(r.partition);
+    if (c == to_copy.end() || TsOf(r.value) < 0 || TsOf(r.value) / 2000 != c->second) continue;
+    producer.Produce("vehicle.events.raw", r.partition, r.key, r.value);
+    to_copy.erase(c);
+    ++out->copies;
+  }
+  ASSERT_TRUE(producer.Flush(10000));
+  ASSERT_GT(out->copies, 0u);
+  ASSERT_TRUE(testing::WaitFor(60, [&] {
+    return testing::ScrapeMetric(port, "vanon_events_late_total{route=\"topic\"}") >= static_cast<double>(out->copies);
+  })) << "the copies were not counted late before the kill";
+  first->Signal(SIGKILL);
+  ASSERT_EQ(first->Wait(30), 128 + SIGKILL);
+}
+
+// The restart reads the input again with the clock rewound, so the copy is
+// on time for the clock. The prepare record's offsets keep it late: the
+// state applied is that of the published release.
+TEST(ReleaseCrashExact, ALateEventOfACommittedUnappliedEpochStaysLateAfterTheRestart) {
+  Cluster kafka = StartKafka();
+  ASSERT_FALSE(kafka.bootstrap.empty());
+  TempDir state;
+  const int port = testing::FreePort();
+  CommittedUnapplied killed;
+  ASSERT_NO_FATAL_FAILURE(CommitCopyAndKill(kafka.bootstrap, state.path(), port, &killed));
+  const uint64_t copies = killed.copies;
+
+  auto second = StartVanon(kafka.bootstrap, state.path(), port, "", kNoChangelog);
+  ASSERT_TRUE(testing::WaitFor(120, [&] {
+    return testing::ScrapeMetric(port, "vanon_partitions_assigned") == kInputPartitions &&
+           testing::ScrapeMetric(port, "vanon_releases_total") >= 1 &&
+           testing::ScrapeMetric(port, "vanon_consumer_lag_messages{stat=\"sum\"}") == 0 &&
+           testing::ScrapeMetric(port, "vanon_events_buffered") == 0 &&
+           testing::ScrapeMetric(port, "vanon_tuples_waiting") == 0;
+  })) << second->Output();
+  second->Signal(SIGTERM);
+  ASSERT_EQ(second->Wait(60), 0) << second->Output();
+  EXPECT_NE(second->Output().find("it was committed, applying its state"), std::string::npos) << second->Output();
+
+  // Published: one summary per (release, partition), its events per partition.
+  std::map<std::string, int> summaries;
+  std::map<int64_t, int64_t> published;  // partition -> events in its summaries
+  for (const TopicRecord& r : testing::ReadTopic(kafka.bootstrap, "vehicle.releases")) {
+    Summary s;
+    if (!ParseSummary(r.value, &s)) continue;
+    ++summaries[r.key];
+    published[s.partition] += s.events;
+  }
+  for (const auto& [key, n] : summaries) EXPECT_EQ(n, 1) << key;
+  auto store = state::StateStore::Open(state.path());
+  uint64_t late = 0, consumed = 0, accounted = 0;
+  for (int p = 0; p < kInputPartitions; ++p) {
+    const state::PartitionProgress pr = store->LoadProgress(p);
+    EXPECT_EQ(static_cast<int64_t>(pr.released), published[p]) << "partition " << p << ": applied != published";
+    late += pr.late;
+    consumed += pr.consumed;
+    accounted += pr.released + pr.suppressed + pr.late + pr.rejected_total();
+  }
+  EXPECT_EQ(consumed, killed.fed + copies);
+  EXPECT_EQ(late, copies) << "a copy was taken by the recomputation of its committed release";
+  EXPECT_EQ(accounted, consumed);
+  EXPECT_GT(published[0] + published[1], 0) << "nothing published: the check above means little";
+}
+
+// As if retention had deleted the committed share's events before the
+// restart read them again: its prepare record names an offset the input
+// does not have. The restart must not apply a recomputation that differs
+// from the published release: it exits 1 naming the release and partition.
+TEST(ReleaseCrashExact, ARestartThatCannotReadTheCommittedEventsAgainFailsClosed) {
+  Cluster kafka = StartKafka();
+  ASSERT_FALSE(kafka.bootstrap.empty());
+  TempDir state;
+  const int port = testing::FreePort();
+  CommittedUnapplied killed;
+  ASSERT_NO_FATAL_FAILURE(CommitCopyAndKill(kafka.bootstrap, state.path(), port, &killed));
+  const auto [partition, release] = *killed.committed.begin();
+  {
+    auto store = state::StateStore::Open(state.path());
+    std::optional<state::ReleaseLogEntry> entry = store->GetRelease(static_cast<int32_t>(partition), release);
+    ASSERT_TRUE(entry && entry->status == state::ReleaseStatus::kPrepared && entry->epoch_offsets);
+    ASSERT_GT(entry->epoch_offsets->size(), 0u);
+    entry->epoch_offsets = state::OffsetSet::Of({1000000});  // beyond the input's end
+    state::ReleaseWrite w(*store);
+    w.PutRelease(static_cast<int32_t>(partition), release, *entry);
+    store->Commit(w);
+  }
+  auto second = StartVanon(kafka.bootstrap, state.path(), port, "", kNoChangelog);
+  ASSERT_EQ(second->Wait(120), 1) << second->Output();
+  const std::string expected = "release " + std::to_string(release) + " partition " + std::to_string(partition) +
+                               ": committed before the restart, but the input read again no longer holds";
+  EXPECT_NE(second->Output().find(expected), std::string::npos) << second->Output();
+  auto store = state::StateStore::Open(state.path());
+  std::optional<state::ReleaseLogEntry> entry = store->GetRelease(static_cast<int32_t>(partition), release);
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry->status, state::ReleaseStatus::kPrepared) << "nothing applied";
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFaultPoint, ReleaseCrash,

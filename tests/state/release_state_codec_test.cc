@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <string>
+#include <vector>
 
 #include "vanon/state/release_state.h"
 
@@ -168,6 +169,8 @@ TEST(ReleaseLogEntryCodec, ReadsHandBuiltRecordAndRejectsMalformed) {
   EXPECT_EQ(e->committed_wall_ms, 11);
   EXPECT_EQ(e->summary, "ok");
 
+  EXPECT_FALSE(ReleaseLogEntry::Decode(Bytes({3, 2}) + seed + Bytes({2, 1, 20, 22, 2, 'o', 'k'})).has_value());
+  // v2 needs its offset set.
   EXPECT_FALSE(ReleaseLogEntry::Decode(Bytes({2, 2}) + seed + Bytes({2, 1, 20, 22, 2, 'o', 'k'})).has_value());
   for (int status : {0, 3, 255}) {
     EXPECT_FALSE(ReleaseLogEntry::Decode(Bytes({1, status}) + seed + Bytes({2, 1, 20, 22, 2, 'o', 'k'})).has_value())
@@ -185,6 +188,61 @@ TEST(ReleaseLogEntryCodec, ReadsHandBuiltRecordAndRejectsMalformed) {
   EXPECT_FALSE(
       ReleaseLogEntry::Decode(Bytes({1, 2}) + seed + Bytes({0x80, 0x80, 0x80, 0x80, 0x10, 1, 20, 22, 2, 'o', 'k'}))
           .has_value());
+}
+
+TEST(OffsetSetCodec, RoundTripsAndContainsItsOffsets) {
+  for (const std::vector<int64_t>& offsets : std::vector<std::vector<int64_t>>{
+           {}, {0}, {7}, {5, 3, 4, 100}, {9, 9, 10}, {1000000, 1000007, 1000008, 1000063, 1000064}}) {
+    const OffsetSet set = OffsetSet::Of(offsets);
+    std::string bytes;
+    set.EncodeTo(&bytes);
+    std::string_view in = bytes;
+    auto back = OffsetSet::DecodeFront(&in);
+    ASSERT_TRUE(back.has_value()) << offsets.size();
+    EXPECT_TRUE(in.empty());
+    EXPECT_EQ(*back, set);
+    for (int64_t o : offsets) EXPECT_TRUE(back->Contains(o)) << o;
+  }
+  const OffsetSet s = OffsetSet::Of({5, 3, 100, 3});
+  EXPECT_EQ(s.size(), 3u);
+  for (int64_t o : {-1, 0, 2, 4, 6, 99, 101, 1000}) EXPECT_FALSE(s.Contains(o)) << o;
+  EXPECT_NE(OffsetSet::Of({3, 5}), OffsetSet::Of({3, 4, 5}));
+}
+
+TEST(OffsetSetCodec, ReadsHandBuiltRecordAndRejectsNonCanonical) {
+  // base 10 (zigzag 20), 2 bytes: offsets 10, 12 (0b101) and 18 (bit 8).
+  std::string bytes = Bytes({20, 2, 0x05, 0x01});
+  std::string_view in = bytes;
+  auto s = OffsetSet::DecodeFront(&in);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(*s, OffsetSet::Of({10, 12, 18}));
+  for (const std::string& bad : {Bytes({20, 2, 0x05, 0x00}),  // trailing zero byte
+                                 Bytes({20, 1, 0x04}),        // the base is not a member
+                                 Bytes({20, 0}),              // empty with a base
+                                 Bytes({20, 3, 0x05}),        // bitmap longer than the rest
+                                 Bytes({20})}) {
+    std::string_view b = bad;
+    EXPECT_FALSE(OffsetSet::DecodeFront(&b).has_value());
+  }
+}
+
+TEST(ReleaseLogEntryCodec, PreparedEntriesCarryTheirEpochOffsetsAndOldEntriesDecodeWithout) {
+  ReleaseLogEntry e = MakeEntry(ReleaseStatus::kPrepared, 4, "");
+  const std::string v1 = e.Encode();
+  EXPECT_EQ(v1[0], 1) << "an entry without offsets keeps the v1 bytes";
+  auto old = ReleaseLogEntry::Decode(v1);
+  ASSERT_TRUE(old.has_value());
+  EXPECT_FALSE(old->epoch_offsets.has_value());
+  for (const std::vector<int64_t>& offsets : std::vector<std::vector<int64_t>>{{}, {42}, {7, 8, 9, 500}}) {
+    e.epoch_offsets = OffsetSet::Of(offsets);
+    const std::string v2 = e.Encode();
+    EXPECT_EQ(v2[0], 2);
+    auto back = ReleaseLogEntry::Decode(v2);
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(*back, e);
+    EXPECT_FALSE(ReleaseLogEntry::Decode(v2 + "!").has_value());
+    EXPECT_FALSE(ReleaseLogEntry::Decode(v2.substr(0, v2.size() - 1)).has_value());
+  }
 }
 
 }  // namespace

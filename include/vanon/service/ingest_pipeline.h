@@ -22,6 +22,7 @@
 #include "vanon/release/epoch_clock.h"
 #include "vanon/release/event_buffer.h"
 #include "vanon/release/payload_transformer.h"
+#include "vanon/service/prepared_epoch_filter.h"
 #include "vanon/service/qi_resolver.h"
 #include "vanon/service/vin_cache.h"
 #include "vanon/state/partition_progress.h"
@@ -118,6 +119,9 @@ class IngestPipeline {
   void RouteRejected(const kafka::InputMessage& m, const std::string& reason, const std::string& detail);
   void RouteLate(const kafka::InputMessage& m, int64_t watermark_ms);
   void Buffer(const kafka::InputMessage& m, const VehicleInfo& v);
+  // Observe()s the event on the partition's clock; its prepared epoch's
+  // filter (if any) overrides the answer for that epoch's events.
+  release::Arrival Arrive(int32_t partition, release::EpochClock* clock, int64_t offset, int64_t now_ms);
   void FlushRouted(const BatchCounts& counts);
   void ReportBatch(const BatchCounts& counts);
 
@@ -137,6 +141,8 @@ class IngestPipeline {
   std::map<int32_t, state::PartitionProgress> progress_;
   std::map<int32_t, release::EpochClock> clocks_;
   std::map<int32_t, release::EventBuffer> buffers_;
+  // Loaded with the clock, kept only while active (PreparedEpochFilter).
+  std::map<int32_t, PreparedEpochFilter> filters_;
   std::vector<std::pair<int32_t, release::KeyedEvent>> stored_;  // this batch's, for buffers_ once routed
   VinCache<VehicleInfo> vehicles_;
   ingest::ParsedEvent parsed_;

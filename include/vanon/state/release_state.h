@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "vanon/engine/release.h"
 
@@ -32,6 +33,29 @@ struct StoredSignature {
 std::string EncodeWaitingTuple(const engine::WaitingTuple& w);
 std::optional<engine::WaitingTuple> DecodeWaitingTuple(std::string_view vehicle, std::string_view bytes);
 
+// A set of input offsets of one partition: a base offset and a bitmap over
+// [base, base + bits.size()). Compact for the offsets one epoch's events
+// take in a partition (mostly consecutive runs).
+class OffsetSet {
+ public:
+  OffsetSet() = default;
+  // Any order, duplicates allowed.
+  static OffsetSet Of(const std::vector<int64_t>& offsets);
+
+  bool Contains(int64_t offset) const;
+  size_t size() const { return count_; }
+
+  void EncodeTo(std::string* out) const;
+  // Reads one encoded set from the front of *in and advances it.
+  static std::optional<OffsetSet> DecodeFront(std::string_view* in);
+  friend bool operator==(const OffsetSet&, const OffsetSet&) = default;
+
+ private:
+  int64_t base_ = 0;
+  std::vector<bool> bits_;
+  size_t count_ = 0;
+};
+
 enum class ReleaseStatus : uint8_t { kPrepared = 1, kCommitted = 2 };
 
 struct ReleaseLogEntry {
@@ -45,6 +69,12 @@ struct ReleaseLogEntry {
   int64_t prepared_wall_ms = 0;
   int64_t committed_wall_ms = 0;  // kCommitted only
   std::string summary;            // kCommitted only: the summary record (JSON)
+  // kPrepared only, written since format v2: the input offsets of the events
+  // of this epoch the share took from memory (older epochs' events come from
+  // state). A restart classifies the re-read events of the epoch by it, so
+  // that the recomputation takes exactly these (docs/release.md, "After a
+  // crash"). nullopt: an entry of the older format.
+  std::optional<OffsetSet> epoch_offsets;
 
   std::string Encode() const;
   static std::optional<ReleaseLogEntry> Decode(std::string_view bytes);
