@@ -28,6 +28,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "bench_flags.h"
@@ -180,6 +182,17 @@ KcatResult RunKcat(kafka::MockCluster& cluster, const PacedFleetOptions& like, u
   return {moved / Seconds(t0, t1), static_cast<int64_t>(messages) - last, moved > 0 ? (cpu1 - cpu0) / moved * 1e6 : 0};
 }
 
+// The service's per-batch log lines (shares, events, changelog records,
+// offsets and commit seconds) on stderr, where run_benchmarks.py and
+// run_changelog_cost.py keep them: where a release's time went, per run.
+void EchoBatchLines(const std::string& log_path) {
+  std::ifstream in(log_path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("release batch:") != std::string::npos || line.find("changelog records:") != std::string::npos)
+      std::fprintf(stderr, "vanon-log: %s\n", line.c_str());
+  }
+}
+
 void BM_ReleaseEndToEnd(benchmark::State& state) {
   const BenchFlags& f = g_flags;
   for (auto _ : state) {
@@ -300,6 +313,7 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
       state.SkipWithError(("producer or service failed (vanon log: " + log_path + "): " + fleet.error()).c_str());
       return;
     }
+    EchoBatchLines(log_path);
     std::filesystem::remove(log_path);
 
     const double window = Seconds(t0, t1);

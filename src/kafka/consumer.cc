@@ -63,8 +63,9 @@ Consumer::Consumer(const std::string& bootstrap, const std::string& group_id, co
                    size_t max_message_bytes, const KafkaProperties& user, const KafkaProperties& user_specific,
                    ResumeFn resume, RevokeFn revoke)
     : topic_(topic), rebalancer_(std::make_unique<Rebalancer>(std::move(resume), std::move(revoke))) {
-  // Offsets live in RocksDB with the state they produced; Kafka-side commits
-  // would be a second, disagreeing source of truth.
+  // Nothing commits offsets on its own: with the changelog on, a release's
+  // transaction commits them (ChangelogWriter::CommitOffsets, so they move
+  // with the state they produced); local state holds them either way.
   KafkaProperties defaults = {{"group.id", group_id},
                               {"enable.auto.commit", "false"},
                               {"enable.auto.offset.store", "false"},
@@ -78,7 +79,20 @@ Consumer::Consumer(const std::string& bootstrap, const std::string& group_id, co
                               // instead of stalling the partition: some brokers, the
                               // mock among them, will not return a message larger
                               // than the fetch size.
-                              {"fetch.message.max.bytes", std::to_string(2 * max_message_bytes + 65536)}};
+                              {"fetch.message.max.bytes", std::to_string(2 * max_message_bytes + 65536)},
+                              // The prefetch limits apply to the one queue all
+                              // assigned partitions feed (not to each, as for
+                              // kcat's simple consumer). At the defaults (100,000
+                              // messages, 64 MB: under a second at 100,000
+                              // events/s) a consumer catching up filled it, and
+                              // librdkafka 2.0 then backs the fetch off for
+                              // fetch.error.backoff.ms (500 ms): idle gaps in
+                              // which neither fetching nor processing ran
+                              // (issue 18). Up to 256 MB of prefetched input
+                              // instead, and the Java client's 100 ms backoff.
+                              {"queued.min.messages", "1000000"},
+                              {"queued.max.messages.kbytes", "262144"},
+                              {"fetch.error.backoff.ms", "100"}};
   auto conf = MakeKafkaConf(bootstrap, defaults, user, user_specific);
   std::string err;
   if (conf->set("rebalance_cb", static_cast<RdKafka::RebalanceCb*>(rebalancer_.get()), err) != RdKafka::Conf::CONF_OK) {

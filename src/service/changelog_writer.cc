@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <librdkafka/rdkafkacpp.h>
+#include <spdlog/spdlog.h>
 
 #include "base/coding.h"
 #include "state_ledger_store.h"
@@ -19,6 +21,22 @@ namespace {
 // The log keeps this many releases per partition (as ReleaseRunner does):
 // the entry that falls out of it gets a tombstone.
 constexpr int64_t kReleaseLogLength = 1000;
+
+const char* FamilyName(state::StateFamily f) {
+  switch (f) {
+    case state::StateFamily::kEvents:
+      return "events";
+    case state::StateFamily::kMeta:
+      return "meta";
+    case state::StateFamily::kSignatures:
+      return "signatures";
+    case state::StateFamily::kWaiting:
+      return "waiting";
+    case state::StateFamily::kReleases:
+      return "releases";
+  }
+  return "?";
+}
 }  // namespace
 
 std::string ChangelogKey(int32_t partition, const state::StateChange& c) {
@@ -96,12 +114,21 @@ size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const Cha
 
   const std::string& topic = config_.state.changelog.topic;
   size_t n = 0;
+  std::map<std::pair<state::StateFamily, bool>, size_t> by_family;  // (family, tombstone) -> records
   for (const state::ReleaseWrite* w : {&apply, static_cast<const state::ReleaseWrite*>(&extra)}) {
     for (const state::StateChange& c : w->Changes()) {
       const std::string key = ChangelogKey(partition, c);
       producer_->Produce(topic, partition, key, c.value ? std::string_view(*c.value) : std::string_view(), headers);
+      ++by_family[{c.family, !c.value}];
       ++n;
     }
+  }
+  if (spdlog::should_log(spdlog::level::debug)) {
+    std::string counts;
+    for (const auto& [f, k] : by_family) {
+      counts += fmt::format(" {}{}={}", FamilyName(f.first), f.second ? "(deleted)" : "", k);
+    }
+    spdlog::debug("release {} partition {}: {} changelog records:{}", epoch, partition, n, counts);
   }
   return n;
 }

@@ -462,6 +462,12 @@ struct ReleaseRunner::Rep {
   struct Batch {
     std::vector<JobPtr> jobs;  // guarded by mu; grows at the back only
     bool sealed = false;       // guarded by mu: no more jobs
+    // Of the attempt that committed, for the batch's log line: what the
+    // changelog added to the transaction, and the seconds spent sending the
+    // input offsets and committing (the commit flushes every record first).
+    size_t changelog_records = 0;
+    double offsets_s = 0;
+    double commit_s = 0;
   };
 
   // Moves prepared jobs into the batch. Caller holds mu.
@@ -514,8 +520,10 @@ struct ReleaseRunner::Rep {
       s.records.groups = {};
       s.published_ts = {};
     }
-    spdlog::info("release batch: {} shares, {} events, produced after {:.3f} s, committed after {:.3f} s",
-                 b.jobs.size(), events, computed_after, SecondsSince(t0));
+    spdlog::info(
+        "release batch: {} shares, {} events, {} changelog records, produced after {:.3f} s (offsets sent in "
+        "{:.3f} s, commit {:.3f} s), committed after {:.3f} s",
+        b.jobs.size(), events, b.changelog_records, computed_after, b.offsets_s, b.commit_s, SecondsSince(t0));
     return std::move(b.jobs);
   }
 
@@ -585,6 +593,7 @@ struct ReleaseRunner::Rep {
         kafka::KafkaHeaders headers = {{"vanon.attempt", AttemptId()}};
         std::map<int32_t, int64_t> resume_offsets;  // input partition -> offset, for the changelog
         bool mid_produce_point = true;              // the fault point's first chance in this transaction
+        b.changelog_records = 0;
         for (size_t i = 0;; ++i) {
           Job* job = NextComputed(b, i);  // rethrows the share's computation error
           if (job == nullptr) break;
@@ -600,15 +609,19 @@ struct ReleaseRunner::Rep {
           if (!open) producer->BeginTransaction();
           ProduceShare(s, headers, &mid_produce_point);
           open = true;
-          if (changelog) ProduceChangelog(*job, headers, &resume_offsets);
+          if (changelog) b.changelog_records += ProduceChangelog(*job, headers, &resume_offsets);
         }
         if (!open) return kNone;  // every share was committed by an earlier attempt
+        const auto t_offsets = SteadyClock::now();
         if (changelog) changelog->CommitOffsets(resume_offsets);
+        b.offsets_s = SecondsSince(t_offsets);
         if (FaultInjectionEnabled()) {
           producer->Flush(30000);
           FaultPoint("release.before_commit");
         }
+        const auto t_commit = SteadyClock::now();
         producer->CommitTransaction();
+        b.commit_s = SecondsSince(t_commit);
         return kNone;
       } catch (const kafka::AbortableKafkaError& e) {
         spdlog::warn("release batch: transaction attempt {} failed, aborting: {}", attempt, e.what());
@@ -618,9 +631,10 @@ struct ReleaseRunner::Rep {
     }
   }
 
-  // The share's state changes and the offset to resume at, in its transaction.
-  void ProduceChangelog(const Job& job, const kafka::KafkaHeaders& headers,
-                        std::map<int32_t, int64_t>* resume_offsets) {
+  // The share's state changes and the offset to resume at, in its
+  // transaction. Returns the number of changelog records produced.
+  size_t ProduceChangelog(const Job& job, const kafka::KafkaHeaders& headers,
+                          std::map<int32_t, int64_t>* resume_offsets) {
     const ComputedShare& s = job.share;
     state::ReleaseLogEntry committed = job.entry;
     committed.status = state::ReleaseStatus::kCommitted;
@@ -628,9 +642,10 @@ struct ReleaseRunner::Rep {
     committed.epoch_offsets.reset();
     committed.committed_wall_ms = WallMs();
     committed.summary = s.records.summary;
-    changelog->ProduceShare(s.partition, s.epoch, *job.base, *job.apply, committed, s.published_events,
-                            s.suppressed_events, headers);
+    const size_t n = changelog->ProduceShare(s.partition, s.epoch, *job.base, *job.apply, committed, s.published_events,
+                                             s.suppressed_events, headers);
     if (job.base->resume_offset >= 0) (*resume_offsets)[s.partition] = job.base->resume_offset;
+    return n;
   }
 
   // `mid_produce_point`: the fault point release.mid_produce may still fire
