@@ -33,6 +33,7 @@ INGEST = [
     ("vanon_cpu_s_per_M", "vanon CPU s per M events", "{:.2f}"),
     ("kcat_cpu_s_per_M", "kcat CPU s per M events", "{:.2f}"),
     ("vanon_cpu_over_kcat", "CPU ratio", "{:.1f}"),
+    ("vanon_cold_events_per_s", "vanon cold events/s (whole topic)", "{:,.0f}"),
     ("load1", "1-min load at start", "{:.1f}"),
 ]
 RELEASE = [
@@ -82,6 +83,14 @@ def table(title, command, columns, runs):
     lines.append("|" + "---|" * len(columns))
     lines.append("| " + " | ".join(spread([r[c] for r in runs], f) for c, _, f in columns) + " |")
     return "\n".join(lines)
+
+
+def per_run_p50(runs, target=2.0):
+    """Each run's release p50, and how many meet the target."""
+    p50 = [r["release_p50_s"] for r in runs]
+    met = sum(1 for v in p50 if v <= target)
+    return (f"Release p50 per run: {', '.join(f'{v:.2f}' for v in p50)} s: at or under {target:g} s in "
+            f"{met} of {len(p50)} runs.")
 
 
 def series(log_path):
@@ -157,6 +166,8 @@ def main():
         table("Ingest end to end", "build/loadtest/service/bench_ingest_e2e", INGEST, ingest),
         "",
         table("Releases end to end", "build/loadtest/release/bench_release_e2e " + a.release_args, RELEASE, release),
+        "",
+        per_run_p50(release),
         "",
         f"![throughput and release latency over time]({a.out}/benchmarks.png)",
     ])

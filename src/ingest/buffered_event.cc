@@ -58,10 +58,11 @@ bool DecodeBufferedEvent(std::string_view in, BufferedEvent* event, std::uint8_t
   event->ts_ms = static_cast<std::int64_t>(ts);
 
   if (!GetCount(&in, &n)) return false;
-  event->qi_values.resize(n);
-  for (std::string& qi : event->qi_values) {
-    if (!GetString(&in, &qi)) return false;
+  std::vector<std::string> qi(n);
+  for (std::string& value : qi) {
+    if (!GetString(&in, &value)) return false;
   }
+  event->qi_values = std::move(qi);
 
   if (!GetCount(&in, &n)) return false;
   event->extras.resize(n);

@@ -43,7 +43,7 @@ TEST(StoredFormatTest, BufferedEvent) {
   }
   EXPECT_EQ(e.ts_ms, -1234567890123);
   EXPECT_EQ(e.event, "speed");
-  EXPECT_EQ(e.qi_values, (std::vector<std::string>{"BMW", "2019", ""}));
+  EXPECT_EQ(e.qi_values.values(), (std::vector<std::string>{"BMW", "2019", ""}));
   ASSERT_EQ(e.extras.size(), 2u);
   EXPECT_FALSE(e.extras[0]);
   EXPECT_EQ(e.extras[1], "x\xc3\xa9");

@@ -138,13 +138,15 @@ Ingested InProcessRelease::Ingest(int32_t partition, std::string_view key, std::
   b.ts_ms = parsed.ts_ms;
   b.event = parsed.event;
   const fleet::DecodedVehicle decoded = rep_->table.Decode(parsed.vin);
+  std::vector<std::string> qi_values;
   for (const config::QuasiIdentifier& qi : rep_->config.quasi_identifiers) {
     std::string v = fleet::kUnknownAttribute;
     for (const auto& [name, value] : decoded.attributes) {
       if (name == qi.name) v = value;
     }
-    b.qi_values.push_back(std::move(v));
+    qi_values.push_back(std::move(v));
   }
+  b.qi_values = std::move(qi_values);
   b.extras = parsed.extras;
   b.payload_json = rep_->payload.Transform(parsed.payload_json);  // as the service's ingestion does
   s.buffers[epoch].push_back(std::move(b));

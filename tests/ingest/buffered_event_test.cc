@@ -48,7 +48,7 @@ TEST(BufferedEventTest, RoundTripsLongStringsAndBinary) {
   BufferedEvent in = Sample();
   in.payload_json = std::string(300000, 'x');  // multi-byte varint length
   in.event = std::string("a\0b\xff", 4);
-  in.qi_values.assign(200, "v");
+  in.qi_values = std::vector<std::string>(200, "v");
   std::string bytes;
   EncodeBufferedEvent(in, &bytes);
   BufferedEvent out;

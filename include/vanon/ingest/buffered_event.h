@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "vanon/ingest/keyed_hasher.h"
+#include "vanon/ingest/qi_values.h"
 
 namespace vanon::ingest {
 
@@ -40,7 +41,7 @@ struct BufferedEvent {
   HmacToken trip_key{};
   std::int64_t ts_ms = 0;
   std::string event;
-  std::vector<std::string> qi_values;
+  QiValues qi_values;  // shared by the vehicle's events
   std::vector<std::optional<std::string>> extras;
   std::string payload_json;  // as published: see version 2 above
 

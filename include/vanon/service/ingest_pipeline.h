@@ -103,6 +103,7 @@ class IngestPipeline {
   struct VehicleInfo {
     ingest::HmacToken key;
     std::vector<std::string> qi;
+    ingest::QiValues shared_qi;  // qi, shared by the vehicle's buffered events
     bool known = false;
     std::optional<std::string> sensitive;  // sensitive.aggregator: registry
     std::string last_trip;
