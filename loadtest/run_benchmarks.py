@@ -64,6 +64,15 @@ def run_bench(binary, args, log_path):
     if bench.get("error_occurred"):
         sys.exit(f"{binary}: {bench.get('error_message')}; see {log_path}")
     bench["load1"] = load1
+    with open(json_path, "w") as f:  # for --from-logs
+        json.dump({"benchmarks": [bench]}, f)
+    return bench
+
+
+def load_bench(log_path):
+    """The counters a run_bench() call left beside its log."""
+    bench = json.load(open(log_path + ".json"))["benchmarks"][0]
+    bench["load1"] = bench.get("load1", float("nan"))
     return bench
 
 
@@ -140,6 +149,8 @@ def main():
     ap.add_argument("--out", default="loadtest/results")
     ap.add_argument("--release-args", default=RELEASE_ARGS)
     ap.add_argument("--update-readme", action="store_true", help="replace the table between the README's markers")
+    ap.add_argument("--from-logs", action="store_true",
+                    help="run nothing: tabulate and plot the runs the last call left in --out")
     a = ap.parse_args()
     if a.runs < 3:
         print("note: the README wants at least 3 runs", file=sys.stderr)
@@ -150,12 +161,17 @@ def main():
     release_bin = os.path.join(build, "loadtest/release/bench_release_e2e")
     ingest, release, logs = [], [], []
     for i in range(a.runs):
-        print(f"run {i + 1}/{a.runs}: ingest", file=sys.stderr, flush=True)
-        ingest.append(run_bench(ingest_bin, [], os.path.join(out, f"ingest-{i + 1}.log")))
-        print(f"run {i + 1}/{a.runs}: release", file=sys.stderr, flush=True)
+        ingest_log = os.path.join(out, f"ingest-{i + 1}.log")
         log = os.path.join(out, f"release-{i + 1}.log")
-        release.append(run_bench(release_bin, a.release_args.split(), log))
         logs.append(log)
+        if a.from_logs:  # the runs of the last call, tabulated and plotted again
+            ingest.append(load_bench(ingest_log))
+            release.append(load_bench(log))
+            continue
+        print(f"run {i + 1}/{a.runs}: ingest", file=sys.stderr, flush=True)
+        ingest.append(run_bench(ingest_bin, [], ingest_log))
+        print(f"run {i + 1}/{a.runs}: release", file=sys.stderr, flush=True)
+        release.append(run_bench(release_bin, a.release_args.split(), log))
     revision = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                               cwd=ROOT).stdout.strip()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
