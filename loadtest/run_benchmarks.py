@@ -64,9 +64,15 @@ def run_bench(binary, args, log_path):
     if bench.get("error_occurred"):
         sys.exit(f"{binary}: {bench.get('error_message')}; see {log_path}")
     bench["load1"] = load1
+    bench["revision"] = git_revision()
     with open(json_path, "w") as f:  # for --from-logs
         json.dump({"benchmarks": [bench]}, f)
     return bench
+
+
+def git_revision():
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          cwd=ROOT).stdout.strip()
 
 
 def load_bench(log_path):
@@ -154,6 +160,11 @@ def main():
     a = ap.parse_args()
     if a.runs < 3:
         print("note: the README wants at least 3 runs", file=sys.stderr)
+    try:  # before the runs, not after them: the plot needs it
+        import matplotlib  # noqa: F401
+    except ImportError:
+        sys.exit("matplotlib is missing for this Python: run the script as it is (/usr/bin/python3, "
+                 "python3-matplotlib from scripts/install-deps.sh)")
     out = os.path.join(ROOT, a.out)
     os.makedirs(out, exist_ok=True)
     build = os.path.join(ROOT, a.build)
@@ -172,8 +183,11 @@ def main():
         ingest.append(run_bench(ingest_bin, [], ingest_log))
         print(f"run {i + 1}/{a.runs}: release", file=sys.stderr, flush=True)
         release.append(run_bench(release_bin, a.release_args.split(), log))
-    revision = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=ROOT).stdout.strip()
+    # --from-logs: the revision the runs recorded (runs before it was recorded: unknown).
+    revisions = {r.get("revision", "an unrecorded revision") for r in ingest + release}
+    revision = revisions.pop() if len(revisions) == 1 else "several revisions"
+    if not a.from_logs:
+        revision = git_revision()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     text = "\n".join([
         f"Measured {time.strftime('%Y-%m-%d')} at {revision} on {os.cpu_count()} cores ({cpu}) by "
