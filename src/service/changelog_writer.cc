@@ -114,16 +114,17 @@ size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const Cha
 
   const std::string& topic = config_.state.changelog.topic;
   size_t n = 0;
+  const bool count_families = spdlog::should_log(spdlog::level::debug);
   std::map<std::pair<state::StateFamily, bool>, size_t> by_family;  // (family, tombstone) -> records
   for (const state::ReleaseWrite* w : {&apply, static_cast<const state::ReleaseWrite*>(&extra)}) {
     for (const state::StateChange& c : w->Changes()) {
       const std::string key = ChangelogKey(partition, c);
       producer_->Produce(topic, partition, key, c.value ? std::string_view(*c.value) : std::string_view(), headers);
-      ++by_family[{c.family, !c.value}];
+      if (count_families) ++by_family[{c.family, !c.value}];
       ++n;
     }
   }
-  if (spdlog::should_log(spdlog::level::debug)) {
+  if (count_families) {
     std::string counts;
     for (const auto& [f, k] : by_family) {
       counts += fmt::format(" {}{}={}", FamilyName(f.first), f.second ? "(deleted)" : "", k);

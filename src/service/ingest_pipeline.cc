@@ -70,8 +70,9 @@ IngestPipeline::VehicleInfo& IngestPipeline::Lookup(const ingest::ParsedEvent& e
   if (fresh) v.key = hasher_->Hash(e.vin);
   // Event-field QIs can differ per event; table and registry QIs cannot.
   if (fresh || !resolver_->DependsOnVinOnly()) {
-    v.known = resolver_->Resolve(e, &v.qi);
-    v.shared_qi = v.qi;
+    std::vector<std::string> qi;
+    v.known = resolver_->Resolve(e, &qi);
+    v.qi = std::move(qi);
   }
   if (fresh && registry_sensitive_) v.sensitive = resolver_->SensitiveValue(e);
   return v;
@@ -289,7 +290,7 @@ void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v) 
   b.trip_key = v.last_trip_key;
   b.ts_ms = parsed_.ts_ms;
   b.event = parsed_.event;
-  b.qi_values = v.shared_qi;
+  b.qi_values = v.qi;
   b.extras = std::move(parsed_.extras);  // the parser fills them anew
   if (registry_sensitive_) b.extras.push_back(v.sensitive);
   b.payload_json = parsed_.payload_json;  // transformed by the parser's sink

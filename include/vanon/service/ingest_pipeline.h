@@ -102,8 +102,7 @@ class IngestPipeline {
   // many events each. Memory only (raw VINs never leave the process); bounded.
   struct VehicleInfo {
     ingest::HmacToken key;
-    std::vector<std::string> qi;
-    ingest::QiValues shared_qi;  // qi, shared by the vehicle's buffered events
+    ingest::QiValues qi;  // shared by the vehicle's buffered events
     bool known = false;
     std::optional<std::string> sensitive;  // sensitive.aggregator: registry
     std::string last_trip;
