@@ -47,7 +47,8 @@ std::unique_ptr<Subprocess> StartKafka(std::string* bootstrap) {
 std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int port,
                                        const std::string& keys_env) {
   std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kHmacKey, keys_env,
-                                  "VANON_INSTANCE_ID=internal-topics-" + std::to_string(port)};
+                                  // One static member: a restart takes over at once.
+                                  "VANON_INSTANCE_ID=what-vanon-keeps"};
   std::vector<std::string> argv = {VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml"};
   for (const std::string& s :
        {"kafka.bootstrap=" + bootstrap, std::string("input.max_message_bytes=16384"), "state.dir=" + state,
@@ -56,7 +57,9 @@ std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::
         std::string("privacy.late_events=topic"), std::string("dp.window_seconds=4"),
         std::string("dp.time_bucket_seconds=2"), std::string("dp.epsilon_per_release=1"),
         std::string("dp.budget.epsilon=100000"), std::string("dp.aggregation.topic=") + kPartials,
-        std::string("dp.aggregation.max_wait_windows=1000")}) {
+        std::string("dp.aggregation.max_wait_windows=1000"),
+        // The previous member's partitions move once its session expires.
+        std::string("kafka.consumer_properties.session.timeout.ms=6000")}) {
     argv.push_back("--set");
     argv.push_back(s);
   }
