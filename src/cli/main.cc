@@ -13,6 +13,7 @@
 
 #include "demo.h"
 #include "hmac_key.h"
+#include "reseal_changelog.h"
 #include "state_keys.h"
 #include "loadgen.h"
 #include "stop_signal.h"
@@ -121,6 +122,16 @@ int main(int argc, char** argv) {
   loadgen->add_option("--vin-table", lg.vin_table, "VIN decoding table (default: config/vehicle/vin-table.yaml)");
   loadgen->add_option("--start-ms", lg.start_ms, "event time of the first message (default: now)");
 
+  vanon::cli::ResealArgs reseal_args;
+  auto* reseal = app.add_subcommand(
+      "reseal-changelog",
+      "rewrite every changelog record not sealed under the first state key (key rotation; a changelog written in "
+      "clear). Stop every instance first");
+  reseal->add_option("--config", reseal_args.config, "config file")->required();
+  reseal->add_option("--set", reseal_args.overrides, "override a config key: dotted.key=value (repeatable)");
+  reseal->add_flag("--accept-clear", reseal_args.accept_clear,
+                   "seal records written in clear (by a version without encryption) instead of refusing them");
+
   app.add_subcommand("version", "print the version");
 
   try {
@@ -133,6 +144,7 @@ int main(int argc, char** argv) {
   try {
     if (*run) return CmdRun(config_path, overrides);
     if (*validate) return CmdValidate(validate_path, validate_overrides);
+    if (*reseal) return vanon::cli::ResealChangelog(reseal_args);
     if (*demo) {
       demo_args.http_explicit = demo_http->count() > 0;
       return vanon::cli::RunDemo(demo_args, vanon::cli::InstallStopSignalHandlers());
