@@ -95,9 +95,10 @@ int ResealChangelog(const ResealArgs& args) {
     const int32_t partitions = out.PartitionCount(c.state.changelog.topic);
     for (int32_t p = 0; p < partitions; ++p) {
       const PartitionCounts n = ResealPartition(c, p, sealer, args.accept_clear, out);
-      std::printf("partition %d: %zu live records, %zu already under key '%s', %zu rewritten from older keys, %zu "
-                  "sealed from clear\n",
-                  p, n.live, n.current, sealer.keys().active().id.c_str(), n.rotated, n.clear);
+      std::printf(
+          "partition %d: %zu live records, %zu already under key '%s', %zu rewritten from older keys, %zu "
+          "sealed from clear\n",
+          p, n.live, n.current, sealer.keys().active().id.c_str(), n.rotated, n.clear);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "reseal-changelog: %s\n", e.what());

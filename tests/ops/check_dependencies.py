@@ -27,6 +27,8 @@ ALLOWED = {
     'config': {'ingest', 'dp', 'yaml-cpp', 'fmt'},
     'release': {'base', 'engine', 'dp', 'ingest', 'fleet', 'config', 'openssl', 'simdjson', 'fmt'},
     'state': {'base', 'engine', 'rocksdb'},
+    # Authenticated encryption of internal-topic values: OpenSSL only.
+    'seal': {'base', 'openssl'},
     'kafka': {'librdkafka'},
     'http': {'httplib', 'prometheus'},
     'dp_store': {'dp', 'rocksdb'},

@@ -150,8 +150,9 @@ TEST(WhatVanonKeeps, HoldNothingInClearAndLateAndDlqPairNoHmacWithAVin) {
   late.seed = 11;
   late.invalid_fraction = 0;
   testing::ProduceFleet(bootstrap, "vehicle.events.raw", late);
-  ASSERT_TRUE(testing::WaitFor(60, [&] { return testing::ScrapeMetric(port, "vanon_events_late_total{route=\"topic\"}") > 0; }))
-      << vanon->Output();
+  ASSERT_TRUE(testing::WaitFor(60, [&] {
+    return testing::ScrapeMetric(port, "vanon_events_late_total{route=\"topic\"}") > 0;
+  })) << vanon->Output();
   ASSERT_TRUE(testing::WaitFor(60, [&] { return Drained(port); })) << vanon->Output();
   vanon->Signal(SIGTERM);
   ASSERT_EQ(vanon->Wait(60), 0) << vanon->Output();
