@@ -24,7 +24,10 @@ import sys
 
 import yaml
 
+import strimzi_policy
+
 KUBE_VERSION = "1.29.0"
+RELEASE = NAMESPACE = "vanon"
 TOOLS = os.environ.get("VANON_TOOLS_DIR", "/opt/vanon-tools")
 HELM = os.path.join(TOOLS, "bin", "helm")
 NODE_MODULES = os.path.join(TOOLS, "node", "node_modules")
@@ -94,6 +97,17 @@ def scenario_checks(values, docs):
         if "sasl.password" in json.dumps(cm.get("data", {})):
             raise StageFailed("scenario", f"ConfigMap {cm['metadata']['name']} holds a SASL password")
     secret_env_checks(values, env, by_kind)
+    problems = strimzi_policy.check(values, docs, fullname(values), NAMESPACE)
+    if problems:
+        raise StageFailed("scenario", "; ".join(problems))
+
+
+def fullname(values):
+    """The chart's vanon.fullname for RELEASE."""
+    if values.get("fullnameOverride"):
+        return values["fullnameOverride"][:63].rstrip("-")
+    name = values.get("nameOverride") or "vanon"
+    return (RELEASE if name in RELEASE else f"{RELEASE}-{name}")[:63].rstrip("-")
 
 
 def writes_internal_topics(config):
@@ -127,7 +141,7 @@ def check(chart, values_file):
         if not os.path.exists(tool):
             raise StageFailed("tools", f"{tool} missing: run scripts/install-deps.sh")
     run("lint", [HELM, "lint", "--strict", "--kube-version", KUBE_VERSION, chart, "-f", values_file])
-    out = run("template", [HELM, "template", "vanon", chart, "-n", "vanon", "-f", values_file,
+    out = run("template", [HELM, "template", RELEASE, chart, "-n", NAMESPACE, "-f", values_file,
                            "--kube-version", KUBE_VERSION, "--api-versions", "monitoring.coreos.com/v1"])
     docs = [d for d in yaml.safe_load_all(out) if d]
     for d in docs:
