@@ -109,6 +109,12 @@ UNSAFE = [
     ("securityContext/capabilities", {"drop": ["ALL"], "add": ["NET_ADMIN"]}),
     ("podSecurityContext/runAsNonRoot", False),
     ("replicas", 3),
+    ("strimzi/topics/overrides", {"changelog": {"cleanup.policy": "delete"}}),
+    ("strimzi/topics/overrides", {"changelog": {"retention.ms": 604800000}}),
+    ("strimzi/topics/overrides", {"vanon.state.changelog": {"min.insync.replicas": 1}}),
+    ("strimzi/user/authentication", "plain"),
+    ("strimzi/apiVersion", "kafka.strimzi.io/v1beta1"),
+    ("strimzi/consumer/groupPrefix", "*"),
 ]
 SAFE = [
     ("kafka/tls", {"enabled": True, "existingSecret": "vanon-kafka-tls", "caKey": "ca.crt",
@@ -120,6 +126,15 @@ SAFE = [
     ("config/security/state_keys_env", "VANON_STATE_KEYS_V2"),
     ("config/privacy/m", 10),
     ("extraConfigFiles", {"engine.csv": "EV;Electrified;*\n"}),
+    ("strimzi", {"enabled": True, "apiVersion": "kafka.strimzi.io/v1", "cluster": "my-cluster",
+                 "namespace": "kafka",
+                 "topics": {"enabled": True, "input": True, "partitions": 12, "replicas": 3,
+                            "config": {"min.insync.replicas": 2, "compression.type": "zstd"},
+                            "overrides": {"dlq": {"retention.ms": 604800000},
+                                          "changelog": {"min.compaction.lag.ms": 0}}},
+                 "user": {"name": "vanon", "authentication": "scram-sha-512"},
+                 "consumer": {"enabled": True, "name": "analytics", "authentication": "tls",
+                              "groupPrefix": "analytics-"}}),
 ]
 
 
