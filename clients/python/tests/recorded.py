@@ -19,7 +19,9 @@ import os
 import sys
 from typing import Any, Dict, List
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# The package from the source tree, unless the tests check an installed copy.
+if not os.environ.get("VANON_READER_INSTALLED"):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from vanon_reader.records import Parser, Record, Topic  # noqa: E402
 

@@ -64,7 +64,6 @@ class Reader:
             "enable.auto.commit": False,
             "isolation.level": "read_committed",
             "enable.partition.eof": True,
-            "allow.auto.create.topics": False,
         })
         self._consumer = Consumer(conf)
         self._timeout = metadata_timeout

@@ -1,0 +1,256 @@
+"""The reader against the real service: vanon-kafka, `vanon run` and
+`vanon loadgen` as processes on 127.0.0.1, as an operator runs them.
+
+    VANON_BIN=build/src/cli/vanon VANON_KAFKA_BIN=build/src/cli/vanon-kafka \\
+        /usr/bin/python3 -m unittest -v test_live      (from clients/python/tests)
+
+1. Three complete releases read with the reader agree with their summaries.
+2. A release with one partition's summary held back is not handed out; it is
+   once the summary arrives. The test replays a real release's records into
+   topics of its own, so that it decides when the last summary is produced.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+import uuid
+from collections import Counter
+from typing import Any, Dict, List, Optional, Tuple
+
+import recorded  # noqa: F401  (puts the package on sys.path)
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, Producer, TopicPartition
+from vanon_reader import Reader, Release, Topics, window_counts
+
+SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+PARTITIONS = 2
+REPLAY = Topics(events="replay.events.anonymized", releases="replay.releases", counts="replay.counts.dp")
+OUTPUT = Topics()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Process:
+    """A child process with its output in a file, stopped with SIGTERM."""
+
+    def __init__(self, name: str, argv: List[str], workdir: str, env: Optional[Dict[str, str]] = None) -> None:
+        self.name = name
+        self.log_path = os.path.join(workdir, name + ".log")
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT,
+                                     env={**os.environ, **(env or {})})
+
+    def first_line(self, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with open(self.log_path) as f:
+                line = f.readline()
+            if line.endswith("\n"):
+                return line.strip()
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise RuntimeError(f"{self.name} printed no line: {self.tail()}")
+
+    def tail(self) -> str:
+        with open(self.log_path) as f:
+            return f.read()[-3000:]
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        return self.proc.returncode
+
+
+def read_raw(bootstrap: str, topics: List[str]) -> List[Dict[str, Any]]:
+    """Every record of the topics now, read_committed, with what a replay needs."""
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": uuid.uuid4().hex, "enable.auto.commit": False,
+                  "isolation.level": "read_committed", "enable.partition.eof": True})
+    md = c.list_topics(timeout=10)
+    parts = [TopicPartition(t, p, OFFSET_BEGINNING) for t in topics for p in md.topics[t].partitions]
+    c.assign(parts)
+    out: List[Dict[str, Any]] = []
+    ended = set()
+    while len(ended) < len(parts):
+        for m in c.consume(num_messages=1000, timeout=5):
+            if m.error() is not None:
+                if m.error().code() != KafkaError._PARTITION_EOF:
+                    raise RuntimeError(str(m.error()))
+                ended.add((m.topic(), m.partition()))
+                continue
+            out.append({"topic": m.topic(), "partition": m.partition(), "key": m.key(), "value": m.value(),
+                        "headers": m.headers() or []})
+    c.close()
+    return out
+
+
+class LiveServiceTest(unittest.TestCase):
+    workdir: str
+    bootstrap: str
+    kafka: Process
+    vanon: Process
+    releases: List[Release]
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        vanon_bin = os.environ["VANON_BIN"]
+        kafka_bin = os.environ["VANON_KAFKA_BIN"]
+        cls.workdir = tempfile.mkdtemp(prefix="vanon-reader-live-")
+        topics = ["vehicle.events.raw", "vehicle.events.dlq", "vehicle.events.late", "vanon.state.changelog"]
+        topics += [OUTPUT.events, OUTPUT.releases, OUTPUT.counts, REPLAY.events, REPLAY.releases, REPLAY.counts]
+        argv = [kafka_bin, "--brokers", "1"]
+        for t in topics:
+            argv += ["--topic", f"{t}:{PARTITIONS}"]
+        cls.kafka = Process("vanon-kafka", argv, cls.workdir)
+        cls.bootstrap = cls.kafka.first_line(30)
+        # 3 s epochs (1 s allowed lateness), so that releases come quickly.
+        cls.vanon = Process("vanon-run", [
+            vanon_bin, "run", "--config", os.path.join(SOURCE_DIR, "config", "demo.yaml"),
+            "--set", f"kafka.bootstrap={cls.bootstrap}", "--set", f"state.dir={cls.workdir}/state",
+            "--set", f"http.listen=127.0.0.1:{free_port()}", "--set", "privacy.epoch.length_seconds=3",
+            "--set", "privacy.epoch.allowed_lateness_seconds=1", "--set", "privacy.epoch.idle_timeout_seconds=2",
+            "--set", "dp.time_bucket_seconds=3", "--set", "payload.time_bucket_seconds=3"],
+            cls.workdir, {"VANON_HMAC_KEY": "reader-live-test-key-0123456789"})
+        loadgen = Process("vanon-loadgen", [
+            vanon_bin, "loadgen", "--bootstrap", cls.bootstrap, "--topic", "vehicle.events.raw",
+            "--vehicles", "150", "--rate", "600", "--duration", "16", "--seed", "11",
+            "--max-message-bytes", "65536"], cls.workdir)
+        try:
+            loadgen.proc.wait(120)
+            if loadgen.stop() != 0:
+                raise RuntimeError("loadgen failed: " + loadgen.tail())
+            cls.releases = cls.read_three_releases()
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def read_three_releases(cls) -> List[Release]:
+        got: List[Release] = []
+        with Reader(cls.bootstrap, idle_timeout=60) as reader:
+            assert reader.partitions == PARTITIONS
+            for release in reader:
+                # The first release may be empty: the service started before the fleet.
+                if release.published > 0:
+                    got.append(release)
+                if len(got) == 3:
+                    break
+        if len(got) < 3:
+            raise RuntimeError(f"only {len(got)} releases with vehicles; vanon said: {cls.vanon.tail()}")
+        return got
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        for p in ("vanon", "kafka"):
+            if hasattr(cls, p):
+                getattr(cls, p).stop()
+        shutil.rmtree(cls.workdir, ignore_errors=True)
+
+    # -- 1. three complete releases ------------------------------------------
+
+    def test_three_releases_agree_with_their_summaries(self) -> None:
+        ids = [r.id for r in self.releases]
+        self.assertEqual(ids, sorted(ids))
+        for release in self.releases:
+            with self.subTest(release=release.id):
+                self.check_release(release)
+
+    def check_release(self, release: Release) -> None:
+        s = release.summary.set_index("partition")
+        self.assertEqual(sorted(s.index), list(range(PARTITIONS)))
+        self.assertTrue((s["release"] == release.id).all())
+        self.assertEqual(len(release.groups), s["groups"].sum())
+        self.assertEqual(release.groups["size"].sum(), s["tuples"].sum())
+        self.assertEqual(release.groups["counterfeits"].sum(), s["counterfeits"].sum())
+        # Every event's group is there (the join finds one for each).
+        joined = release.events_with_groups()
+        self.assertEqual(len(joined), s["events"].sum())
+        self.assertFalse(joined["size"].isna().any(), "an event whose group record is missing")
+        self.assertEqual(dict(Counter(joined["partition"])), {p: s.loc[p, "events"] for p in s.index
+                                                             if s.loc[p, "events"] > 0})
+        # Tuples counted: real tuples per group = its events' distinct tokens.
+        tokens = joined.groupby("group")["tuple"].nunique()
+        real = release.groups.set_index("group")
+        self.assertEqual(int(tokens.sum()), s["published"].sum())
+        for g, n in tokens.items():
+            self.assertEqual(n, real.loc[g, "size"] - real.loc[g, "counterfeits"])
+        for p in s.index:
+            self.assertEqual(real[real["partition"] == p]["size"].sum(), s.loc[p, "tuples"])
+        self.assertTrue((real["size"] >= 5).all(), "m = 5: every group has at least m tuples")
+        self.check_dp(release)
+
+    def check_dp(self, release: Release) -> None:
+        dp = release.dp
+        self.assertFalse(dp.empty, "no DP records came with the release")
+        self.assertEqual(set(dp["key"]), {f"{release.id}/{p}" for p in range(PARTITIONS)})
+        counts = window_counts(dp, PARTITIONS)
+        self.assertTrue(counts["complete"].all())
+        # The demo's budget makes each count almost pure noise (true counts
+        # are a few hundred, the std about 283,000), so noisy / std is about
+        # a unit draw: a wrong epsilon or scale would move this by a factor
+        # of 5 or more (the epsilon is split over 5 measurements).
+        per = dp[(dp["kind"] == "count") & (dp["mechanism"] == "discrete_laplace")]
+        z2 = float(((per["noisy"] / per["std"]) ** 2).mean())
+        self.assertTrue(1 / 3 < z2 < 3, f"mean (noisy/std)^2 = {z2} over {len(per)} counts")
+        self.assertTrue(math.isclose(per["epsilon"].iloc[0], 0.0001 / 5))
+
+    # -- 2. a held-back summary ------------------------------------------------
+
+    def test_a_release_with_a_held_back_summary_is_not_handed_out(self) -> None:
+        original = self.releases[1]
+        records = [r for r in read_raw(self.bootstrap, [OUTPUT.events, OUTPUT.releases, OUTPUT.counts])
+                   if self.share_of(r, original.id) is not None]
+        held = [r for r in records if b'"type":"summary"' in r["value"] and self.share_of(r, original.id) == 1]
+        self.assertEqual(len(held), 1)
+        rename = {OUTPUT.events: REPLAY.events, OUTPUT.releases: REPLAY.releases, OUTPUT.counts: REPLAY.counts}
+        producer = Producer({"bootstrap.servers": self.bootstrap})
+
+        def produce(recs: List[Dict[str, Any]]) -> None:
+            for r in recs:
+                producer.produce(rename[r["topic"]], r["value"], r["key"], partition=r["partition"],
+                                 headers=r["headers"])
+            self.assertEqual(producer.flush(30), 0)
+
+        produce([r for r in records if r is not held[0]])
+        with Reader(self.bootstrap, topics=REPLAY) as reader:
+            self.assertIsNone(reader.next_release(timeout=8), "a release was handed out without all summaries")
+            self.assertEqual(reader.pending(), {original.id: [1]})
+            produce(held)
+            replayed = reader.next_release(timeout=60)
+        self.assertIsNotNone(replayed)
+        assert replayed is not None
+        self.assertEqual(replayed.id, original.id)
+        self.assertEqual(len(replayed.events), len(original.events))
+        self.assertEqual(len(replayed.groups), len(original.groups))
+        self.assertEqual(len(replayed.dp), len(original.dp))
+        self.assertEqual(replayed.published, original.published)
+        self.check_release(replayed)
+
+    @staticmethod
+    def share_of(r: Dict[str, Any], release: int) -> Optional[int]:
+        """The input partition whose share of `release` the record is in, else None."""
+        if r["topic"] == OUTPUT.events:
+            return -1 if f'"release":{release},'.encode() in r["value"] else None
+        key: Tuple[str, ...] = tuple((r["key"] or b"").decode().split("/"))
+        return int(key[1]) if len(key) == 2 and key[0] == str(release) else None
+
+
+if __name__ == "__main__":
+    unittest.main()
