@@ -5,19 +5,23 @@
         /usr/bin/python3 -m unittest -v test_live      (from clients/python/tests)
 
 1. Three complete releases read with the reader agree with their summaries.
-2. A release with one partition's summary held back is not handed out; it is
-   once the summary arrives. The test replays a real release's records into
+2. The example report reads them and writes its PNG; `vanon tail` prints
+   the same releases.
+3. A release with one partition's summary held back is not handed out; it is
+   once the summary arrives; `vanon tail` exits 3 meanwhile. The test replays a real release's records into
    topics of its own, so that it decides when the last summary is produced.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -107,6 +111,7 @@ class LiveServiceTest(unittest.TestCase):
     kafka: Process
     vanon: Process
     releases: List[Release]
+    all_ids: List[int]  # every release the reader handed out, the empty ones too
 
     @classmethod
     def setUpClass(cls) -> None:
@@ -144,9 +149,11 @@ class LiveServiceTest(unittest.TestCase):
     @classmethod
     def read_three_releases(cls) -> List[Release]:
         got: List[Release] = []
+        cls.all_ids = []
         with Reader(cls.bootstrap, idle_timeout=60) as reader:
             assert reader.partitions == PARTITIONS
             for release in reader:
+                cls.all_ids.append(release.id)
                 # The first release may be empty: the service started before the fleet.
                 if release.published > 0:
                     got.append(release)
@@ -211,6 +218,41 @@ class LiveServiceTest(unittest.TestCase):
         self.assertTrue(1 / 3 < z2 < 3, f"mean (noisy/std)^2 = {z2} over {len(per)} counts")
         self.assertTrue(math.isclose(per["epsilon"].iloc[0], 0.0001 / 5))
 
+    def test_the_example_report_draws_a_png(self) -> None:
+        out = os.path.join(self.workdir, "report.png")
+        script = os.path.join(SOURCE_DIR, "clients", "python", "examples", "report.py")
+        done = subprocess.run([sys.executable, script, "--bootstrap", self.bootstrap, "--releases", "3", "--out", out,
+                               "--idle-timeout", "60"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.assertGreater(os.path.getsize(out), 20000)
+        self.assertIn("wrote", done.stdout)
+
+    def tail(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
+        argv = [os.environ["VANON_BIN"], "tail", "--config", os.path.join(SOURCE_DIR, "config", "demo.yaml"),
+                "--set", f"kafka.bootstrap={self.bootstrap}", *args]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+
+    def test_vanon_tail_prints_the_same_complete_releases(self) -> None:
+        done = self.tail("--from-beginning", "--json", "--count", str(len(self.all_ids)), "--timeout", "60")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        self.assertEqual([line["release"] for line in lines], self.all_ids)
+        by_id = {line["release"]: line for line in lines}
+        for release in self.releases:
+            line = by_id[release.id]
+            self.assertEqual(line["partitions"], PARTITIONS)
+            self.assertEqual(line["groups"], len(release.groups))
+            self.assertEqual(line["published"], release.published)
+            self.assertEqual(line["suppressed"], release.suppressed)
+            self.assertEqual(line["counterfeits"], release.counterfeits)
+            self.assertEqual(line["events"], len(release.events))
+        text = self.tail("--from-beginning", "--count", "1")
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertRegex(text.stdout, r"^release \d+ complete: partitions 2, groups \d+, published \d+, "
+                                      r"suppressed \d+, counterfeits \d+")
+
     # -- 2. a held-back summary ------------------------------------------------
 
     def test_a_release_with_a_held_back_summary_is_not_handed_out(self) -> None:
@@ -229,11 +271,21 @@ class LiveServiceTest(unittest.TestCase):
             self.assertEqual(producer.flush(30), 0)
 
         produce([r for r in records if r is not held[0]])
+        on_replay = ("--set", f"kafka.topics.releases={REPLAY.releases}", "--from-beginning")
         with Reader(self.bootstrap, topics=REPLAY) as reader:
             self.assertIsNone(reader.next_release(timeout=8), "a release was handed out without all summaries")
             self.assertEqual(reader.pending(), {original.id: [1]})
+            # The operator's view of the same: vanon tail gives up after its timeout.
+            waited = self.tail(*on_replay, "--timeout", "3", timeout=60)
+            self.assertEqual(waited.returncode, 3, waited.stdout + waited.stderr)
+            self.assertEqual(waited.stdout, "")
+            self.assertIn(f"release {original.id} incomplete", waited.stderr)
+            self.assertIn("no summary from input partition(s) 1 of 2", waited.stderr)
             produce(held)
             replayed = reader.next_release(timeout=60)
+        done = self.tail(*on_replay, "--count", "1", "--json", "--timeout", "30")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(json.loads(done.stdout)["release"], original.id)
         self.assertIsNotNone(replayed)
         assert replayed is not None
         self.assertEqual(replayed.id, original.id)
