@@ -26,6 +26,10 @@
 namespace vanon::cli {
 
 namespace {
+
+// About the size of one anonymized event record of the demo's config.
+constexpr double kEventRecordBytes = 280;
+
 // What a downstream consumer sees: a few records of each output topic, read
 // as a read_committed consumer. Returns false until the topics hold some.
 bool PrintSampleRecords(const config::Config& config) {
@@ -129,17 +133,31 @@ void PrintDpCounts(const config::Config& config, uint64_t vehicles) {
 }
 
 // Commands that read the same topics from outside the demo.
-void PrintConsumerCommands(const config::Config& config, const std::string& config_path) {
+void PrintConsumerCommands(const config::Config& config, const DemoArgs& args) {
   const std::filesystem::path repo = std::filesystem::path(DefaultConfigDir()).parent_path();
   std::filesystem::path report = repo / "clients" / "python" / "examples" / "report.py";
   if (!std::filesystem::exists(report)) report = "clients/python/examples/report.py";
+  const std::string config_path = args.config.empty() ? DefaultConfigDir() + "/demo.yaml" : args.config;
   std::printf(
       "report (PNG of releases, speeds and DP counts; while the demo runs):\n"
-      "  /usr/bin/python3 %s --bootstrap %s --releases 6 --out vanon-report.png\n"
+      "  /usr/bin/python3 %s --bootstrap %s --releases 6 --out vanon-report.png\n",
+      report.c_str(), config.kafka.bootstrap.c_str());
+  // The embedded cluster (librdkafka's mock) keeps about 5 MB per partition:
+  // a reader gets a release whole only while a partition's share of it fits.
+  const double share_mb =
+      args.rate * static_cast<double>(config.privacy.epoch.length_seconds) / args.partitions * kEventRecordBytes / 1e6;
+  if (share_mb > 2.2) {
+    std::printf(
+        "  note: at %.0f events/s a partition's share of a release is about %.1f MB of events, too much for the "
+        "embedded Kafka's 5 MB per partition to keep until a reader has it all; for the report run the demo with "
+        "--vehicles 150 --rate 1500 (the same events per vehicle)\n",
+        args.rate, share_mb);
+  }
+  std::printf(
       "complete releases as an operator sees them:\n"
       "  vanon tail --config %s --set kafka.bootstrap=%s --from-beginning\n"
       "-----------------------------------------------------------\n",
-      report.c_str(), config.kafka.bootstrap.c_str(), config_path.c_str(), config.kafka.bootstrap.c_str());
+      config_path.c_str(), config.kafka.bootstrap.c_str());
 }
 
 // True when nothing listens on `listen` ("host:port", IPv4) right now. A
@@ -301,7 +319,7 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
     if (s.releases > 0 && !printed_samples && PrintSampleRecords(config)) {
       printed_samples = true;
       PrintDpCounts(config, args.vehicles);
-      PrintConsumerCommands(config, args.config.empty() ? DefaultConfigDir() + "/demo.yaml" : args.config);
+      PrintConsumerCommands(config, args);
     }
     std::fflush(stdout);
     if (!loadgen_error.empty() || service_done.load()) break;

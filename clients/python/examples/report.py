@@ -97,7 +97,7 @@ def plot_dp(ax: plt.Axes, releases: List[Release], query: str) -> None:
         return
     dp = pd.concat(rows)
     for i, (cell, series) in enumerate(dp.groupby("cell")):
-        shift = pd.to_timedelta((i - 3) * 150, unit="ms")  # keep error bars of cells apart
+        shift = pd.to_timedelta((i - 3) * 300, unit="ms")  # keep error bars of cells apart
         ax.errorbar(series["time"] + shift, series["noisy"], yerr=series["std"], fmt="o-", capsize=3,
                     markersize=3, label=cell)
     eps, std = dp["epsilon"].iloc[0], dp["std"].median()

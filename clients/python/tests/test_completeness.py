@@ -125,6 +125,20 @@ class RecordedRunTest(unittest.TestCase):
         for release in later:
             self.check_against_summaries(release, a.take(release))
 
+    def test_a_release_whose_records_are_gone_can_be_dropped_and_stays_so(self) -> None:
+        def deleted(r: Record) -> bool:  # retention took partition 0's events of the release
+            return r.kind is Topic.EVENTS and r.release == self.busy and share_of(r, self.group_partition) == 0
+        a = ReleaseAssembler(PARTITIONS)
+        feed(a, self.without(deleted))
+        self.assertIn(self.busy, a.all_summaries())
+        self.assertTrue(any(s.startswith("partition 0: 0 of") for s in a.shortfall(self.busy)))
+        with self.assertRaisesRegex(IncompleteReleaseError, "events"):
+            a.take(self.busy)
+        a.drop(self.busy, "gone")
+        self.assertEqual([(d.release, d.reason) for d in a.dropped], [(self.busy, "gone")])
+        feed(a, [r for r in self.all if deleted(r)])
+        self.assertNotIn(self.busy, a.all_summaries())
+
     def test_records_of_another_attempt_of_a_share_are_left_out(self) -> None:
         # A retried transaction's first attempt (visible on brokers without
         # transaction markers): the same records under another attempt id.

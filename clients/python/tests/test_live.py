@@ -31,11 +31,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import recorded  # noqa: F401  (puts the package on sys.path)
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, Producer, TopicPartition
-from vanon_reader import Reader, Release, Topics, window_counts
+from vanon_reader import IncompleteReleaseError, Reader, Release, Topics, window_counts
 
 SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 PARTITIONS = 2
 REPLAY = Topics(events="replay.events.anonymized", releases="replay.releases", counts="replay.counts.dp")
+GONE = Topics(events="gone.events.anonymized", releases="gone.releases", counts="gone.counts.dp")
 OUTPUT = Topics()
 
 
@@ -119,7 +120,8 @@ class LiveServiceTest(unittest.TestCase):
         kafka_bin = os.environ["VANON_KAFKA_BIN"]
         cls.workdir = tempfile.mkdtemp(prefix="vanon-reader-live-")
         topics = ["vehicle.events.raw", "vehicle.events.dlq", "vehicle.events.late", "vanon.state.changelog"]
-        topics += [OUTPUT.events, OUTPUT.releases, OUTPUT.counts, REPLAY.events, REPLAY.releases, REPLAY.counts]
+        topics += [OUTPUT.events, OUTPUT.releases, OUTPUT.counts, REPLAY.events, REPLAY.releases, REPLAY.counts,
+                   GONE.events, GONE.releases, GONE.counts]
         argv = [kafka_bin, "--brokers", "1"]
         for t in topics:
             argv += ["--topic", f"{t}:{PARTITIONS}"]
@@ -257,18 +259,11 @@ class LiveServiceTest(unittest.TestCase):
 
     def test_a_release_with_a_held_back_summary_is_not_handed_out(self) -> None:
         original = self.releases[1]
-        records = [r for r in read_raw(self.bootstrap, [OUTPUT.events, OUTPUT.releases, OUTPUT.counts])
-                   if self.share_of(r, original.id) is not None]
+        records = self.release_records(original.id)
         held = [r for r in records if b'"type":"summary"' in r["value"] and self.share_of(r, original.id) == 1]
         self.assertEqual(len(held), 1)
-        rename = {OUTPUT.events: REPLAY.events, OUTPUT.releases: REPLAY.releases, OUTPUT.counts: REPLAY.counts}
-        producer = Producer({"bootstrap.servers": self.bootstrap})
-
         def produce(recs: List[Dict[str, Any]]) -> None:
-            for r in recs:
-                producer.produce(rename[r["topic"]], r["value"], r["key"], partition=r["partition"],
-                                 headers=r["headers"])
-            self.assertEqual(producer.flush(30), 0)
+            self.replay(recs, REPLAY)
 
         produce([r for r in records if r is not held[0]])
         on_replay = ("--set", f"kafka.topics.releases={REPLAY.releases}", "--from-beginning")
@@ -294,6 +289,36 @@ class LiveServiceTest(unittest.TestCase):
         self.assertEqual(len(replayed.dp), len(original.dp))
         self.assertEqual(replayed.published, original.published)
         self.check_release(replayed)
+
+    def release_records(self, release: int) -> List[Dict[str, Any]]:
+        return [r for r in read_raw(self.bootstrap, [OUTPUT.events, OUTPUT.releases, OUTPUT.counts])
+                if self.share_of(r, release) is not None]
+
+    def replay(self, records: List[Dict[str, Any]], to: Topics) -> None:
+        rename = {OUTPUT.events: to.events, OUTPUT.releases: to.releases, OUTPUT.counts: to.counts}
+        producer = Producer({"bootstrap.servers": self.bootstrap})
+        for r in records:
+            producer.produce(rename[r["topic"]], r["value"], r["key"], partition=r["partition"], headers=r["headers"])
+        self.assertEqual(producer.flush(30), 0)
+
+    def test_a_release_whose_events_are_gone_is_skipped_not_handed_out(self) -> None:
+        # As when retention deletes a share's events before the reader reads them.
+        first, second = self.releases[0], self.releases[2]
+        self.replay(self.release_records(first.id), GONE)
+        self.replay([r for r in self.release_records(second.id) if r["topic"] != OUTPUT.events or r["partition"] != 0],
+                    GONE)
+        with Reader(self.bootstrap, topics=GONE) as reader:
+            release = reader.next_release(timeout=30)
+            self.assertIsNotNone(release)
+            assert release is not None
+            self.assertEqual(release.id, first.id)
+            self.assertIsNone(reader.next_release(timeout=8))
+            self.assertEqual([d.release for d in reader.dropped], [second.id])
+            self.assertIn("partition 0: 0 of", reader.dropped[0].reason)
+        with Reader(self.bootstrap, topics=GONE, strict=True) as strict:
+            self.assertEqual(strict.next_release(timeout=30).id, first.id)  # type: ignore[union-attr]
+            with self.assertRaisesRegex(IncompleteReleaseError, f"release {second.id}: partition 0: 0 of"):
+                strict.next_release(timeout=30)
 
     @staticmethod
     def share_of(r: Dict[str, Any], release: int) -> Optional[int]:

@@ -187,6 +187,14 @@ class ReleaseAssembler:
                 out.append(f"partition {p}: {e} of {summary['events']} events")
         return out
 
+    def drop(self, release: int, reason: str) -> None:
+        """Gives up a release that can never be complete (its records are
+        gone): it is listed in :attr:`dropped` and its later records ignored."""
+        pending = self._pending.pop(release, None)
+        missing = self._missing(pending) if pending else []
+        self.dropped.append(DroppedRelease(release, missing, reason))
+        self._done.add(release)
+
     def take(self, release: int) -> AssembledRelease:
         """Hands out a release whose summaries have all arrived; raises
         IncompleteReleaseError when it lacks records they announce."""

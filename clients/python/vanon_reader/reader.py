@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from dataclasses import dataclass
@@ -9,11 +10,12 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
 
-from .completeness import DroppedRelease, ReleaseAssembler
+from .completeness import DroppedRelease, IncompleteReleaseError, ReleaseAssembler
 from .records import Parser, Topic
 from .release import Release
 
 TP = Tuple[str, int]
+log = logging.getLogger("vanon_reader")
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,12 @@ class Reader:
 
     ``start="earliest"`` reads every release still retained; ``"latest"``
     only releases whose records all come after the reader starts (releases
-    under way are skipped and listed in :attr:`dropped`). Iteration ends
+    under way are skipped and listed in :attr:`dropped`). A release whose
+    summaries all arrived but whose announced records are not there once
+    everything committed with them has been read (deleted by retention
+    before the reader got to them) is never handed out either: it is logged
+    and listed in :attr:`dropped`, or, with ``strict=True``, raises
+    :class:`~vanon_reader.completeness.IncompleteReleaseError`. Iteration ends
     after ``idle_timeout`` seconds in which no record arrived and no release
     was complete (None: never), or after ``max_releases``. Nothing is committed to Kafka: the
     reader keeps no consumer-group position.
@@ -50,7 +57,7 @@ class Reader:
     def __init__(self, bootstrap: str, *, topics: Topics = Topics(), partitions: Optional[int] = None,
                  start: str = "earliest", validate: bool = True, kafka_config: Optional[Mapping[str, Any]] = None,
                  idle_timeout: Optional[float] = None, max_releases: Optional[int] = None,
-                 metadata_timeout: float = 30.0) -> None:
+                 metadata_timeout: float = 30.0, strict: bool = False) -> None:
         if start not in ("earliest", "latest"):
             raise ValueError("start must be 'earliest' or 'latest'")
         # Fetches long-poll the broker for at most this long; offset lookups
@@ -75,6 +82,7 @@ class Reader:
         self._next: Dict[TP, int] = {}  # next offset to read, per topic partition
         self._eof: Dict[TP, int] = {}  # end offset at the last end-of-partition event
         self._fences: Dict[int, Dict[TP, int]] = {}
+        self._strict = strict
         self._idle_timeout = idle_timeout
         self._max_releases = max_releases
         self.yielded = 0
@@ -179,9 +187,16 @@ class Reader:
     def _ready_release(self) -> Optional[Release]:
         for release in sorted(self._fences):
             fence = self._fences[release]
-            if all(self._next[tp] >= end or self._eof.get(tp, -1) >= end for tp, end in fence.items()):
-                del self._fences[release]
+            if not all(self._next[tp] >= end or self._eof.get(tp, -1) >= end for tp, end in fence.items()):
+                continue
+            del self._fences[release]
+            try:
                 return Release.from_records(self._assembler.take(release))
+            except IncompleteReleaseError as e:
+                if self._strict:
+                    raise
+                log.warning("skipping incomplete release: %s (records deleted before they were read?)", e)
+                self._assembler.drop(release, str(e))
         return None
 
     # -- state ---------------------------------------------------------------
