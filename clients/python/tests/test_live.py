@@ -38,6 +38,8 @@ PARTITIONS = 2
 REPLAY = Topics(events="replay.events.anonymized", releases="replay.releases", counts="replay.counts.dp")
 GONE = Topics(events="gone.events.anonymized", releases="gone.releases", counts="gone.counts.dp")
 OUTPUT = Topics()
+# Seals the service's internal topics (the state changelog); a test key.
+STATE_KEYS = "reader-test-1:" + bytes(range(32)).hex()
 
 
 def free_port() -> int:
@@ -134,7 +136,7 @@ class LiveServiceTest(unittest.TestCase):
             "--set", f"http.listen=127.0.0.1:{free_port()}", "--set", "privacy.epoch.length_seconds=3",
             "--set", "privacy.epoch.allowed_lateness_seconds=1", "--set", "privacy.epoch.idle_timeout_seconds=2",
             "--set", "dp.time_bucket_seconds=3", "--set", "payload.time_bucket_seconds=3"],
-            cls.workdir, {"VANON_HMAC_KEY": "reader-live-test-key-0123456789"})
+            cls.workdir, {"VANON_HMAC_KEY": "reader-live-test-key-0123456789", "VANON_STATE_KEYS": STATE_KEYS})
         loadgen = Process("vanon-loadgen", [
             vanon_bin, "loadgen", "--bootstrap", cls.bootstrap, "--topic", "vehicle.events.raw",
             "--vehicles", "150", "--rate", "600", "--duration", "16", "--seed", "11",
