@@ -103,8 +103,12 @@ void PrintDpCounts(const config::Config& config, uint64_t vehicles) {
     std::printf("DP counts: not read yet (%s)\n", e.what());
   }
   std::vector<DpCountReadout> counts;
-  for (const std::string& r : records) {
-    if (std::optional<DpCountReadout> c = ParseDpCount(r)) counts.push_back(*c);
+  try {
+    for (const std::string& r : records) {
+      if (std::optional<DpCountReadout> c = ParseDpCount(r)) counts.push_back(*c);
+    }
+  } catch (const std::invalid_argument& e) {
+    std::printf("DP counts: a record on %s does not read: %s\n", config.kafka.topics.counts.c_str(), e.what());
   }
   if (!counts.empty()) {
     std::printf(
