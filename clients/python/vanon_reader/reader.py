@@ -48,10 +48,12 @@ class Reader:
     everything committed with them has been read (deleted by retention
     before the reader got to them) is never handed out either: it is logged
     and listed in :attr:`dropped`, or, with ``strict=True``, raises
-    :class:`~vanon_reader.completeness.IncompleteReleaseError`. Iteration ends
-    after ``idle_timeout`` seconds in which no record arrived and no release
-    was complete (None: never), or after ``max_releases``. Nothing is committed to Kafka: the
-    reader keeps no consumer-group position.
+    :class:`~vanon_reader.completeness.IncompleteReleaseError`.
+
+    Iteration ends after ``idle_timeout`` seconds in which no record arrived
+    and no release was complete (None: never), or after ``max_releases``.
+    Nothing is committed to Kafka: the reader keeps no consumer-group
+    position.
     """
 
     def __init__(self, bootstrap: str, *, topics: Topics = Topics(), partitions: Optional[int] = None,
