@@ -11,6 +11,7 @@ PACKAGES=(
   libsimdjson-dev libfmt-dev libcli11-dev libspdlog-dev libssl-dev
   libcpp-httplib-dev libjemalloc-dev
   prometheus kcat yamllint python3 python3-jsonschema python3-yaml python3-matplotlib curl
+  python3-confluent-kafka python3-pandas python3-mypy python3-venv
   clang-format-14 clang-tidy-14
 )
 

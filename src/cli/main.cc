@@ -3,8 +3,10 @@
 //   vanon validate-config FILE [--set KEY=VALUE ...]
 //   vanon demo [--duration S] [--vehicles N] [--rate R]
 //   vanon loadgen --bootstrap B --topic T --vehicles N --rate R --duration S [--seed X] [--invalid-fraction F]
+//   vanon tail --config FILE [--set KEY=VALUE ...] [--json] [--from-beginning] [--timeout S] [--count N]
 //   vanon version
-// Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage.
+// Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage, and for
+// tail 3 when a release stays incomplete longer than its timeout.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
@@ -17,6 +19,7 @@
 #include "state_keys.h"
 #include "loadgen.h"
 #include "stop_signal.h"
+#include "tail.h"
 #include "vanon/config.h"
 #include "vanon/config/dp_budget.h"
 #include "vanon/service/qi_resolver.h"
@@ -73,6 +76,14 @@ int CmdValidate(const std::string& path, const std::vector<std::string>& overrid
   }
 }
 
+int CmdLoadgen(const vanon::cli::LoadgenArgs& lg) {
+  std::atomic<bool>& stop = vanon::cli::InstallStopSignalHandlers();
+  vanon::cli::LoadgenProgress progress;
+  uint64_t n = vanon::cli::RunLoadgen(lg, stop, &progress);
+  std::cout << "loadgen: delivered " << n << " messages (" << progress.invalid.load() << " malformed)" << std::endl;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,14 +134,9 @@ int main(int argc, char** argv) {
   loadgen->add_option("--start-ms", lg.start_ms, "event time of the first message (default: now)");
 
   vanon::cli::ResealArgs reseal_args;
-  auto* reseal = app.add_subcommand(
-      "reseal-changelog",
-      "rewrite every changelog record not sealed under the first state key (key rotation; a changelog written in "
-      "clear). Stop every instance first");
-  reseal->add_option("--config", reseal_args.config, "config file")->required();
-  reseal->add_option("--set", reseal_args.overrides, "override a config key: dotted.key=value (repeatable)");
-  reseal->add_flag("--accept-clear", reseal_args.accept_clear,
-                   "seal records written in clear (by a version without encryption) instead of refusing them");
+  CLI::App* reseal = vanon::cli::AddResealCommand(&app, &reseal_args);
+  vanon::cli::TailArgs tail_args;
+  CLI::App* tail = vanon::cli::AddTailCommand(&app, &tail_args);
 
   app.add_subcommand("version", "print the version");
 
@@ -149,13 +155,8 @@ int main(int argc, char** argv) {
       demo_args.http_explicit = demo_http->count() > 0;
       return vanon::cli::RunDemo(demo_args, vanon::cli::InstallStopSignalHandlers());
     }
-    if (*loadgen) {
-      std::atomic<bool>& stop = vanon::cli::InstallStopSignalHandlers();
-      vanon::cli::LoadgenProgress progress;
-      uint64_t n = vanon::cli::RunLoadgen(lg, stop, &progress);
-      std::cout << "loadgen: delivered " << n << " messages (" << progress.invalid.load() << " malformed)" << std::endl;
-      return 0;
-    }
+    if (*tail) return vanon::cli::RunTail(tail_args, vanon::cli::InstallStopSignalHandlers());
+    if (*loadgen) return CmdLoadgen(lg);
     std::cout << "vanon " << vanon::kVersion << " (" << vanon::kRevision << ")" << std::endl;
     return 0;
   } catch (const vanon::config::ConfigError& e) {

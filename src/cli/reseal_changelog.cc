@@ -74,6 +74,18 @@ PartitionCounts ResealPartition(const config::Config& c, int32_t p, seal::Record
 
 }  // namespace
 
+CLI::App* AddResealCommand(CLI::App* app, ResealArgs* args) {
+  CLI::App* reseal = app->add_subcommand(
+      "reseal-changelog",
+      "rewrite every changelog record not sealed under the first state key (key rotation; a changelog written in "
+      "clear). Stop every instance first");
+  reseal->add_option("--config", args->config, "config file")->required();
+  reseal->add_option("--set", args->overrides, "override a config key: dotted.key=value (repeatable)");
+  reseal->add_flag("--accept-clear", args->accept_clear,
+                   "seal records written in clear (by a version without encryption) instead of refusing them");
+  return reseal;
+}
+
 int ResealChangelog(const ResealArgs& args) {
   config::Config c;
   try {

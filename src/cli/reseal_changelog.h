@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 namespace vanon::cli {
 
 struct ResealArgs {
@@ -19,6 +21,9 @@ struct ResealArgs {
   std::vector<std::string> overrides;
   bool accept_clear = false;  // seal records found in clear instead of refusing them
 };
+
+// Adds the subcommand to `app`, its options writing into `args`.
+CLI::App* AddResealCommand(CLI::App* app, ResealArgs* args);
 
 // Returns the exit code: 0 done, 1 a record that does not open or a Kafka
 // error, 2 bad config or keys.
