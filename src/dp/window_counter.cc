@@ -39,7 +39,9 @@ void WindowCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent
   });
   const uint64_t per_cell = q.unit == CountUnit::kVehicles ? 1 : q.bounds.max_per_cell;
   for (const auto& [cell, unit] : touched) {
-    auto it = std::find_if(kept.begin(), kept.end(), [&](const Kept& k) { return k.cell == cell; });
+    // Captured by an init-capture: clang 14 (the fuzz build) cannot capture
+    // a structured binding.
+    auto it = std::find_if(kept.begin(), kept.end(), [c = cell](const Kept& k) { return k.cell == c; });
     if (it == kept.end()) {
       if (kept.size() >= q.bounds.max_cells) {
         ++stats.cut_cells;
