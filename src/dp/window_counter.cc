@@ -80,9 +80,13 @@ bool WindowCounter::ReadKept(std::istream& in, std::vector<Kept>* kept) const {
     Kept k;
     size_t trips = 0;
     if (!(in >> k.cell >> k.units >> trips) || k.cell >= counter_.num_cells()) return false;
-    k.trips.resize(trips);
-    for (uint64_t& t : k.trips) {
-      if (!(in >> t)) return false;
+    // The count is stored text, maybe damaged or crafted: sizing the vector
+    // by it could ask for 2^64 entries (std::length_error, or all memory).
+    // The trips themselves bound the vector.
+    for (size_t t = 0; t < trips; ++t) {
+      uint64_t trip;
+      if (!(in >> trip)) return false;
+      k.trips.push_back(trip);
     }
     kept->push_back(std::move(k));
   }

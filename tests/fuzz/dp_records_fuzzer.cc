@@ -65,9 +65,11 @@ bool CheckTree(std::string_view line) {
   return true;
 }
 
+}  // namespace
+
 // The demo's kinds of queries: events by name and time bucket, distinct
 // trips by a QI.
-std::vector<dp::WindowCounter> WindowCounters() {
+std::vector<dp::WindowCounter> DpWindowCounters() {
   dp::CountQuery events;
   events.name = "events_by_name";
   dp::Dimension name;
@@ -89,6 +91,8 @@ std::vector<dp::WindowCounter> WindowCounters() {
   return {dp::WindowCounter(events, 0, kWindowMs, 7), dp::WindowCounter(trips, 0, kWindowMs, 7)};
 }
 
+namespace {
+
 void AddEvents(dp::WindowCounter* c, const std::string& vehicle) {
   std::vector<dp::DpEvent> events(3);
   for (size_t i = 0; i < events.size(); ++i) {
@@ -104,21 +108,21 @@ void AddEvents(dp::WindowCounter* c, const std::string& vehicle) {
 // Every way a window counter line is read, into fresh counters.
 void CheckWindowLine(std::string_view line) {
   const std::string vehicle(32, 'v');
-  for (dp::WindowCounter c : WindowCounters()) {
+  for (dp::WindowCounter c : DpWindowCounters()) {
     if (c.RestoreTotals(line)) {
       const std::string text = c.SerializeTotals();
       Check(c.RestoreTotals(text) && c.SerializeTotals() == text, "window totals do not decode stably");
       AddEvents(&c, vehicle);
     }
   }
-  for (dp::WindowCounter c : WindowCounters()) {
+  for (dp::WindowCounter c : DpWindowCounters()) {
     if (c.Restore(line)) {
       const std::string text = c.Serialize();
       Check(c.Restore(text) && c.Serialize() == text, "a window counter does not decode stably");
       AddEvents(&c, vehicle);
     }
   }
-  for (dp::WindowCounter c : WindowCounters()) {
+  for (dp::WindowCounter c : DpWindowCounters()) {
     if (c.RestoreVehicle(vehicle, line)) {
       const std::string text = c.SerializeVehicle(vehicle);
       Check(c.RestoreVehicle(vehicle, text) && c.SerializeVehicle(vehicle) == text,

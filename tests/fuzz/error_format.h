@@ -13,13 +13,14 @@ namespace vanon::fuzz {
 
 // Lines of a text as an editor numbers them (a last line without its
 // newline counts, and so does the empty line after a final newline).
-inline long LineCount(std::string_view text) { return static_cast<long>(std::count(text.begin(), text.end(), '\n')) + 1; }
+inline long LineCount(std::string_view text) {
+  return static_cast<long>(std::count(text.begin(), text.end(), '\n')) + 1;
+}
 
 // Checks one error line against "<source>:<line>: " with line <= max_line,
 // and returns the line.
 inline long CheckErrorLine(std::string_view message, std::string_view source, long max_line) {
-  Check(message.substr(0, source.size()) == source && message.size() > source.size() &&
-            message[source.size()] == ':',
+  Check(message.substr(0, source.size()) == source && message.size() > source.size() && message[source.size()] == ':',
         "an error does not start with its source");
   message.remove_prefix(source.size() + 1);
   long line = 0;

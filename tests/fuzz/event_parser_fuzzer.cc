@@ -75,8 +75,7 @@ struct Outcome {
     if (accepted != o.accepted) return false;
     if (!accepted) return rejection.reason == o.rejection.reason && rejection.detail == o.rejection.detail;
     return event.vin == o.event.vin && event.trip_id == o.event.trip_id && event.ts_ms == o.event.ts_ms &&
-           event.event == o.event.event && event.payload_json == o.event.payload_json &&
-           event.extras == o.event.extras;
+           event.event == o.event.event && event.payload_json == o.event.payload_json && event.extras == o.event.extras;
   }
 };
 

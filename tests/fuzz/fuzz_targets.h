@@ -6,6 +6,9 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
+
+#include "vanon/dp/window_counter.h"
 
 namespace vanon::fuzz {
 
@@ -27,11 +30,16 @@ struct FuzzTarget {
 };
 
 inline constexpr FuzzTarget kFuzzTargets[] = {
-    {"event_parser", &FuzzEventParser}, {"payload_transformer", &FuzzPayloadTransformer},
-    {"vin_table", &FuzzVinTable},       {"vehicle_registry", &FuzzVehicleRegistry},
-    {"config", &FuzzConfig},            {"hierarchy", &FuzzHierarchy},
-    {"buffered_event", &FuzzBufferedEvent}, {"state_records", &FuzzStateRecords},
-    {"changelog_record", &FuzzChangelogRecord}, {"dp_records", &FuzzDpRecords},
+    {"event_parser", &FuzzEventParser},
+    {"payload_transformer", &FuzzPayloadTransformer},
+    {"vin_table", &FuzzVinTable},
+    {"vehicle_registry", &FuzzVehicleRegistry},
+    {"config", &FuzzConfig},
+    {"hierarchy", &FuzzHierarchy},
+    {"buffered_event", &FuzzBufferedEvent},
+    {"state_records", &FuzzStateRecords},
+    {"changelog_record", &FuzzChangelogRecord},
+    {"dp_records", &FuzzDpRecords},
     {"release_log", &FuzzReleaseLog},
 };
 
@@ -46,6 +54,10 @@ bool CheckReleaseLogEntry(std::string_view value);
 bool CheckMetaRecord(std::string_view name, std::string_view value);
 // The DP part of `meta` (names starting "dp_"), in dp_records_fuzzer.cc.
 bool CheckDpMetaRecord(std::string_view name, std::string_view value);
+
+// The window counters the DP harness restores records into (a plan of the
+// demo's kinds of queries), for seeds that match them.
+std::vector<dp::WindowCounter> DpWindowCounters();
 
 }  // namespace vanon::fuzz
 

@@ -26,9 +26,9 @@ config::PayloadConfig NestedKeepConfig() {
   config::PayloadConfig c;
   c.default_action = config::PayloadDefault::kKeep;
   using T = config::PayloadTransform;
-  c.fields = {{"pos.gps", T::kGpsGrid, 0, 250},  {"pos.speed", T::kBin, 0.5, 0}, {"pos.secret", T::kDrop, 0, 0},
-              {"a.b.c", T::kBin, 1000, 0},       {"artist", T::kDrop, 0, 0},    {"location", T::kGpsGrid, 0, 1e7},
-              {"speed_kmh", T::kBin, 1e-3, 0},   {"source", T::kKeep, 0, 0}};
+  c.fields = {{"pos.gps", T::kGpsGrid, 0, 250}, {"pos.speed", T::kBin, 0.5, 0}, {"pos.secret", T::kDrop, 0, 0},
+              {"a.b.c", T::kBin, 1000, 0},      {"artist", T::kDrop, 0, 0},     {"location", T::kGpsGrid, 0, 1e7},
+              {"speed_kmh", T::kBin, 1e-3, 0},  {"source", T::kKeep, 0, 0}};
   return c;
 }
 

@@ -55,8 +55,8 @@ void CheckModel(const fleet::VinDecoder& table, const fleet::Manufacturer& maker
   Check(d.known && d.attributes.size() == 5, "a VIN of a listed model is not known");
   const std::optional<int> year = fleet::DecodeModelYear(vin, table.model_year_policy());
   Check(d.attributes[0].second == maker.name && d.attributes[1].second == first->engine &&
-            d.attributes[2].second == first->body && d.attributes[3].second == std::to_string(first->seats) &&
-            year && d.attributes[4].second == std::to_string(*year),
+            d.attributes[2].second == first->body && d.attributes[3].second == std::to_string(first->seats) && year &&
+            d.attributes[4].second == std::to_string(*year),
         "a VIN decodes to other attributes than its table entry");
 }
 
