@@ -95,10 +95,33 @@ void Diagnostics::OverrideError(int index, const std::string& path, const std::s
   Add(true, index, path, message);
 }
 
+namespace {
+
+// Messages quote keys and values from the file, and a YAML scalar may hold
+// line breaks: escaped, every problem stays on its one line of what().
+std::string OneLine(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void Diagnostics::Add(bool from_override, int line, const std::string& path, const std::string& message) {
   std::string text = from_override ? "--set" : file_;
   text += ":" + std::to_string(line) + ": " + (path.empty() ? "(root)" : path) + ": " + message;
-  errors_.push_back({from_override, line, std::move(text)});
+  errors_.push_back({from_override, line, OneLine(text)});
 }
 
 void Diagnostics::ThrowIfAny() {

@@ -23,7 +23,7 @@ bool KeyInPartition(const state::StateChange& c, int32_t partition) {
   const std::string prefix = state::PartitionPrefix(partition);
   const std::string_view key = c.key;
   if (c.family == state::StateFamily::kMeta) {
-    return key.size() > 5 && key[key.size() - 5] == '/' && key.substr(key.size() - 4) == prefix;
+    return key.size() >= 5 && key[key.size() - 5] == '/' && key.substr(key.size() - 4) == prefix;
   }
   return key.substr(0, 4) == prefix;
 }

@@ -187,10 +187,13 @@ void FuzzDpRecords(std::string_view input) {
   CheckLedger(input);
   CheckPartial(input);
   CheckAggregateIndex(input);
-  for (std::string_view line : Lines(input)) {
-    CheckTree(line);
-    CheckWindowLine(line);
-    CheckEpsilon(line);
+  // Records are one to a few lines; reading every line of a mutated input
+  // into six window counters made the fuzzer ten times slower.
+  const std::vector<std::string_view> lines = Lines(input);
+  for (size_t i = 0; i < lines.size() && i < 8; ++i) {
+    CheckTree(lines[i]);
+    CheckWindowLine(lines[i]);
+    CheckEpsilon(lines[i]);
   }
 }
 

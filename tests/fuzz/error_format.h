@@ -5,6 +5,7 @@
 #define VANON_TESTS_FUZZ_ERROR_FORMAT_H_
 
 #include <algorithm>
+#include <string>
 #include <string_view>
 
 #include "fuzz_support.h"
@@ -20,8 +21,10 @@ inline long LineCount(std::string_view text) {
 // Checks one error line against "<source>:<line>: " with line <= max_line,
 // and returns the line.
 inline long CheckErrorLine(std::string_view message, std::string_view source, long max_line) {
-  Check(message.substr(0, source.size()) == source && message.size() > source.size() && message[source.size()] == ':',
-        "an error does not start with its source");
+  const std::string whole(message);
+  if (message.substr(0, source.size()) != source || message.size() <= source.size() || message[source.size()] != ':') {
+    Fail("an error does not start with its source: " + whole);
+  }
   message.remove_prefix(source.size() + 1);
   long line = 0;
   size_t digits = 0;
@@ -29,8 +32,8 @@ inline long CheckErrorLine(std::string_view message, std::string_view source, lo
     line = line * 10 + (message[digits] - '0');
     ++digits;
   }
-  Check(digits > 0 && message.substr(digits, 2) == ": ", "an error does not name its line");
-  Check(line <= max_line, "an error names a line past the end of the input");
+  if (digits == 0 || message.substr(digits, 2) != ": ") Fail("an error does not name its line: " + whole);
+  if (line > max_line) Fail("an error names a line past the end of the input: " + whole);
   return line;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "error_format.h"
 #include "fuzz_support.h"
@@ -42,7 +43,10 @@ void FuzzVehicleRegistry(std::string_view input) {
   }
   CheckLookup(*registry, "");
   CheckLookup(*registry, "\x01 no such key");
-  for (std::string_view vin : VinShapedTokens(input)) CheckLookup(*registry, vin);
+  // The first few VIN-shaped tokens are enough to find the rows' keys; all
+  // of them (one per byte of a long run) would slow the fuzzer tenfold.
+  const std::vector<std::string_view> vins = VinShapedTokens(input);
+  for (size_t i = 0; i < vins.size() && i < 32; ++i) CheckLookup(*registry, vins[i]);
 }
 
 }  // namespace vanon::fuzz

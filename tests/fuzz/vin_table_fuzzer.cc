@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "error_format.h"
 #include "fuzz_support.h"
@@ -78,8 +79,9 @@ void FuzzVinTable(std::string_view input) {
   for (std::string_view vin : {"", "WBA", "wba7c5e10l0123456", "WBA7C5E1IL0123456", "WBA7C5E10Z0123456"}) {
     CheckUnknown(table->Decode(vin));
   }
-  for (std::string_view vin : VinShapedTokens(input)) {
-    const fleet::DecodedVehicle d = table->Decode(vin);
+  const std::vector<std::string_view> vins = VinShapedTokens(input);
+  for (size_t i = 0; i < vins.size() && i < 32; ++i) {  // a few: all would slow the fuzzer
+    const fleet::DecodedVehicle d = table->Decode(vins[i]);
     if (!d.known) CheckUnknown(d);
   }
 }
