@@ -75,6 +75,8 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 logs=()
 for h in "${HARNESSES[@]}"; do
   run="$BUILD/fuzz-runs/$h"
+  # What an earlier run found stays, beside; found/ holds this run's only.
+  if [ -n "$(ls -A "$run/found" 2>/dev/null)" ]; then mv "$run/found" "$run/found.$(date +%Y%m%d-%H%M%S)"; fi
   mkdir -p "$run/corpus" "$run/found"
   echo "== $h: ${SECONDS_EACH}s (nice 19) =="
   # -timeout: one input running 10 s is a hang; -malloc_limit_mb: a single

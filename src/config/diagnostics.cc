@@ -7,8 +7,12 @@
 namespace vanon::config::internal {
 
 std::string ParentPath(const std::string& path) {
+  // Only an item index ("[2]") is stripped: a key of an override may itself
+  // end with ']' ("--set 'x].y=1'"), and returning it unchanged made the
+  // walk to the root (OverrideIndex) loop forever.
   if (!path.empty() && path.back() == ']') {
-    return path.substr(0, path.rfind('['));
+    const size_t open = path.rfind('[');
+    if (open != std::string::npos) return path.substr(0, open);
   }
   size_t dot = path.rfind('.');
   return dot == std::string::npos ? std::string() : path.substr(0, dot);
