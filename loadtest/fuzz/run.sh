@@ -72,6 +72,9 @@ max_len_of() {
 export PATH="/usr/lib/llvm-14/bin:$PATH"  # llvm-symbolizer, for reports and -print_coverage
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# The file loaders' harnesses write every input to a file (fuzz_support.h,
+# ScratchDir): in memory when the machine has /dev/shm.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then export TMPDIR=/dev/shm; fi
 logs=()
 for h in "${HARNESSES[@]}"; do
   run="$BUILD/fuzz-runs/$h"
