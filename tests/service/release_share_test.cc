@@ -250,6 +250,76 @@ TEST(ReleaseShareTest, SignaturesPastTheRetentionHorizonArePurged) {
   EXPECT_TRUE(OpsOf<ShareDelta::DeleteSignature>(next.delta).empty());
 }
 
+// privacy-model.md section 3: a signature is kept for the horizon counted
+// from the vehicle's last publication, and a vehicle gets a new one only
+// after a gap of more than the horizon between its publications. H = 1440
+// epochs (1 day of minutes). Vehicles 0-19 are published every 640 epochs,
+// 20-29 at the first two releases only, 30-39 at the first only, then
+// 30-39 come back. Every signature the shares write or delete is checked
+// against the gap since the vehicle's last publication.
+TEST(ReleaseShareTest, SignatureIsRenewedOnlyAfterAGapLongerThanTheHorizon) {
+  config::Config c = ShareConfig();
+  c.privacy.signature_retention_days = 1;
+  const int64_t horizon = 1440;
+  Partition p(c);
+  struct Seen {
+    engine::Signature values;
+    int64_t last = 0;
+  };
+  std::map<std::string, Seen> seen;
+  auto release = [&](int64_t epoch, std::vector<ingest::BufferedEvent> events) -> ComputedShare {
+    ComputedShare s = p.Release(epoch, events);
+    for (const auto& del : OpsOf<ShareDelta::DeleteSignature>(s.delta)) {
+      EXPECT_TRUE(seen.count(del.vehicle));
+      EXPECT_GT(epoch - seen[del.vehicle].last, horizon) << "signature forgotten inside the horizon at " << epoch;
+    }
+    for (const auto& put : OpsOf<ShareDelta::PutSignature>(s.delta)) {
+      auto it = seen.find(put.vehicle);
+      if (put.signature.first_release == epoch && it != seen.end()) {
+        EXPECT_GT(epoch - it->second.last, horizon) << "new signature inside the horizon at " << epoch;
+      } else if (it != seen.end()) {
+        EXPECT_EQ(put.signature.values, it->second.values);
+      }
+      // Every publication here refreshes last_release (gaps >= 22 epochs).
+      EXPECT_EQ(put.signature.last_release, epoch);
+      seen[put.vehicle] = Seen{put.signature.values, epoch};
+    }
+    return s;
+  };
+  auto live = [&](uint32_t first, uint32_t n) {
+    std::vector<std::string> keys;
+    for (uint32_t v = first; v < first + n; ++v) keys.push_back(VehicleOf(v));
+    size_t count = 0;
+    for (const auto& s : p.state().GetSignatures(kPartition, keys)) count += s.has_value();
+    return count;
+  };
+  const int64_t e0 = 64 * 100;
+  release(e0, Vehicles(0, 40, e0, 1));
+  const size_t regular = live(0, 20), twice = live(20, 10), once = live(30, 10);
+  ASSERT_GT(regular, 10u);
+  ASSERT_GT(twice, 5u);
+  ASSERT_GT(once, 5u);
+  release(e0 + 640, Vehicles(0, 30, e0 + 640, 2));
+  release(e0 + 1280, Vehicles(0, 20, e0 + 1280, 3));
+  // 1408 epochs after their last publication: every signature is kept.
+  release(e0 + 1408, Vehicles(0, 20, e0 + 1408, 4));
+  EXPECT_EQ(live(30, 10), once);
+  // 1472 (> 1440 + 22) after 30-39's only publication: theirs go. 20-29
+  // were first published as long ago but last 832 epochs ago: theirs stay.
+  release(e0 + 1472, Vehicles(0, 20, e0 + 1472, 5));
+  EXPECT_EQ(live(30, 10), 0u);
+  EXPECT_EQ(live(20, 10), twice);
+  EXPECT_EQ(live(0, 20), regular);
+  // 30-39 come back after the gap and are new: new signatures are allowed.
+  const ComputedShare back = release(e0 + 1920, Vehicles(0, 40, e0 + 1920, 1));
+  size_t renewed = 0;
+  for (const auto& put : OpsOf<ShareDelta::PutSignature>(back.delta))
+    renewed += put.signature.first_release == e0 + 1920;
+  EXPECT_GT(renewed, 0u);
+  // 0-19, published every 640 epochs, kept theirs 1920 epochs after the first.
+  EXPECT_EQ(live(0, 20), regular);
+}
+
 config::Config DpWindowConfig() {
   config::Config c = ShareConfig();
   config::DpConfig& dp = c.dp;
