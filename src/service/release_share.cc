@@ -321,6 +321,7 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
     share.spent = std::make_unique<release::EpochEvents>(std::move(w.ev));
     return share;
   }
+  if (ctx.inspect) ctx.inspect(w.in, w.out);
   const double engine_ms = timer.Lap();
   share.records = WriteRelease({ctx.schema, ctx.config->sensitive ? &w.dict : nullptr, ctx.payload},
                                {partition, ctx.input_partitions, w.start, w.end}, w.in, w.out, w.tuple_events, &random);
