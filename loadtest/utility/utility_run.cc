@@ -147,9 +147,9 @@ void PrintSummary(const std::vector<std::unique_ptr<UtilityPipeline>>& pipelines
     for (const auto& [r, row] : reported[p]) {
       std::printf(
           "report m=%u pipeline=%s release=%u suppression=%.3f counterfeit_ratio=%.3f ncp=%.3f "
-          "vehicles_per_slot=%.2f shared=%.3f\n",
+          "vehicles_per_slot=%.2f shared=%.3f conflict=%.3f delay=%.3f\n",
           m, pipelines[p]->name().c_str(), r, row.suppression, row.counterfeit_ratio, row.ncp, row.vehicles_per_slot,
-          row.shared);
+          row.shared, row.conflict, row.delay);
     }
     const RunTotals& t = run[p];
     std::printf("whole run, %-16s: %.3f of %llu tuples suppressed, counterfeit ratio %.3f\n",

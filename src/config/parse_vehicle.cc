@@ -143,7 +143,8 @@ void ParseValueWindow(Section& s, const SensitiveConfig& defaults, SensitiveConf
   }
   if (sc->missing_policy == MissingPolicy::kCarry) {
     if (s.Int("carry_epochs", &sc->carry_epochs, 1, 100000) || sc->carry_epochs >= 1) return;
-    s.Error("carry_epochs", "required with missing_policy: carry (epochs a last value is kept, >= 1)");
+    s.diag()->ErrorNear(s.PathOf("missing_policy"), s.PathOf("carry_epochs"),
+                        "required with missing_policy: carry (epochs a last value is kept, >= 1)");
   } else {
     sc->carry_epochs = 0;
     s.Unexpected("carry_epochs", "only used with missing_policy: carry");
