@@ -12,6 +12,7 @@
 
 #include "changelog_writer.h"
 #include "vanon/kafka/committed_reader.h"
+#include "vanon/seal/record_sealer.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon::service {
@@ -84,8 +85,9 @@ std::optional<state::ReleaseLogEntry> LocalNewestCommitted(const state::StateSto
 // Reads the partition's changelog from `from` to its last stable offset,
 // applying compaction's rule itself: the last record of a key wins, a
 // tombstone removes it.
-StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const config::Config& config, int32_t partition, int64_t from,
-                                                          prometheus::Gauge* lag) {
+StateRestorer::ChangelogRead StateRestorer::ReadChangelog(int32_t partition, int64_t from,
+                                                          prometheus::Gauge* lag) const {
+  const config::Config& config = config_;
   ChangelogRead read;
   read.next_offset = from;
   kafka::ReadCommitted(
@@ -107,7 +109,14 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const config::Config& 
           if (c.family == state::StateFamily::kReleases) read.releases.erase(c.key);
           return true;
         }
-        c.value = std::string(r.value);
+        seal::Opened opened = sealer_->Open({config.state.changelog.topic, partition, r.key}, r.value);
+        if (opened.status != seal::OpenStatus::kOk) {
+          throw std::runtime_error("changelog: the record of partition " + std::to_string(partition) + " at offset " +
+                                   std::to_string(r.offset) + " " +
+                                   seal::RecordSealer::Describe(opened, config.security.state_keys_env) +
+                                   "; nothing of the partition was restored");
+        }
+        c.value = std::move(opened.plaintext);
         if (c.family == state::StateFamily::kReleases) read.releases[c.key] = *c.value;
         read.latest[k] = std::move(c);
         return true;
@@ -117,9 +126,11 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const config::Config& 
   return read;
 }
 
-StateRestorer::StateRestorer(const config::Config& config, state::StateStore* store, prometheus::Registry& registry)
+StateRestorer::StateRestorer(const config::Config& config, state::StateStore* store, const seal::RecordSealer* sealer,
+                             prometheus::Registry& registry)
     : config_(config),
       store_(store),
+      sealer_(sealer),
       restored_(RestoreCounter(registry, "restored")),
       up_to_date_(RestoreCounter(registry, "up_to_date")),
       records_(prometheus::BuildCounter()
@@ -172,7 +183,7 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   ChangelogRead read;
   bool replace = false;
   if (from > 0) {
-    read = ReadChangelog(config_, partition, from, &lag_);
+    read = ReadChangelog(partition, from, &lag_);
     const std::optional<state::ReleaseLogEntry> ahead = NewestCommitted(partition, read.releases);
     replace = ahead && !SameRelease(local, ahead);
   }
@@ -180,7 +191,7 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   // partition since: the whole changelog, to replace the partition with.
   if (from == 0 || replace) {
     const uint64_t ahead_records = read.records;
-    read = ReadChangelog(config_, partition, 0, &lag_);
+    read = ReadChangelog(partition, 0, &lag_);
     read.records += ahead_records;
     replace = !SameRelease(local, NewestCommitted(partition, read.releases));
   }
