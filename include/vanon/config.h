@@ -207,6 +207,9 @@ struct PrivacyConfig {
 };
 
 enum class DpCount { kEvents, kVehicles, kTrips };
+// The `sensitive` dimension's cell of the values dp.sensitive_values does
+// not list.
+inline constexpr const char* kOtherSensitiveCell = "other";
 
 struct DpQuery {
   std::string name;
@@ -234,6 +237,9 @@ struct DpConfig {
   // Cells must not depend on the data: the `event` dimension's domain and
   // the `time_bucket` dimension's width are fixed here.
   std::vector<std::string> event_names;
+  // The fixed domain of the `sensitive` dimension: every listed value is a
+  // cell, every other value counts in the cell kOtherSensitiveCell.
+  std::vector<std::string> sensitive_values;
   int64_t time_bucket_seconds = 60;
   // DP window (issue 17): 0 publishes counts with every release; otherwise
   // counts over windows of this many seconds (a multiple of the epoch length,

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "dp_histogram.h"
 #include "hmac_key.h"
 #include "state_keys.h"
 #include "loadgen.h"
@@ -232,6 +233,7 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
   const auto start = std::chrono::steady_clock::now();
   bool printed_url = false;
   bool printed_samples = false;
+  bool printed_histogram = false;
   while (!stop.load()) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -242,6 +244,7 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
     const service::ServiceStatus s = service.Status();
     PrintStatus(elapsed, progress.produced.load(), s);
     if (s.releases > 0 && !printed_samples) printed_samples = PrintSampleRecords(config);
+    if (printed_samples && !printed_histogram) printed_histogram = PrintDpHistogram(config);
     std::fflush(stdout);
     if (!loadgen_error.empty() || service_done.load()) break;
     if (args.duration > 0 && elapsed >= args.duration) break;

@@ -87,7 +87,8 @@ TEST_P(ConfigRefusal, ValidateConfigAndRunRefuseAlike) {
 
   // A bootstrap nothing listens on: run must refuse before connecting.
   Subprocess run({VANON_BIN, "run", "--config", file, "--set", "kafka.bootstrap=127.0.0.1:1"},
-                 {"VANON_HMAC_KEY=dp-refusal-test-key-0123456789abcdef", testing::kStateKeysEnv}, /*capture_stderr=*/true);
+                 {"VANON_HMAC_KEY=dp-refusal-test-key-0123456789abcdef", testing::kStateKeysEnv},
+                 /*capture_stderr=*/true);
   ASSERT_EQ(run.Wait(60), 2) << run.Output();
   EXPECT_EQ(ErrorLine(run.Output(), file, r.key), line) << run.Output();
 }
@@ -108,7 +109,7 @@ INSTANTIATE_TEST_SUITE_P(
                               {{"hierarchies/body.csv", "hierarchies/no-such-file.csv"}},
                               "quasi_identifiers[2].hierarchy"},
                       Refusal{"epsilon_over_budget",
-                              {{"epsilon_per_release: 0.0001", "epsilon_per_release: 20"}},
+                              {{"epsilon_per_release: 1\n", "epsilon_per_release: 20\n"}},
                               "dp.epsilon_per_release"},
                       Refusal{"kpi_names_unknown_query",
                               {{"numerator: touchscreen_vehicles_by_engine", "numerator: no_such_query"}},
@@ -168,10 +169,10 @@ INSTANTIATE_TEST_SUITE_P(
     Dp, ConfigRefusal,
     ::testing::Values(
         Refusal{"epsilon_with_ten_decimals",
-                {{"epsilon_per_release: 0.0001", "epsilon_per_release: 0.0000000001"}},
+                {{"epsilon_per_release: 1\n", "epsilon_per_release: 0.0000000001\n"}},
                 "dp.epsilon_per_release"},
         Refusal{"budget_with_ten_decimals",
-                {{"budget: {epsilon: 10,", "budget: {epsilon: 10.0000000001,"}},
+                {{"budget: {epsilon: 100000,", "budget: {epsilon: 100000.0000000001,"}},
                 "dp.budget.epsilon"},
         Refusal{"event_name_twice",
                 {{"event_names: [trip_started,", "event_names: [trip_started, trip_started,"}},
@@ -213,7 +214,8 @@ TEST(ConfigRefusalOverride, ValidateConfigAndRunRefuseABadOverrideAlike) {
   ASSERT_FALSE(line.empty()) << "no --set privacy.m error in: " << validate.Output();
 
   Subprocess run({VANON_BIN, "run", "--config", file, "--set", "privacy.m=1", "--set", "kafka.bootstrap=127.0.0.1:1"},
-                 {"VANON_HMAC_KEY=dp-refusal-test-key-0123456789abcdef", testing::kStateKeysEnv}, /*capture_stderr=*/true);
+                 {"VANON_HMAC_KEY=dp-refusal-test-key-0123456789abcdef", testing::kStateKeysEnv},
+                 /*capture_stderr=*/true);
   ASSERT_EQ(run.Wait(60), 2) << run.Output();
   EXPECT_EQ(ErrorLine(run.Output(), "--set", "privacy.m"), line) << run.Output();
 
