@@ -160,7 +160,10 @@ const ServiceRun& TheRun() {
                                  "privacy.epoch.allowed_lateness_seconds=1", "privacy.epoch.idle_timeout_seconds=2",
                                  // Overrides cannot append to a list; demo.yaml's
                                  // artist rule only repeats the default (drop).
-                                 "payload.fields.3={path: seq, transform: keep}"});
+                                 "payload.fields.3={path: seq, transform: keep}",
+                                 // Noise small enough that the DP histogram
+                                 // test sees a misplaced count.
+                                 "dp.epsilon_per_release=10", "dp.budget.epsilon=1000000"});
     cluster.CreateTopic(config.kafka.topics.input, kInputPartitions);
     cluster.CreateTopic(config.state.changelog.topic, kInputPartitions);
     for (const std::string& t : {config.kafka.topics.anonymized, config.kafka.topics.releases, config.kafka.topics.dlq,
@@ -352,10 +355,7 @@ TEST(E2eRelease, DpSensitiveHistogramMatchesTheInputWithinItsNoise) {
   const config::Config& c = run.config;
   const std::set<std::string> listed(c.dp.sensitive_values.begin(), c.dp.sensitive_values.end());
   const int64_t len = c.privacy.epoch.length_seconds * 1000;
-  std::set<std::string> engines;
-  for (const std::string& leaf : {"EV", "Hybrid", "Plug-in Hybrid", "Gas", "Diesel", "Hydrogen", "CNG"}) {
-    engines.insert(leaf);
-  }
+  const std::set<std::string> engines = {"EV", "Hybrid", "Plug-in Hybrid", "Gas", "Diesel", "Hydrogen", "CNG"};
   // Truth: distinct vehicles per cell, and the cells of vehicle-epochs
   // bounding may have cut.
   std::map<CellKey, std::set<std::string>> vehicles;
@@ -376,6 +376,7 @@ TEST(E2eRelease, DpSensitiveHistogramMatchesTheInputWithinItsNoise) {
       R"re("release":(\d+),"query":"vehicles_by_artist","cell":\{"sensitive":"((?:[^"\\]|\\.)*)","engine":"([^"]*)"\},"kind":"count","value":(-?\d+)(?:,"unclamped":(-?\d+))?,"epsilon":([0-9.e-]+),"sensitivity":(\d+),"mechanism":"discrete_laplace".*"partition":(\d+)\})re");
   std::map<std::pair<int64_t, int32_t>, size_t> cells_of;
   std::vector<double> errors;
+  std::map<std::string, std::pair<double, size_t>> by_value;  // sum of errors, cells
   double scale = 0;
   size_t truth_total = 0;
   for (const testing::TopicRecord& r : testing::ReadTopic(run.cluster->Bootstrap(), c.kafka.topics.counts)) {
@@ -390,6 +391,8 @@ TEST(E2eRelease, DpSensitiveHistogramMatchesTheInputWithinItsNoise) {
     const size_t truth = it == vehicles.end() ? 0 : it->second.size();
     truth_total += truth;
     errors.push_back(static_cast<double>(noisy) - static_cast<double>(truth));
+    by_value[k.artist].first += errors.back();
+    ++by_value[k.artist].second;
   }
   ASSERT_GE(cells_of.size(), 6u * kInputPartitions) << "a histogram per release and partition";
   for (const auto& [release, n] : cells_of) {
@@ -408,6 +411,11 @@ TEST(E2eRelease, DpSensitiveHistogramMatchesTheInputWithinItsNoise) {
   std::cout << "dp histogram: " << errors.size() << " cells, " << truth_total << " vehicle-cells, scale " << scale
             << ", error mean " << mean << ", variance " << var << " (expected " << expected << ")\n";
   EXPECT_LT(std::abs(mean), 5 * std::sqrt(expected / static_cast<double>(errors.size())));
+  // Per value (a count put in the wrong cell, or dropped, shows here).
+  EXPECT_EQ(by_value.size(), listed.size() + 1);
+  for (const auto& [value, e] : by_value) {
+    EXPECT_LT(std::abs(e.first), 5 * std::sqrt(expected * static_cast<double>(e.second))) << value;
+  }
   EXPECT_GT(var, 0.7 * expected);
   EXPECT_LT(var, 1.4 * expected);
 }
