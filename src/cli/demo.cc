@@ -244,7 +244,8 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
     const service::ServiceStatus s = service.Status();
     PrintStatus(elapsed, progress.produced.load(), s);
     if (s.releases > 0 && !printed_samples) printed_samples = PrintSampleRecords(config);
-    if (printed_samples && !printed_histogram) printed_histogram = PrintDpHistogram(config);
+    // A few releases in, when the fleet is fully on the road.
+    if (printed_samples && !printed_histogram && s.releases >= 6) printed_histogram = PrintDpHistogram(config);
     std::fflush(stdout);
     if (!loadgen_error.empty() || service_done.load()) break;
     if (args.duration > 0 && elapsed >= args.duration) break;

@@ -36,6 +36,15 @@ std::optional<DpHistogram> HistogramOf(const std::vector<std::string>& records, 
       kEpsilon(R"("epsilon":([0-9.eE+-]+))"), kSensitivity(R"("sensitivity":(\d+))"),
       kSensitive(R"re("sensitive":"((?:[^"\\]|\\.)*)")re");
   const std::string name = "\"query\":\"" + query + "\"";
+  // The latest release of the first input partition seen.
+  std::optional<std::pair<int64_t, int64_t>> pick;
+  for (const std::string& r : records) {
+    if (r.find(name) == std::string::npos) continue;
+    const auto release = Field(r, kRelease), partition = Field(r, kPartition);
+    if (!release) continue;
+    const int64_t rel = std::stoll(*release), part = partition ? std::stoll(*partition) : -1;
+    if (!pick || (part == pick->second && rel > pick->first)) pick = {rel, part};
+  }
   std::optional<DpHistogram> h;
   std::map<std::string, int64_t> sums;
   for (const std::string& r : records) {
@@ -46,12 +55,12 @@ std::optional<DpHistogram> HistogramOf(const std::vector<std::string>& records, 
                sensitive = Field(r, kSensitive);
     if (!release || !value || !sensitive) continue;
     const int64_t rel = std::stoll(*release), part = partition ? std::stoll(*partition) : -1;
+    if (!pick || rel != pick->first || part != pick->second) continue;
     if (!h) {
       h = DpHistogram{query, rel, part, 0, 0, {}};
       const auto eps = Field(r, kEpsilon), sens = Field(r, kSensitivity);
       if (eps && sens && std::stod(*eps) > 0) h->scale = std::stod(*sens) / std::stod(*eps);
     }
-    if (rel != h->release || part != h->partition) continue;
     const auto unclamped = Field(r, kUnclamped);
     sums[Unescape(*sensitive)] += std::stoll(unclamped ? *unclamped : *value);
     ++h->cells;

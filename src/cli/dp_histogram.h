@@ -26,8 +26,9 @@ struct DpHistogram {
   std::vector<std::pair<std::string, int64_t>> bars;
 };
 
-// The histogram of the first release (and input partition) among `records`
-// (JSON count records) that has counts of `query`; nullopt when none does.
+// The histogram of the latest release of one input partition among
+// `records` (JSON count records) that has counts of `query`; nullopt when
+// none does.
 std::optional<DpHistogram> HistogramOf(const std::vector<std::string>& records, const std::string& query,
                                        const std::vector<std::string>& values);
 

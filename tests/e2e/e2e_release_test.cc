@@ -163,7 +163,10 @@ const ServiceRun& TheRun() {
                                  "payload.fields.3={path: seq, transform: keep}",
                                  // Noise small enough that the DP histogram
                                  // test sees a misplaced count.
-                                 "dp.epsilon_per_release=10", "dp.budget.epsilon=1000000"});
+                                 "dp.epsilon_per_release=10", "dp.budget.epsilon=1000000",
+                                 // demo.yaml's artist histogram, per engine type.
+                                 "dp.queries.3={name: vehicles_by_artist, count: vehicles, "
+                                 "dimensions: [sensitive, qi:engine]}"});
     cluster.CreateTopic(config.kafka.topics.input, kInputPartitions);
     cluster.CreateTopic(config.state.changelog.topic, kInputPartitions);
     for (const std::string& t : {config.kafka.topics.anonymized, config.kafka.topics.releases, config.kafka.topics.dlq,
