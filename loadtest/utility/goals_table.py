@@ -100,6 +100,7 @@ def main():
             state_path = os.path.splitext(args.out)[0] + f"-state-{shape}-{drift}.csv"
             rows, violations, cmd = run_service(args.build, shape, drift, args, state_path)
             commands.append(f"vanon-utility-run {cmd}")
+            print(f"ran {shape} {drift}: {violations} checker violations", flush=True)
             for m in (5, 10):
                 oracle = run_oracle(state_path, m, shape)
                 for release in (12, 50, 200):
