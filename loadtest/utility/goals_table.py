@@ -32,10 +32,10 @@ REPORT = re.compile(r"^report m=(\d+) pipeline=(\S+) release=(\d+) suppression=(
 VIOLATIONS = re.compile(r"^checker violations .*: (\d+)")
 
 
-def run_service(build, shape, drift, args, state_path):
+def run_service(build, shape, drift, args, state_path, csv_path):
     cmd = [os.path.join(build, "loadtest/utility/vanon-utility-run"), f"--shape={shape}", f"--drift={drift}",
            "--m=5,10", f"--presets={args.presets}", f"--releases={args.releases}", "--report=12,50,200",
-           f"--vehicles={args.vehicles}", "--every=100000", f"--oracle-state={state_path}"]
+           f"--vehicles={args.vehicles}", "--every=100000", f"--oracle-state={state_path}", f"--csv={csv_path}"]
     out = subprocess.run(cmd, check=False, capture_output=True, text=True)
     if out.returncode not in (0, 1):
         sys.exit(f"{' '.join(cmd)} failed: {out.stderr[-2000:]}")
@@ -98,7 +98,9 @@ def main():
     for shape in ("repertoire", "global"):
         for drift in ("0.05", "0.10"):
             state_path = os.path.splitext(args.out)[0] + f"-state-{shape}-{drift}.csv"
-            rows, violations, cmd = run_service(args.build, shape, drift, args, state_path)
+            # The per-release CSV stays beside the table (plot_utility.py draws it).
+            csv_path = os.path.splitext(args.out)[0] + f"-{shape}-{drift}.csv"
+            rows, violations, cmd = run_service(args.build, shape, drift, args, state_path, csv_path)
             commands.append(f"vanon-utility-run {cmd}")
             print(f"ran {shape} {drift}: {violations} checker violations", flush=True)
             for m in (5, 10):
