@@ -35,6 +35,8 @@ const char* FamilyName(state::StateFamily f) {
       return "waiting";
     case state::StateFamily::kReleases:
       return "releases";
+    case state::StateFamily::kWindows:
+      return "windows";
   }
   return "?";
 }
@@ -53,7 +55,7 @@ bool DecodeChangelogKey(std::string_view key, int32_t* partition, state::StateCh
   if (key.size() < 6) return false;
   const auto p = static_cast<uint32_t>(base::DecodeBigEndian(key, 0, 4));
   const auto f = static_cast<uint8_t>(key[4]);
-  if (f < static_cast<uint8_t>(state::StateFamily::kEvents) || f > static_cast<uint8_t>(state::StateFamily::kReleases))
+  if (f < static_cast<uint8_t>(state::StateFamily::kEvents) || f > static_cast<uint8_t>(state::StateFamily::kWindows))
     return false;
   // A restore writes the store key as it is (StateStore::ReplacePartition),
   // so it must be a key of this partition: the partition's 4 bytes start
