@@ -84,11 +84,14 @@ std::optional<state::ReleaseLogEntry> LocalNewestCommitted(const state::StateSto
 
 // Reads the partition's changelog from `from` to its last stable offset,
 // applying compaction's rule itself: the last record of a key wins, a
-// tombstone removes it.
+// tombstone removes it. Values are opened only once the read is complete:
+// a record a later one of its key superseded is what compaction would have
+// dropped (after a key rotation, under a key the ring may no longer hold).
 StateRestorer::ChangelogRead StateRestorer::ReadChangelog(int32_t partition, int64_t from,
                                                           prometheus::Gauge* lag) const {
   const config::Config& config = config_;
   ChangelogRead read;
+  std::map<std::string, int64_t> offsets;  // changelog key -> offset of its live record
   read.next_offset = from;
   kafka::ReadCommitted(
       config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties, config.state.changelog.topic,
@@ -106,24 +109,36 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(int32_t partition, int
         std::string k = r.key.data() ? std::string(r.key) : std::string();
         if (r.value.empty()) {
           read.latest.erase(k);
-          if (c.family == state::StateFamily::kReleases) read.releases.erase(c.key);
+          offsets.erase(k);
           return true;
         }
-        seal::Opened opened = sealer_->Open({config.state.changelog.topic, partition, r.key}, r.value);
-        if (opened.status != seal::OpenStatus::kOk) {
-          throw std::runtime_error("changelog: the record of partition " + std::to_string(partition) + " at offset " +
-                                   std::to_string(r.offset) + " " +
-                                   seal::RecordSealer::Describe(opened, config.security.state_keys_env) +
-                                   "; nothing of the partition was restored");
-        }
-        c.value = std::move(opened.plaintext);
-        if (c.family == state::StateFamily::kReleases) read.releases[c.key] = *c.value;
+        c.value = std::string(r.value);
+        offsets[k] = r.offset;
         read.latest[k] = std::move(c);
         return true;
       },
       kRestoreTimeoutMs);
   if (lag != nullptr) lag->Set(0);
+  OpenValues(partition, offsets, &read);
   return read;
+}
+
+// Opens every live value in place; the first that does not open stops the
+// restore before anything is applied (fail closed).
+void StateRestorer::OpenValues(int32_t partition, const std::map<std::string, int64_t>& offsets,
+                               ChangelogRead* read) const {
+  const std::string& topic = config_.state.changelog.topic;
+  for (auto& [k, c] : read->latest) {
+    seal::Opened opened = sealer_->Open({topic, partition, k}, *c.value);
+    if (opened.status != seal::OpenStatus::kOk) {
+      throw std::runtime_error("changelog: the record of partition " + std::to_string(partition) + " at offset " +
+                               std::to_string(offsets.at(k)) + " " +
+                               seal::RecordSealer::Describe(opened, config_.security.state_keys_env) +
+                               "; nothing of the partition was restored");
+    }
+    c.value = std::move(opened.plaintext);
+    if (c.family == state::StateFamily::kReleases) read->releases[c.key] = *c.value;
+  }
 }
 
 StateRestorer::StateRestorer(const config::Config& config, state::StateStore* store, const seal::RecordSealer* sealer,

@@ -68,6 +68,7 @@ class StateRestorer {
   };
   // `lag` (may be null) follows the offsets still to read.
   ChangelogRead ReadChangelog(int32_t partition, int64_t from, prometheus::Gauge* lag) const;
+  void OpenValues(int32_t partition, const std::map<std::string, int64_t>& offsets, ChangelogRead* read) const;
   // Replaces the partition's local state with the changelog's.
   void ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed);
 
