@@ -34,8 +34,14 @@ void ParsePrivacy(Section& root, PrivacyConfig* out) {
   }
   s.Double("history_min_share", &out->history_min_share, 0, 1, /*lo_open=*/true);
   if (out->learn_events > 0 && out->max_delay_epochs == 0) {
-    s.Error(s.Has("learn_events") ? "learn_events" : "max_delay_epochs",
-            "learning needs privacy.max_delay_epochs > 0 (a new vehicle waits at most that long)");
+    // A vehicle that may not wait cannot learn: the preset's learning does
+    // not apply (a config written before presets, with max_delay_epochs: 0,
+    // keeps starting); asked for in the file, it is refused.
+    if (s.Has("learn_events")) {
+      s.Error("learn_events", "learning needs privacy.max_delay_epochs > 0 (a new vehicle waits at most that long)");
+    } else {
+      out->learn_events = 0;
+    }
   }
   {
     Section e(root.diag(), s.Child("epoch"), s.PathOf("epoch"));

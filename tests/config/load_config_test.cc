@@ -147,6 +147,10 @@ TEST_F(LoadConfigTest, PresetValuesThatDoNotApplyFallBackToPlainDefaults) {
   const config::Config last = config::LoadConfig(WriteConfig(kBaseConfig), {"sensitive.aggregator=last"});
   EXPECT_EQ(last.sensitive->window_epochs, 1);
   EXPECT_EQ(last.sensitive->missing_policy, config::MissingPolicy::kCarry);
+  // A config with max_delay_epochs: 0 (no waiting) starts without learning.
+  const config::Config no_wait = config::LoadConfig(WriteConfig(kBaseConfig), {"privacy.max_delay_epochs=0"});
+  EXPECT_EQ(no_wait.privacy.learn_events, 0);
+  EXPECT_EQ(no_wait.privacy.history_slots, 8);
   const config::Config k = config::LoadConfig(WriteConfig(kBaseConfig), {"privacy.model=k_anonymity"});
   EXPECT_EQ(k.privacy.history_slots, 0);
   EXPECT_EQ(k.privacy.learn_events, 0);
