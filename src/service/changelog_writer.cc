@@ -112,14 +112,12 @@ size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const Cha
   extra.PutRelease(partition, epoch, committed);
   extra.DeleteRelease(partition, epoch - kReleaseLogLength);
 
-  const std::string& topic = config_.state.changelog.topic;
   size_t n = 0;
   const bool count_families = spdlog::should_log(spdlog::level::debug);
   std::map<std::pair<state::StateFamily, bool>, size_t> by_family;  // (family, tombstone) -> records
   for (const state::ReleaseWrite* w : {&apply, static_cast<const state::ReleaseWrite*>(&extra)}) {
     for (const state::StateChange& c : w->Changes()) {
-      const std::string key = ChangelogKey(partition, c);
-      producer_->Produce(topic, partition, key, c.value ? std::string_view(*c.value) : std::string_view(), headers);
+      ProduceChange(partition, c, headers);
       if (count_families) ++by_family[{c.family, !c.value}];
       ++n;
     }
@@ -134,11 +132,43 @@ size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const Cha
   return n;
 }
 
-void ChangelogWriter::CommitOffsets(const std::map<int32_t, int64_t>& resume_offsets) {
+void ChangelogWriter::ProduceChange(int32_t partition, const state::StateChange& c,
+                                    const kafka::KafkaHeaders& headers) {
+  const std::string key = ChangelogKey(partition, c);
+  producer_->Produce(config_.state.changelog.topic, partition, key,
+                     c.value ? std::string_view(*c.value) : std::string_view(), headers);
+}
+
+void ChangelogWriter::SendOffsets(const std::map<int32_t, int64_t>& offsets) {
   if (consumer_ == nullptr) throw std::logic_error("ChangelogWriter: no consumer attached");
   std::unique_ptr<RdKafka::ConsumerGroupMetadata> group = consumer_->GroupMetadata();
   if (!group) throw kafka::AbortableKafkaError("changelog: no consumer group metadata");
-  producer_->SendOffsets(config_.kafka.topics.input, resume_offsets, *group);
+  producer_->SendOffsets(config_.kafka.topics.input, offsets, *group);
+}
+
+void ChangelogWriter::CommitOffsets(const std::map<int32_t, int64_t>& resume_offsets) { SendOffsets(resume_offsets); }
+
+size_t ChangelogWriter::Seed(int32_t partition, const std::vector<state::StateChange>& changes, int64_t resume_offset) {
+  std::map<int32_t, int64_t> offsets;
+  if (resume_offset >= 0) offsets[partition] = resume_offset;
+  size_t i = 0;
+  while (i < changes.size()) {
+    producer_->BeginTransaction();
+    size_t bytes = 0, n = 0;
+    try {
+      for (; i < changes.size() && n < kSeedRecords && bytes < kSeedBytes; ++i, ++n) {
+        const state::StateChange& c = changes[i];
+        ProduceChange(partition, c, {});
+        bytes += c.key.size() + (c.value ? c.value->size() : 0);
+      }
+      SendOffsets(offsets);
+      producer_->CommitTransaction();
+    } catch (const kafka::AbortableKafkaError&) {
+      producer_->AbortTransaction();
+      throw;
+    }
+  }
+  return changes.size();
 }
 
 }  // namespace vanon::service

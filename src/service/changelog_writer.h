@@ -104,7 +104,25 @@ class ChangelogWriter {
   // Release thread, inside the open transaction, after every share.
   void CommitOffsets(const std::map<int32_t, int64_t>& resume_offsets);
 
+  // A changelog seeded from the partition's local state (an instance that
+  // ran without the changelog turns it on; state_restorer.cc). Consuming
+  // thread, in the rebalance callback that assigned the partition: no
+  // release transaction is open then (the revocation before it finished
+  // every batch, and the consumer's eager assign() allows no other order).
+  // Writes `changes` in order, in transactions of at most kSeedRecords
+  // records or kSeedBytes bytes, each committing `resume_offset` (if >= 0)
+  // for the partition with the consumer group's metadata, so that a member
+  // that lost the partition meanwhile is fenced. A seed that stops midway
+  // leaves a prefix of `changes` committed. Returns the records produced.
+  size_t Seed(int32_t partition, const std::vector<state::StateChange>& changes, int64_t resume_offset);
+  static constexpr size_t kSeedRecords = 20000;
+  static constexpr size_t kSeedBytes = 4 << 20;
+
  private:
+  // Every record vanon writes to the changelog topic goes through here.
+  void ProduceChange(int32_t partition, const state::StateChange& c, const kafka::KafkaHeaders& headers);
+  void SendOffsets(const std::map<int32_t, int64_t>& offsets);
+
   const config::Config& config_;
   state::StateStore* store_;
   kafka::TransactionalProducer* producer_;

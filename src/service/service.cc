@@ -338,7 +338,7 @@ void Service::Rep::BuildReleasePath() {
   if (c.state.changelog.enabled) {
     changelog = std::make_unique<ChangelogWriter>(c, store.get(), out.get());
     runner->SetChangelog(changelog.get());
-    restorer = std::make_unique<StateRestorer>(c, store.get(), *registry);
+    restorer = std::make_unique<StateRestorer>(c, store.get(), changelog.get(), *registry);
     restoring = restorer.get();
     spdlog::info("state changelog on: {}", c.state.changelog.topic);
   }
@@ -399,6 +399,7 @@ void Service::Rep::OnRevoked(const std::vector<int32_t>& gone) {
   try {
     NoteOutcomes(runner->Apply(StateOf(), /*wait=*/true));
     runner->DropPrecomputed(StateOf());
+    runner->ForgetPartitions(gone);
     pipeline->Checkpoint(gone);
   } catch (...) {
     if (!rebalance_error) rebalance_error = std::current_exception();

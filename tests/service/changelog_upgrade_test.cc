@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <iostream>
 
 #include "fleet_feed.h"
@@ -31,12 +33,18 @@ using testing::TempDir;
 
 constexpr int kInputPartitions = 4;
 
+double Elapsed() {
+  static const auto t0 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 bool ReleasedAndSettled(int port, double releases) {
   return ScrapeMetric(port, "vanon_partitions_assigned") == kInputPartitions &&
          ScrapeMetric(port, "vanon_releases_total") >= releases && Settled(port);
 }
 
 TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublishesNothing) {
+  Elapsed();
   std::string bootstrap;
   auto kafka = testing::StartLifecycleKafka(kInputPartitions, 2, &bootstrap);
   ASSERT_FALSE(bootstrap.empty());
@@ -54,6 +62,7 @@ TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublish
   ASSERT_EQ(run->Wait(60), 0) << run->Output();
   const std::string phase1_log = run->Output();
 
+  std::cout << "phase done at " << Elapsed() << " s\n";
   // 2. The same instance and state dir, the changelog on.
   a.changelog = true;
   a.port = testing::FreePort();
@@ -68,6 +77,7 @@ TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublish
   ASSERT_EQ(run->Wait(60), 0) << run->Output();
   const std::string phase2_log = run->Output();
 
+  std::cout << "phase done at " << Elapsed() << " s\n";
   // 3. Every partition moves to an instance with an empty state dir.
   InstanceOptions b{bootstrap, "upgrade-b", state_b.path(), testing::FreePort(), /*changelog=*/true, {}, {}};
   feed.Produce(bootstrap, 3000);
@@ -79,6 +89,7 @@ TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublish
   ASSERT_EQ(run->Wait(60), 0) << run->Output();
   const std::string phase3_log = run->Output();
 
+  std::cout << "phase done at " << Elapsed() << " s\n";
   ASSERT_EQ(testing::SumLowWatermarks(bootstrap, "vehicle.events.raw", kInputPartitions), 0);
   ASSERT_EQ(testing::SumLowWatermarks(bootstrap, testing::kLifecycleChangelog, kInputPartitions), 0);
 
@@ -106,7 +117,7 @@ TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublish
   EXPECT_EQ(consumed, feed.total) << "every input message consumed once";
   EXPECT_EQ(accounted, consumed) << "released + suppressed + late + rejected";
   EXPECT_GT(phase1_last_seq, 0u);
-  if (HasFailure()) {
+  if (HasFailure() || std::getenv("VANON_TEST_SHOW_LOGS") != nullptr) {
     std::cout << phase1_log.substr(0, 20000) << "\n----\n"
               << phase2_log.substr(0, 40000) << "\n----\n"
               << phase3_log.substr(0, 20000) << "\n";

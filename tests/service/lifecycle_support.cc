@@ -6,13 +6,13 @@ namespace vanon::testing {
 
 std::unique_ptr<Subprocess> StartInstance(const InstanceOptions& o) {
   std::vector<std::string> argv = {VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml"};
-  std::vector<std::string> sets = {"kafka.bootstrap=" + o.bootstrap,
-                                   "input.max_message_bytes=16384",
-                                   "state.dir=" + o.state_dir,
-                                   "http.listen=127.0.0.1:" + std::to_string(o.port),
-                                   "privacy.epoch.length_seconds=2",
-                                   "privacy.epoch.allowed_lateness_seconds=1",
+  std::vector<std::string> sets = {"kafka.bootstrap=" + o.bootstrap, "input.max_message_bytes=16384",
+                                   "state.dir=" + o.state_dir, "http.listen=127.0.0.1:" + std::to_string(o.port),
+                                   "privacy.epoch.length_seconds=2", "privacy.epoch.allowed_lateness_seconds=1",
                                    "privacy.epoch.idle_timeout_seconds=2",
+                                   // A stopped or killed member's partitions
+                                   // move once its session expires.
+                                   "kafka.consumer_properties.session.timeout.ms=6000",
                                    // Overrides cannot append to a list: the
                                    // seq marker replaces the artist entry
                                    // (dropped by default anyway).

@@ -26,10 +26,10 @@ struct OutputAudit {
   size_t events_without_seq = 0;
   size_t vehicles = 0;
   size_t vehicles_two_signatures = 0;
-  size_t dp_keys = 0;          // release/partition keys of DP count records
-  size_t dp_repeated = 0;      // keys counted by more than one attempt
-  size_t dp_differing = 0;     // ... whose attempts published different records
-  std::set<std::string> vins;  // vehicles published at least once
+  size_t dp_keys = 0;                                              // release/partition keys of DP count records
+  size_t dp_repeated = 0;                                          // keys counted by more than one attempt
+  size_t dp_differing = 0;                                         // ... whose attempts published different records
+  std::set<std::string> vins;                                      // vehicles published at least once
   std::map<std::string, std::set<std::string>> attempts_of_share;  // "release/partition" -> vanon.attempt values
 
   std::string Describe() const;
