@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "hmac_key.h"
+#include "state_keys.h"
 #include "loadgen.h"
 #include "vanon/config.h"
 #include "vanon/kafka/committed_reader.h"
@@ -158,6 +159,18 @@ std::string DemoHmacKey(const config::Config& config) {
   return RandomHmacKey();
 }
 
+// The configured state keys when set, else a random ring for this run.
+seal::Keyring DemoStateKeys(const config::Config& config) {
+  std::string error;
+  if (std::optional<seal::Keyring> keys = ReadStateKeys(config, &error)) return *keys;
+  if (!error.empty() && std::getenv(config.security.state_keys_env.c_str()) != nullptr) {
+    throw std::runtime_error(error);  // set but malformed: say so rather than ignore it
+  }
+  std::printf("demo: %s is not set, sealing internal topics with a random key for this run only\n",
+              config.security.state_keys_env.c_str());
+  return seal::Keyring::Random("demo");
+}
+
 // The one (or two, once releases run) status lines a second.
 void PrintStatus(double elapsed, uint64_t sent, const service::ServiceStatus& s) {
   std::printf(
@@ -185,7 +198,7 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
   std::string state_dir = MakeStateDir();
   config::Config config = DemoConfig(args, cluster, state_dir);
 
-  service::Service service(config, DemoHmacKey(config));
+  service::Service service(config, DemoHmacKey(config), DemoStateKeys(config));
   std::atomic<bool> service_stop{false};
   std::atomic<bool> service_done{false};
   int service_rc = 0;

@@ -13,6 +13,7 @@
 
 #include "demo.h"
 #include "hmac_key.h"
+#include "state_keys.h"
 #include "loadgen.h"
 #include "stop_signal.h"
 #include "vanon/config.h"
@@ -40,11 +41,16 @@ int CmdRun(const std::string& path, const std::vector<std::string>& overrides) {
     std::cerr << error << std::endl;
     return kExitConfig;
   }
+  std::optional<vanon::seal::Keyring> state_keys = vanon::cli::ReadStateKeys(config, &error);
+  if (!error.empty()) {
+    std::cerr << error << std::endl;
+    return kExitConfig;
+  }
   vanon::service::InitJsonLogging(vanon::config::ToString(config.logging.level));
   std::atomic<bool>& stop = vanon::cli::InstallStopSignalHandlers();
   spdlog::info("vanon {} ({}) starting with {}", vanon::kVersion, vanon::kRevision, config.path);
   try {
-    vanon::service::Service service(std::move(config), std::move(*key));
+    vanon::service::Service service(std::move(config), std::move(*key), std::move(state_keys));
     return service.Run(stop);
   } catch (const std::exception& e) {
     spdlog::error("start-up failed: {}", e.what());

@@ -13,6 +13,7 @@
 
 #include "changelog_writer.h"
 #include "vanon/kafka/committed_reader.h"
+#include "vanon/seal/record_sealer.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon::service {
@@ -86,8 +87,9 @@ void SaveLocalMark(state::StateStore* store, int32_t partition, int64_t offset, 
 // Reads the partition's changelog from `from` to its last stable offset,
 // applying compaction's rule itself: the last record of a key wins, a
 // tombstone removes it.
-StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const config::Config& config, int32_t partition, int64_t from,
-                                                          prometheus::Gauge* lag) {
+StateRestorer::ChangelogRead StateRestorer::ReadChangelog(int32_t partition, int64_t from,
+                                                          prometheus::Gauge* lag) const {
+  const config::Config& config = config_;
   ChangelogRead read;
   read.next_offset = from;
   const std::string seeding_key =
@@ -112,7 +114,14 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const config::Config& 
           if (k == seeding_key) read.seeding.reset();
           return true;
         }
-        c.value = std::string(r.value);
+        seal::Opened opened = sealer_->Open({config.state.changelog.topic, partition, r.key}, r.value);
+        if (opened.status != seal::OpenStatus::kOk) {
+          throw std::runtime_error("changelog: the record of partition " + std::to_string(partition) + " at offset " +
+                                   std::to_string(r.offset) + " " +
+                                   seal::RecordSealer::Describe(opened, config.security.state_keys_env) +
+                                   "; nothing of the partition was restored");
+        }
+        c.value = std::move(opened.plaintext);
         if (c.family == state::StateFamily::kReleases) read.releases[c.key] = *c.value;
         if (k == seeding_key) {
           try {
@@ -175,10 +184,11 @@ bool LocalContinues(const state::StateStore& store, int32_t partition, int64_t r
 
 }  // namespace
 
-StateRestorer::StateRestorer(const config::Config& config, state::StateStore* store, ChangelogWriter* writer,
-                             prometheus::Registry& registry)
+StateRestorer::StateRestorer(const config::Config& config, state::StateStore* store, const seal::RecordSealer* sealer,
+                             ChangelogWriter* writer, prometheus::Registry& registry)
     : config_(config),
       store_(store),
+      sealer_(sealer),
       writer_(writer),
       restored_(RestoreCounter(registry, "restored")),
       up_to_date_(RestoreCounter(registry, "up_to_date")),
@@ -290,11 +300,11 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   uint64_t records = 0;
   Action action = Action::kKeep;
   if (from > 0) {
-    read = ReadChangelog(config_, partition, from, &lag_);
+    read = ReadChangelog(partition, from, &lag_);
     records = read.records;
   }
   if (from == 0 || !TailInSync(partition, local, read)) {
-    read = ReadChangelog(config_, partition, 0, &lag_);
+    read = ReadChangelog(partition, 0, &lag_);
     records += read.records;
     action = Decide(partition, local, read);
   }

@@ -42,16 +42,22 @@ namespace vanon::state {
 class StateStore;
 }  // namespace vanon::state
 
+namespace vanon::seal {
+class RecordSealer;
+}  // namespace vanon::seal
+
 namespace vanon::service {
 
 class ChangelogWriter;
 
 class StateRestorer {
  public:
-  // `writer` seeds the changelog (may be null where nothing can need it: a
-  // restore into an empty store).
-  StateRestorer(const config::Config& config, state::StateStore* store, ChangelogWriter* writer,
-                prometheus::Registry& registry);
+  // `sealer` opens every value read; a value that does not open stops the
+  // restore before anything is applied (fail closed). `writer` seeds the
+  // changelog (may be null where nothing can need it: a restore into an
+  // empty store).
+  StateRestorer(const config::Config& config, state::StateStore* store, const seal::RecordSealer* sealer,
+                ChangelogWriter* writer, prometheus::Registry& registry);
 
   // Brings the partition's local state and its changelog to the same state
   // (see above). Returns true when local state was replaced. Throws on a
@@ -86,8 +92,7 @@ class StateRestorer {
   enum class Action { kKeep, kReplace, kSeed };
 
   // `lag` (may be null) follows the offsets still to read.
-  static ChangelogRead ReadChangelog(const config::Config& config, int32_t partition, int64_t from,
-                                     prometheus::Gauge* lag);
+  ChangelogRead ReadChangelog(int32_t partition, int64_t from, prometheus::Gauge* lag) const;
   // True when the changelog read from the local offset mark on holds
   // nothing local state lacks and local state nothing the changelog lacks.
   bool TailInSync(int32_t partition, const std::optional<Newest>& local, const ChangelogRead& tail) const;
@@ -99,6 +104,7 @@ class StateRestorer {
 
   const config::Config& config_;
   state::StateStore* store_;
+  const seal::RecordSealer* sealer_;
   ChangelogWriter* writer_;
   mutable std::mutex mu_;
   std::set<int32_t> restoring_;  // guarded by mu_

@@ -24,7 +24,7 @@ std::unique_ptr<Subprocess> StartInstance(const InstanceOptions& o) {
     argv.push_back("--set");
     argv.push_back(s);
   }
-  std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kLifecycleHmacKey,
+  std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kLifecycleHmacKey, kStateKeysEnv,
                                   "VANON_INSTANCE_ID=" + o.instance};
   env.insert(env.end(), o.env.begin(), o.env.end());
   return std::make_unique<Subprocess>(argv, env, /*capture_stderr=*/true);

@@ -111,7 +111,7 @@ struct Instance {
       argv.push_back(s);
     }
     process = std::make_unique<Subprocess>(
-        argv, std::vector<std::string>{std::string("VANON_HMAC_KEY=") + kHmacKey, "VANON_INSTANCE_ID=" + n},
+        argv, std::vector<std::string>{std::string("VANON_HMAC_KEY=") + kHmacKey, testing::kStateKeysEnv, "VANON_INSTANCE_ID=" + n},
         /*capture_stderr=*/true);
   }
   double Metric(const std::string& series) const { return testing::ScrapeMetric(port, series); }

@@ -71,7 +71,7 @@ std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::
     argv.push_back(a);
   }
   return std::make_unique<Subprocess>(
-      argv, std::vector<std::string>{std::string("VANON_HMAC_KEY=") + kHmacKey, "VANON_INSTANCE_ID=" + instance},
+      argv, std::vector<std::string>{std::string("VANON_HMAC_KEY=") + kHmacKey, testing::kStateKeysEnv, "VANON_INSTANCE_ID=" + instance},
       /*capture_stderr=*/true);
 }
 
@@ -310,7 +310,7 @@ TEST(InternalTopicsAtStart, RunRefusesAMissingOrWrongChangelogWithTheFix) {
       argv.push_back("--set");
       argv.push_back(a);
     }
-    Subprocess p(argv, {std::string("VANON_HMAC_KEY=") + kHmacKey}, /*capture_stderr=*/true);
+    Subprocess p(argv, {std::string("VANON_HMAC_KEY=") + kHmacKey, testing::kStateKeysEnv}, /*capture_stderr=*/true);
     EXPECT_EQ(p.Wait(120), 1) << p.Output();
     return p.Output();
   };
