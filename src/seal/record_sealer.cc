@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include <map>
 #include <memory>
 #include <stdexcept>
 
@@ -28,18 +29,23 @@ bool HasMagic(std::string_view v) {
 
 // The associated data: a domain label, the record's header (magic, key id,
 // nonce), then where it lives. Lengths are explicit, so no two places give
-// the same bytes.
-std::string AssociatedData(const RecordPlace& p, std::string_view header) {
-  std::string ad = "vanon.seal.v1";
-  ad.push_back('\0');
-  base::PutBigEndian32(&ad, static_cast<uint32_t>(header.size()));
-  ad.append(header);
-  base::PutBigEndian32(&ad, static_cast<uint32_t>(p.topic.size()));
-  ad.append(p.topic);
-  base::PutBigEndian32(&ad, static_cast<uint32_t>(p.partition));
-  base::PutBigEndian32(&ad, static_cast<uint32_t>(p.key.size()));
-  ad.append(p.key);
-  return ad;
+// the same bytes. Fed to the cipher piece by piece (GCM takes the AAD in
+// several updates), so no buffer is built per record.
+bool FeedAssociatedData(EVP_CIPHER_CTX* ctx, const RecordPlace& p, std::string_view header) {
+  static constexpr char kLabel[] = "vanon.seal.v1";
+  auto feed = [&](const void* data, size_t n) {
+    int out = 0;
+    return n == 0 ||
+           EVP_CipherUpdate(ctx, nullptr, &out, static_cast<const unsigned char*>(data), static_cast<int>(n)) == 1;
+  };
+  auto feed_len = [&](size_t n) {
+    const unsigned char be[4] = {static_cast<unsigned char>(n >> 24), static_cast<unsigned char>(n >> 16),
+                                 static_cast<unsigned char>(n >> 8), static_cast<unsigned char>(n)};
+    return feed(be, 4);
+  };
+  return feed(kLabel, sizeof kLabel) && feed_len(header.size()) && feed(header.data(), header.size()) &&
+         feed_len(p.topic.size()) && feed(p.topic.data(), p.topic.size()) &&
+         feed_len(static_cast<uint32_t>(p.partition)) && feed_len(p.key.size()) && feed(p.key.data(), p.key.size());
 }
 
 const unsigned char* U(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
@@ -56,12 +62,34 @@ size_t HeaderLength(std::string_view v) {
 
 }  // namespace
 
-RecordSealer::RecordSealer(Keyring keys) : keys_(std::move(keys)), counter_(0) {
-  if (RAND_bytes(prefix_, sizeof prefix_) != 1) throw std::runtime_error("RAND_bytes failed");
+struct RecordSealer::Contexts {
+  Ctx seal;
+  std::map<std::string, Ctx, std::less<>> open;  // key id -> context
+};
+
+namespace {
+
+// A context for `key` in direction `encrypt`, its key schedule set; each
+// record then sets only its nonce.
+Ctx NewContext(const DataKey& key, bool encrypt) {
+  Ctx ctx(EVP_CIPHER_CTX_new());
+  if (!ctx || EVP_CipherInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, U(key.bytes), nullptr, encrypt ? 1 : 0) != 1) {
+    throw std::runtime_error("AES-256-GCM context setup failed");
+  }
+  return ctx;
 }
 
+}  // namespace
+
+RecordSealer::RecordSealer(Keyring keys) : keys_(std::move(keys)), counter_(0), contexts_(new Contexts) {
+  if (RAND_bytes(prefix_, sizeof prefix_) != 1) throw std::runtime_error("RAND_bytes failed");
+  contexts_->seal = NewContext(keys_.active(), true);
+}
+
+RecordSealer::~RecordSealer() = default;
+
+// Under mu_.
 void RecordSealer::NextNonce(unsigned char nonce[12]) {
-  std::lock_guard<std::mutex> l(mu_);
   if (counter_ > 0xffffffffull) {
     if (RAND_bytes(prefix_, sizeof prefix_) != 1) throw std::runtime_error("RAND_bytes failed");
     counter_ = 0;
@@ -73,24 +101,25 @@ void RecordSealer::NextNonce(unsigned char nonce[12]) {
 
 std::string RecordSealer::Seal(const RecordPlace& place, std::string_view plaintext) {
   const DataKey& key = keys_.active();
-  std::string out(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
+  std::string out;
+  out.reserve(sizeof kMagic + 1 + key.id.size() + kNonceBytes + plaintext.size() + kTagBytes);
+  out.append(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
   out.push_back(static_cast<char>(key.id.size()));
   out.append(key.id);
+  std::lock_guard<std::mutex> l(mu_);
   unsigned char nonce[kNonceBytes];
   NextNonce(nonce);
   out.append(reinterpret_cast<const char*>(nonce), kNonceBytes);
   const size_t header = out.size();
-  const std::string ad = AssociatedData(place, out);
-
   out.resize(header + plaintext.size() + kTagBytes);
   auto* body = reinterpret_cast<unsigned char*>(out.data() + header);
-  Ctx ctx(EVP_CIPHER_CTX_new());
+  EVP_CIPHER_CTX* ctx = contexts_->seal.get();
   int n = 0, m = 0;
-  if (!ctx || EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, U(key.bytes), nonce) != 1 ||
-      EVP_EncryptUpdate(ctx.get(), nullptr, &n, U(ad), static_cast<int>(ad.size())) != 1 ||
-      EVP_EncryptUpdate(ctx.get(), body, &n, U(plaintext), static_cast<int>(plaintext.size())) != 1 ||
-      EVP_EncryptFinal_ex(ctx.get(), body + n, &m) != 1 ||
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, kTagBytes, body + plaintext.size()) != 1) {
+  if (EVP_EncryptInit_ex(ctx, nullptr, nullptr, nullptr, nonce) != 1 ||
+      !FeedAssociatedData(ctx, place, std::string_view(out.data(), header)) ||
+      EVP_EncryptUpdate(ctx, body, &n, U(plaintext), static_cast<int>(plaintext.size())) != 1 ||
+      EVP_EncryptFinal_ex(ctx, body + n, &m) != 1 ||
+      EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, kTagBytes, body + plaintext.size()) != 1) {
     throw std::runtime_error("AES-256-GCM sealing failed");
   }
   return out;
@@ -110,20 +139,20 @@ Opened RecordSealer::Open(const RecordPlace& place, std::string_view sealed) con
     o.status = OpenStatus::kUnknownKey;
     return o;
   }
-  const std::string ad = AssociatedData(place, sealed.substr(0, header));
   const std::string_view body = sealed.substr(header, sealed.size() - header - kTagBytes);
   std::string tag(sealed.substr(sealed.size() - kTagBytes));
   o.plaintext.resize(body.size());
   auto* out = reinterpret_cast<unsigned char*>(o.plaintext.data());
-  Ctx ctx(EVP_CIPHER_CTX_new());
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = contexts_->open.find(o.key_id);
+  if (it == contexts_->open.end()) it = contexts_->open.emplace(o.key_id, NewContext(*key, false)).first;
+  EVP_CIPHER_CTX* ctx = it->second.get();
   int n = 0, m = 0;
-  const bool ok = ctx &&
-                  EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, U(key->bytes),
-                                     U(sealed.substr(header - kNonceBytes))) == 1 &&
-                  EVP_DecryptUpdate(ctx.get(), nullptr, &n, U(ad), static_cast<int>(ad.size())) == 1 &&
-                  EVP_DecryptUpdate(ctx.get(), out, &n, U(body), static_cast<int>(body.size())) == 1 &&
-                  EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, kTagBytes, tag.data()) == 1 &&
-                  EVP_DecryptFinal_ex(ctx.get(), out + n, &m) == 1;
+  const bool ok = EVP_DecryptInit_ex(ctx, nullptr, nullptr, nullptr, U(sealed.substr(header - kNonceBytes))) == 1 &&
+                  FeedAssociatedData(ctx, place, sealed.substr(0, header)) &&
+                  EVP_DecryptUpdate(ctx, out, &n, U(body), static_cast<int>(body.size())) == 1 &&
+                  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, kTagBytes, tag.data()) == 1 &&
+                  EVP_DecryptFinal_ex(ctx, out + n, &m) == 1;
   if (!ok) {
     o.plaintext.clear();
     o.status = OpenStatus::kFailed;

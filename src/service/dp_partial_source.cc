@@ -43,8 +43,7 @@ class KafkaPartialSource final : public DpPartialSource {
 
 }  // namespace
 
-std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const config::Config& config,
-                                                       const seal::RecordSealer* sealer) {
+std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const config::Config& config, const seal::RecordSealer* sealer) {
   if (sealer == nullptr) throw std::invalid_argument("dp: a partial source without a sealer");
   return std::make_unique<KafkaPartialSource>(config, sealer);
 }

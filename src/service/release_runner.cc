@@ -110,7 +110,7 @@ struct ReleaseRunner::Rep {
   ReleaseMetricsExporter* metrics;
   OutputTopology topology;
   DpPublisher* dp;
-  ChangelogWriter* changelog = nullptr;  // set before the first Submit
+  ChangelogWriter* changelog = nullptr;          // set before the first Submit
   seal::RecordSealer* partial_sealer = nullptr;  // set before the first Submit with global DP counts
   engine::Schema schema;
   release::PayloadTransformer payload;  // for the published time bucket only (const use)

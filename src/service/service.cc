@@ -144,7 +144,8 @@ Service::Service(config::Config config, std::string hmac_key, std::optional<seal
     : rep_(std::make_unique<Rep>(std::move(config))) {
   if (config::WritesInternalTopics(rep_->config)) {
     if (!state_keys) {
-      throw std::invalid_argument(rep_->config.path + ": security.state_keys_env: the changelog or DP aggregation is on, "
+      throw std::invalid_argument(rep_->config.path +
+                                  ": security.state_keys_env: the changelog or DP aggregation is on, "
                                   "so the state keys are required");
     }
     rep_->sealer = std::make_unique<seal::RecordSealer>(std::move(*state_keys));

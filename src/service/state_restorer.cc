@@ -86,11 +86,14 @@ void SaveLocalMark(state::StateStore* store, int32_t partition, int64_t offset, 
 
 // Reads the partition's changelog from `from` to its last stable offset,
 // applying compaction's rule itself: the last record of a key wins, a
-// tombstone removes it.
+// tombstone removes it. Values are opened only once the read is complete:
+// a record a later one of its key superseded is what compaction would have
+// dropped (after a key rotation, under a key the ring may no longer hold).
 StateRestorer::ChangelogRead StateRestorer::ReadChangelog(int32_t partition, int64_t from,
                                                           prometheus::Gauge* lag) const {
   const config::Config& config = config_;
   ChangelogRead read;
+  std::map<std::string, int64_t> offsets;  // changelog key -> offset of its live record
   read.next_offset = from;
   const std::string seeding_key =
       ChangelogKey(partition, {state::StateFamily::kMeta, state::MetaRecordKey(partition, kSeedingMeta), {}});
@@ -110,31 +113,24 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(int32_t partition, int
         std::string k = r.key.data() ? std::string(r.key) : std::string();
         if (r.value.empty()) {
           read.latest.erase(k);
-          if (c.family == state::StateFamily::kReleases) read.releases.erase(c.key);
-          if (k == seeding_key) read.seeding.reset();
+          offsets.erase(k);
           return true;
         }
-        seal::Opened opened = sealer_->Open({config.state.changelog.topic, partition, r.key}, r.value);
-        if (opened.status != seal::OpenStatus::kOk) {
-          throw std::runtime_error("changelog: the record of partition " + std::to_string(partition) + " at offset " +
-                                   std::to_string(r.offset) + " " +
-                                   seal::RecordSealer::Describe(opened, config.security.state_keys_env) +
-                                   "; nothing of the partition was restored");
-        }
-        c.value = std::move(opened.plaintext);
-        if (c.family == state::StateFamily::kReleases) read.releases[c.key] = *c.value;
-        if (k == seeding_key) {
-          try {
-            read.seeding = std::stoll(*c.value);
-          } catch (const std::exception&) {
-            throw std::runtime_error("changelog: corrupt seeding mark of partition " + std::to_string(partition));
-          }
-        }
+        c.value = std::string(r.value);
+        offsets[k] = r.offset;
         read.latest[k] = std::move(c);
         return true;
       },
       kRestoreTimeoutMs);
   if (lag != nullptr) lag->Set(0);
+  OpenValues(partition, offsets, &read);
+  if (auto mark = read.latest.find(seeding_key); mark != read.latest.end()) {
+    try {
+      read.seeding = std::stoll(*mark->second.value);
+    } catch (const std::exception&) {
+      throw std::runtime_error("changelog: corrupt seeding mark of partition " + std::to_string(partition));
+    }
+  }
   return read;
 }
 
@@ -183,6 +179,24 @@ bool LocalContinues(const state::StateStore& store, int32_t partition, int64_t r
 }
 
 }  // namespace
+
+// Opens every live value in place; the first that does not open stops the
+// restore before anything is applied (fail closed).
+void StateRestorer::OpenValues(int32_t partition, const std::map<std::string, int64_t>& offsets,
+                               ChangelogRead* read) const {
+  const std::string& topic = config_.state.changelog.topic;
+  for (auto& [k, c] : read->latest) {
+    seal::Opened opened = sealer_->Open({topic, partition, k}, *c.value);
+    if (opened.status != seal::OpenStatus::kOk) {
+      throw std::runtime_error("changelog: the record of partition " + std::to_string(partition) + " at offset " +
+                               std::to_string(offsets.at(k)) + " " +
+                               seal::RecordSealer::Describe(opened, config_.security.state_keys_env) +
+                               "; nothing of the partition was restored");
+    }
+    c.value = std::move(opened.plaintext);
+    if (c.family == state::StateFamily::kReleases) read->releases[c.key] = *c.value;
+  }
+}
 
 StateRestorer::StateRestorer(const config::Config& config, state::StateStore* store, const seal::RecordSealer* sealer,
                              ChangelogWriter* writer, prometheus::Registry& registry)

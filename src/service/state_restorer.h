@@ -97,6 +97,7 @@ class StateRestorer {
   // nothing local state lacks and local state nothing the changelog lacks.
   bool TailInSync(int32_t partition, const std::optional<Newest>& local, const ChangelogRead& tail) const;
   Action Decide(int32_t partition, const std::optional<Newest>& local, const ChangelogRead& read) const;
+  void OpenValues(int32_t partition, const std::map<std::string, int64_t>& offsets, ChangelogRead* read) const;
   // Replaces the partition's local state with the changelog's.
   void ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed);
   // Writes what local state holds and the changelog does not.

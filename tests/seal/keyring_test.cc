@@ -23,8 +23,8 @@ TEST(Keyring, FirstKeySealsEveryKeyOpens) {
 TEST(Keyring, RefusesBadSecretsWithoutEchoingThem) {
   const std::string secret = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd";  // 62 digits
   for (const std::string& text :
-       {std::string(), std::string("  "), "k1" + kHexA, "k1:" + secret, "bad id:" + kHexA, "k1:" + kHexA + ",k1:" + kHexA,
-        std::string(33, 'x') + ":" + kHexA, "k1:" + std::string(63, 'a') + "g"}) {
+       {std::string(), std::string("  "), "k1" + kHexA, "k1:" + secret, "bad id:" + kHexA,
+        "k1:" + kHexA + ",k1:" + kHexA, std::string(33, 'x') + ":" + kHexA, "k1:" + std::string(63, 'a') + "g"}) {
     std::string error;
     EXPECT_FALSE(Keyring::Parse(text, &error)) << text;
     EXPECT_FALSE(error.empty());

@@ -70,9 +70,10 @@ std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::
     argv.push_back("--set");
     argv.push_back(a);
   }
-  return std::make_unique<Subprocess>(
-      argv, std::vector<std::string>{std::string("VANON_HMAC_KEY=") + kHmacKey, testing::kStateKeysEnv, "VANON_INSTANCE_ID=" + instance},
-      /*capture_stderr=*/true);
+  return std::make_unique<Subprocess>(argv,
+                                      std::vector<std::string>{std::string("VANON_HMAC_KEY=") + kHmacKey,
+                                                               testing::kStateKeysEnv, "VANON_INSTANCE_ID=" + instance},
+                                      /*capture_stderr=*/true);
 }
 
 double Metric(int port, const std::string& series) { return testing::ScrapeMetric(port, series); }

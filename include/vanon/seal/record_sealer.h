@@ -11,6 +11,8 @@
 // another key, partition or topic does not open, so nobody who can write to
 // the topic but lacks the key can move one vehicle's state onto another.
 //
+// Thread-safe: calls are serialized (a release seals from one thread).
+//
 // Nonces: 8 random bytes drawn per sealer (and again every 2^32 records)
 // followed by a 32-bit counter. Unlike a random 96-bit nonce per record,
 // whose collision risk caps a key at about 2^32 records in all, this only
@@ -19,6 +21,7 @@
 #define VANON_SEAL_RECORD_SEALER_H_
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -51,6 +54,9 @@ struct Opened {
 class RecordSealer {
  public:
   explicit RecordSealer(Keyring keys);
+  ~RecordSealer();
+  RecordSealer(const RecordSealer&) = delete;
+  RecordSealer& operator=(const RecordSealer&) = delete;
 
   std::string Seal(const RecordPlace& place, std::string_view plaintext);
   Opened Open(const RecordPlace& place, std::string_view sealed) const;
@@ -67,10 +73,16 @@ class RecordSealer {
  private:
   void NextNonce(unsigned char nonce[12]);
 
+  // Cipher contexts with their key schedule already set up, one to seal and
+  // one per key id to open: a context and key expansion per record cost
+  // more than the encryption of a small value.
+  struct Contexts;
+
   Keyring keys_;
-  std::mutex mu_;  // guards the nonce state
+  mutable std::mutex mu_;  // guards the nonce state and the contexts
   unsigned char prefix_[8];
   uint64_t counter_;
+  std::unique_ptr<Contexts> contexts_;
 };
 
 }  // namespace vanon::seal

@@ -29,8 +29,7 @@ class DpPartialSource {
 // ReadCommitted on config.dp.aggregation.topic, partition 0; every value is
 // opened with `sealer` (which must outlive the source), and one that does
 // not open stops the read with an exception naming its offset and key id.
-std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const config::Config& config,
-                                                       const seal::RecordSealer* sealer);
+std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const config::Config& config, const seal::RecordSealer* sealer);
 
 }  // namespace vanon::service
 
