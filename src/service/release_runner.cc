@@ -396,6 +396,14 @@ struct ReleaseRunner::Rep {
     // and a prepare record lost to a machine crash after the commit would
     // make the restart publish a second, different release.
     store->Commit(w, state::Durability::kMachineCrash);
+    // With the changelog, the seeds also go to Kafka before any record of
+    // these shares can: a partition that moves before its release commits
+    // is recomputed by its next owner with the same seed.
+    if (changelog) {
+      std::vector<ChangelogWriter::Prepared> prepared;
+      for (const Ready& r : ready) prepared.push_back({r.job->partition, r.job->epoch, r.entry});
+      changelog->PublishPrepared(prepared);
+    }
     FaultPoint("release.after_prepare");
     {
       std::lock_guard<std::mutex> l(mu);
@@ -651,6 +659,12 @@ struct ReleaseRunner::Rep {
         spdlog::warn("release batch: transaction attempt {} failed, aborting: {}", attempt, e.what());
         producer->AbortTransaction();
         if (attempt >= kCommitAttempts) throw;
+      } catch (const kafka::FencedByGroupError& e) {
+        // A zombie: the partitions are another member's now. Its attempt is
+        // aborted and nothing of the batch is applied; the service stops.
+        spdlog::error("release batch: {}; aborting the transaction, applying nothing", e.what());
+        producer->AbortTransaction();
+        throw;
       }
     }
   }

@@ -124,6 +124,13 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(int32_t partition, int
       kRestoreTimeoutMs);
   if (lag != nullptr) lag->Set(0);
   OpenValues(partition, offsets, &read);
+  const std::string prepared_key = ChangelogKey(
+      partition, {state::StateFamily::kMeta, state::MetaRecordKey(partition, ChangelogWriter::kPreparedMeta), {}});
+  if (auto prepared = read.latest.find(prepared_key); prepared != read.latest.end()) {
+    std::optional<ChangelogWriter::Prepared> p = ChangelogWriter::DecodePrepared(partition, *prepared->second.value);
+    if (!p) throw std::runtime_error("changelog: corrupt prepare record of partition " + std::to_string(partition));
+    read.prepared = Newest{p->release, std::move(p->entry)};
+  }
   if (auto mark = read.latest.find(seeding_key); mark != read.latest.end()) {
     try {
       read.seeding = std::stoll(*mark->second.value);
@@ -325,6 +332,7 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   records_.Increment(static_cast<double>(records));
   if (action == Action::kReplace) ApplyRestore(partition, &read, committed);
   if (action == Action::kSeed) Seed(partition, *local, read);
+  if (action == Action::kKeep) AdoptPrepared(partition, local, read);
   std::optional<int64_t> now_release = local_release;
   if (action == Action::kReplace) {
     const std::optional<Newest> theirs = NewestCommitted<Newest>(partition, read.releases);
@@ -344,10 +352,29 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   return action == Action::kReplace;
 }
 
+namespace {
+bool ChangelogOnly(int32_t partition, const state::StateChange& c) {
+  return c.family == state::StateFamily::kMeta &&
+         (c.key == state::MetaRecordKey(partition, ChangelogWriter::kPreparedMeta) ||
+          c.key == state::MetaRecordKey(partition, StateRestorer::kSeedingMeta));
+}
+}  // namespace
+
 void StateRestorer::ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed) {
   std::vector<state::StateChange> records;
   records.reserve(read->latest.size());
-  for (auto& [k, c] : read->latest) records.push_back(c);
+  for (auto& [k, c] : read->latest) {
+    if (!ChangelogOnly(partition, c)) records.push_back(c);
+  }
+  // A release the previous owner prepared after its last committed one: its
+  // log entry as that owner stored it, so that it is resumed with its seed.
+  const std::optional<Newest> theirs = NewestCommitted<Newest>(partition, read->releases);
+  if (read->prepared && (!theirs || read->prepared->release > theirs->release)) {
+    records.push_back({state::StateFamily::kReleases, state::ReleaseRecordKey(partition, read->prepared->release),
+                       read->prepared->entry.Encode()});
+    spdlog::info("partition {}: release {} was prepared by the previous owner; it is resumed with its seed", partition,
+                 read->prepared->release);
+  }
   store_->ReplacePartition(partition, records);
   // Each release commits its progress record's next offset to the group:
   // they differ only if the changelog was lost or replaced (or the broker
@@ -366,14 +393,38 @@ void StateRestorer::ApplyRestore(int32_t partition, ChangelogRead* read, int64_t
 // says a seed is under way and its removal, the release log last. A seed
 // that stops midway is finished by the next one, which writes only what is
 // still missing.
+void StateRestorer::AdoptPrepared(int32_t partition, const std::optional<Newest>& local, const ChangelogRead& read) {
+  if (!read.prepared || (local && read.prepared->release <= local->release)) return;
+  if (store_->GetRelease(partition, read.prepared->release) == read.prepared->entry) return;
+  state::ReleaseWrite w(*store_);
+  w.PutRelease(partition, read.prepared->release, read.prepared->entry);
+  store_->Commit(w, state::Durability::kMachineCrash);
+  spdlog::info("partition {}: release {} was prepared by another owner since; it is resumed with its seed", partition,
+               read.prepared->release);
+}
+
 void StateRestorer::Seed(int32_t partition, const Newest& local, const ChangelogRead& read) {
   const std::string mark_key = state::MetaRecordKey(partition, kSeedingMeta);
   const std::string offset_key = state::MetaRecordKey(partition, kChangelogOffsetMeta);
   std::vector<state::StateChange> out, releases;
   out.push_back({state::StateFamily::kMeta, mark_key, std::to_string(local.release)});
   std::set<std::string> held;
+  std::optional<Newest> prepared;  // local state's newest prepared release, if after its newest committed
   store_->VisitPartition(partition, [&](const state::StateChange& c) {
     if (c.family == state::StateFamily::kMeta && (c.key == offset_key || c.key == mark_key)) return true;
+    if (c.family == state::StateFamily::kReleases) {
+      // A prepared entry travels as the prepare record (kPreparedMeta), not
+      // in the release log: a later commit of the release must not be
+      // overwritten by it.
+      std::optional<state::ReleaseLogEntry> e = state::ReleaseLogEntry::Decode(*c.value);
+      std::optional<int64_t> release = state::ReleaseOfKey(c.key);
+      if (!e || !release)
+        throw std::runtime_error("state: corrupt release log of partition " + std::to_string(partition));
+      if (e->status == state::ReleaseStatus::kPrepared) {
+        if (*release > local.release && (!prepared || *release > prepared->release)) prepared = Newest{*release, *e};
+        return true;
+      }
+    }
     const std::string k = ChangelogKey(partition, c);
     held.insert(k);
     auto it = read.latest.find(k);
@@ -382,9 +433,18 @@ void StateRestorer::Seed(int32_t partition, const Newest& local, const Changelog
     }
     return true;
   });
+  const std::string prepared_key = state::MetaRecordKey(partition, ChangelogWriter::kPreparedMeta);
   for (const auto& [k, c] : read.latest) {
-    if (held.count(k) || (c.family == state::StateFamily::kMeta && c.key == mark_key)) continue;
+    if (held.count(k) || (c.family == state::StateFamily::kMeta && (c.key == mark_key || c.key == prepared_key))) {
+      continue;
+    }
     (c.family == state::StateFamily::kReleases ? releases : out).push_back({c.family, c.key, std::nullopt});
+  }
+  if (prepared) {
+    releases.push_back(
+        {state::StateFamily::kMeta, prepared_key, ChangelogWriter::EncodePrepared(prepared->release, prepared->entry)});
+  } else if (read.prepared) {
+    releases.push_back({state::StateFamily::kMeta, prepared_key, std::nullopt});
   }
   const size_t changed = out.size() - 1 + releases.size();
   out.insert(out.end(), std::make_move_iterator(releases.begin()), std::make_move_iterator(releases.end()));

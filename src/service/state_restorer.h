@@ -77,17 +77,18 @@ class StateRestorer {
   static constexpr const char* kSeedingMeta = "changelog_seeding";
 
  private:
+  struct Newest {  // a partition's newest committed (or prepared) release
+    int64_t release = 0;
+    state::ReleaseLogEntry entry;
+  };
   // One read of a partition's changelog, compacted: key -> last record.
   struct ChangelogRead {
     std::map<std::string, state::StateChange> latest;  // changelog key -> change
     std::map<std::string, std::string> releases;       // release-log store key -> value
     std::optional<int64_t> seeding;                    // kSeedingMeta's release, while a seed is unfinished
+    std::optional<Newest> prepared;                    // ChangelogWriter::kPreparedMeta: a release prepared last
     uint64_t records = 0;
     int64_t next_offset = 0;  // after the last record read
-  };
-  struct Newest {  // a partition's newest committed release
-    int64_t release = 0;
-    state::ReleaseLogEntry entry;
   };
   enum class Action { kKeep, kReplace, kSeed };
 
@@ -102,6 +103,9 @@ class StateRestorer {
   void ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed);
   // Writes what local state holds and the changelog does not.
   void Seed(int32_t partition, const Newest& local, const ChangelogRead& read);
+  // Local state kept: a release the changelog says was prepared after local
+  // state's newest committed one (by another owner) is resumed with its seed.
+  void AdoptPrepared(int32_t partition, const std::optional<Newest>& local, const ChangelogRead& read);
 
   const config::Config& config_;
   state::StateStore* store_;

@@ -46,6 +46,8 @@ class ChangeCollector : public rocksdb::WriteBatch::Handler {
 
 std::string MetaRecordKey(int32_t partition, std::string_view name) { return MetaKey(partition, name); }
 
+std::string ReleaseRecordKey(int32_t partition, int64_t release) { return ReleaseKey(partition, release); }
+
 std::optional<int64_t> ReleaseOfKey(std::string_view key) {
   int64_t release = 0;
   if (!DecodeReleaseKey(key, &release)) return std::nullopt;

@@ -101,6 +101,7 @@ TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublish
   EXPECT_EQ(audit.vehicles_two_signatures, 0u) << "vehicles under a second signature";
   EXPECT_EQ(audit.dp_repeated, 0u) << "releases whose DP counts were drawn twice";
   EXPECT_EQ(audit.events_without_seq, 0u);
+  EXPECT_EQ(audit.events_without_group, 0u) << "events of an attempt whose groups were published otherwise or never";
   EXPECT_GE(audit.shares, static_cast<size_t>(phase1_releases) + 4u * kInputPartitions)
       << "positive control: releases in every phase";
   EXPECT_GT(audit.dp_keys, 0u);

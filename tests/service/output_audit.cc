@@ -27,9 +27,10 @@ std::string OutputAudit::Describe() const {
   std::ostringstream o;
   o << "shares " << shares << " (" << shares_repeated << " repeated, " << shares_differing << " differing), group ids "
     << "repeated " << group_ids_repeated << ", events " << events << " (" << events_repeated << " repeated, "
-    << events_differing << " differing, " << events_without_seq << " without seq), vehicles " << vehicles << " ("
-    << vehicles_two_signatures << " with two signatures), DP keys " << dp_keys << " (" << dp_repeated << " repeated, "
-    << dp_differing << " differing)";
+    << events_differing << " differing, " << events_without_seq << " without seq, " << events_without_group
+    << " without a group record), vehicles " << vehicles << " (" << vehicles_two_signatures
+    << " with two signatures), DP keys " << dp_keys << " (" << dp_repeated << " repeated, " << dp_differing
+    << " differing)";
   return o.str();
 }
 
@@ -72,10 +73,13 @@ OutputAudit AuditOutputs(const std::string& bootstrap, const std::map<uint64_t, 
     }
     records_of_seq[*e->seq].insert(r.value);
     seq_count[*e->seq]++;
-    auto g = sig_of_group.find(e->group);
-    if (g == sig_of_group.end()) throw std::runtime_error("an anonymized event's group has no group record");
-    sigs[vin->second].insert(g->second);
     a.vins.insert(vin->second);
+    auto g = sig_of_group.find(e->group);
+    if (g == sig_of_group.end()) {
+      ++a.events_without_group;  // an attempt that stopped before its group records
+      continue;
+    }
+    sigs[vin->second].insert(g->second);
   }
   a.events = records_of_seq.size();
   for (const auto& [s, n] : seq_count) a.events_repeated += n > 1;

@@ -24,6 +24,7 @@ struct OutputAudit {
   size_t events_repeated = 0;     // in more than one record
   size_t events_differing = 0;    // ... whose records differ (group, token)
   size_t events_without_seq = 0;
+  size_t events_without_group = 0;  // their group record was never published
   size_t vehicles = 0;
   size_t vehicles_two_signatures = 0;
   size_t dp_keys = 0;                                              // release/partition keys of DP count records
