@@ -52,8 +52,8 @@ TEST(DpReadoutTest, ANoiseBudgetIsCalledNoiseAndTheSuggestedSettingsAreValidAndR
   const std::string shipped = DescribeDpBudgetForDemo(config::LoadConfig(demo), 500);
   EXPECT_NE(shipped.find("the counts carry the signal"), std::string::npos) << shipped;
   // A production-like budget (10 a day) over the demo's 10 s releases.
-  const std::string now = DescribeDpBudgetForDemo(
-      config::LoadConfig(demo, {"dp.epsilon_per_release=0.0001", "dp.budget.epsilon=10"}), 500);
+  const std::string now =
+      DescribeDpBudgetForDemo(config::LoadConfig(demo, {"dp.epsilon_per_release=0.0001", "dp.budget.epsilon=10"}), 500);
   EXPECT_NE(now.find("the counts above are noise"), std::string::npos) << now;
   const std::string at = "vanon demo --set ";
   const size_t cmd = now.find(at);
