@@ -35,6 +35,8 @@ const char* FamilyName(state::StateFamily f) {
       return "waiting";
     case state::StateFamily::kReleases:
       return "releases";
+    case state::StateFamily::kWindows:
+      return "windows";
   }
   return "?";
 }
@@ -53,8 +55,17 @@ bool DecodeChangelogKey(std::string_view key, int32_t* partition, state::StateCh
   if (key.size() < 6) return false;
   const auto p = static_cast<uint32_t>(base::DecodeBigEndian(key, 0, 4));
   const auto f = static_cast<uint8_t>(key[4]);
-  if (f < static_cast<uint8_t>(state::StateFamily::kEvents) || f > static_cast<uint8_t>(state::StateFamily::kReleases))
+  if (f < static_cast<uint8_t>(state::StateFamily::kEvents) || f > static_cast<uint8_t>(state::StateFamily::kWindows))
     return false;
+  // A restore writes the store key as it is (StateStore::ReplacePartition),
+  // so it must be a key of this partition: the partition's 4 bytes start
+  // every family's key but meta's, which end with "/" and them. Otherwise a
+  // damaged or crafted record would overwrite another partition's state.
+  const std::string_view own = key.substr(0, 4), store = key.substr(5);
+  const bool in_partition = f == static_cast<uint8_t>(state::StateFamily::kMeta)
+                                ? store.size() >= 5 && store[store.size() - 5] == '/' && store.ends_with(own)
+                                : store.starts_with(own);
+  if (!in_partition) return false;
   *partition = static_cast<int32_t>(p);
   c->family = static_cast<state::StateFamily>(f);
   c->key.assign(key.substr(5));

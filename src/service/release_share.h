@@ -10,6 +10,7 @@
 #define VANON_SRC_SERVICE_RELEASE_SHARE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct ShareContext {
   ShareState* state = nullptr;                           // the partition's state, read only (but the DP ledger)
   DpPublisher* dp = nullptr;                             // may be null
   const release::PayloadTransformer* payload = nullptr;  // the published time bucket
+  // Benchmarks and tests: sees each share's engine input and output once
+  // the share's own check passed (the utility benchmark runs the sequence
+  // checker over them, docs/utility.md). Null in the service.
+  std::function<void(const engine::ReleaseInput&, const engine::ReleaseOutput&)> inspect;
 };
 
 // The independent check of one partition's sequence of shares

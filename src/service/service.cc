@@ -342,6 +342,7 @@ void Service::Rep::BuildReleasePath() {
   const config::Config& c = config;
   if (c.dp.enabled) {
     dp = std::make_unique<DpPublisher>(c, hmac_key, store.get(), *registry);
+    dp->SetSensitiveExtra(pipeline->layout().sensitive);
     if (dp->aggregating()) {
       dp->SetAggregation(topology.input_partitions, NewKafkaPartialSource(c, sealer.get()));
     }

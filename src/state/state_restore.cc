@@ -68,7 +68,8 @@ void StateStore::ReplacePartition(int32_t partition, const std::vector<StateChan
   // Partition-prefixed families: one range tombstone each. (Partition ids
   // are far below 2^32 - 1, so `next` never wraps.)
   const std::string to = PartitionPrefix(static_cast<int32_t>(next));
-  for (rocksdb::ColumnFamilyHandle* cf : {rep_->events, rep_->signatures, rep_->waiting, rep_->releases}) {
+  for (rocksdb::ColumnFamilyHandle* cf :
+       {rep_->events, rep_->signatures, rep_->waiting, rep_->releases, rep_->windows}) {
     CheckStatus(b.DeleteRange(cf, from, to), "restore: delete range");
   }
   // Meta keys end with the partition: the family is small, so scan it.
@@ -95,6 +96,9 @@ void StateStore::ReplacePartition(int32_t partition, const std::vector<StateChan
         break;
       case StateFamily::kReleases:
         cf = rep_->releases;
+        break;
+      case StateFamily::kWindows:
+        cf = rep_->windows;
         break;
     }
     if (cf == nullptr) throw std::runtime_error("state: unknown column family in a restored record");

@@ -15,7 +15,7 @@
 namespace vanon::state {
 
 // Stable numbers: they are part of the changelog's record keys.
-enum class StateFamily : uint8_t { kEvents = 1, kMeta = 2, kSignatures = 3, kWaiting = 4, kReleases = 5 };
+enum class StateFamily : uint8_t { kEvents = 1, kMeta = 2, kSignatures = 3, kWaiting = 4, kReleases = 5, kWindows = 6 };
 
 struct StateChange {
   StateFamily family = StateFamily::kMeta;
