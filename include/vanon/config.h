@@ -268,6 +268,10 @@ struct DpConfig {
 struct ChangelogConfig {
   bool enabled = true;
   std::string topic = "vanon.state.changelog";  // as many partitions as the input topic
+  // A partition that published releases but whose state is in neither the
+  // changelog nor local state starts over (new signatures) instead of being
+  // refused (docs/state.md "Turning the changelog on over existing state").
+  bool allow_partitions_without_state = false;
 };
 
 struct StateConfig {

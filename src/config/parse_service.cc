@@ -12,6 +12,7 @@ void ParseService(Section& root, Config* out) {
     }
     Section c(root.diag(), s.Child("changelog"), s.PathOf("changelog"));
     c.Bool("enabled", &out->state.changelog.enabled);
+    c.Bool("allow_partitions_without_state", &out->state.changelog.allow_partitions_without_state);
     if (c.String("topic", &out->state.changelog.topic) && out->state.changelog.topic.empty()) {
       c.Error("topic", "must not be empty");
     }

@@ -58,6 +58,7 @@ SpendResult BudgetLedger::TrySpend(uint64_t release_id, int64_t now_ms, Epsilon 
   const std::string release = "release " + std::to_string(release_id);
 
   if (auto it = entries_.find(release_id); it != entries_.end()) {
+    r.entry = it->second;
     return finish(SpendOutcome::kAlreadySpent, "dp budget: " + release + " was already charged epsilon " +
                                                    Epsilon::FromNanos(it->second.epsilon_nanos).ToString() +
                                                    "; republishing its stored counts");
@@ -83,7 +84,15 @@ SpendResult BudgetLedger::TrySpend(uint64_t release_id, int64_t now_ms, Epsilon 
                   "dp budget: cannot record " + release + " (" + error + "); DP counts not published");
   }
   entries_[release_id] = entry;
+  r.entry = entry;
   return finish(SpendOutcome::kSpent, "");
+}
+
+bool BudgetLedger::Record(const LedgerEntry& entry, std::string* error) {
+  if (entries_.count(entry.release_id)) return true;
+  if (!store_->Put(entry, error)) return false;
+  entries_[entry.release_id] = entry;
+  return true;
 }
 
 bool BudgetLedger::Charged(uint64_t release_id, int64_t now_ms) const {

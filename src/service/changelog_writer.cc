@@ -196,6 +196,7 @@ void ChangelogWriter::PublishPrepared(const std::vector<Prepared>& prepared) {
 }
 
 void ChangelogWriter::SendOffsets(const std::map<int32_t, int64_t>& offsets) {
+  if (offsets.empty()) return;
   if (consumer_ == nullptr) throw std::logic_error("ChangelogWriter: no consumer attached");
   std::unique_ptr<RdKafka::ConsumerGroupMetadata> group = consumer_->GroupMetadata();
   if (!group) throw kafka::AbortableKafkaError("changelog: no consumer group metadata");

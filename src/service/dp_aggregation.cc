@@ -88,6 +88,7 @@ void DpPublisher::SetAggregation(int32_t input_partitions, std::unique_ptr<DpPar
 void DpPublisher::AggregateWindows(int32_t partition, int64_t epoch, int64_t current_window, dp::RandomSource& random,
                                    Result* result) {
   if (!partial_source_) throw std::logic_error("dp: global counts without a partial source (SetAggregation)");
+  result->aggregated = true;
   DpAggregateState agg;
   if (std::optional<std::string> index = store_->GetMeta(partition, kIndexMeta); index && !index->empty()) {
     if (!agg.DecodeIndex(*index)) throw std::runtime_error("dp: unreadable aggregation state (meta dp_agg)");
@@ -177,17 +178,23 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result,
     return sum;
   };
   auto take = [&](std::string_view value, bool from_topic) {
+    if (std::optional<GlobalMark> mark = DecodeGlobalMark(value)) {
+      AdoptMark(partition, *mark, agg);
+      return;
+    }
     std::optional<DpPartial> p = DecodePartial(value);
     if (!p || p->source < 0 || p->source >= input_partitions_) {
       spdlog::warn("dp: unreadable partial on {}, dropped", aggregation_.topic);
       ++result->partials_dropped;
       return;
     }
-    // This partition's own partials were taken from its release's result
-    // when they were made (below): read back from the topic they are the
-    // same counts again, not late ones.
-    if (from_topic && p->source == partition) return;
     if (agg->next != DpAggregateState::kUnset && p->window < agg->next) {
+      // This partition's own partials were taken from its release's result
+      // when they were made (below): read back from the topic after their
+      // window went out they are the same counts again, not late ones. (Any
+      // other read back is deduplicated below; an aggregator that lost its
+      // state counts them from the topic.)
+      if (from_topic && p->source == partition) return;
       spdlog::warn("dp: partial of partition {} for window {} arrived after the window was published, dropped",
                    p->source, p->window);
       ++result->partials_dropped;
@@ -228,6 +235,32 @@ void DpPublisher::ReadPartials(int32_t partition, int64_t epoch, Result* result,
   agg->offset = end;
 }
 
+void DpPublisher::AdoptMark(int32_t partition, const GlobalMark& mark, DpAggregateState* agg) {
+  if (agg->next != DpAggregateState::kUnset && mark.window < agg->next) return;  // known: published here
+  if (mark.aggregator == partition) {
+    spdlog::warn(
+        "dp: global window {} was published by this partition before its aggregation state was lost; not published "
+        "again, its ledger charge kept",
+        mark.window);
+  } else {
+    spdlog::warn(
+        "dp: global window {} was published by input partition {} (dp.aggregation.partition was {} then); "
+        "continuing after it, its ledger charge carried over",
+        mark.window, mark.aggregator, mark.aggregator);
+  }
+  std::string error;
+  if (mark.charge.epsilon_nanos > 0 && !Ledger(partition).Record(mark.charge, &error)) {
+    throw std::runtime_error("dp: cannot record the charge of global window " + std::to_string(mark.window) + ": " +
+                             error);
+  }
+  for (auto it = agg->sources.begin(); it != agg->sources.end() && it->first <= mark.window;) {
+    agg->removed.insert(it->first);
+    agg->sums.erase(it->first);
+    it = agg->sources.erase(it);
+  }
+  agg->next = mark.window + 1;
+}
+
 void DpPublisher::PublishGlobal(int32_t partition, int64_t window, DpAggregateState* agg, dp::RandomSource& random,
                                 Result* result) {
   const std::set<int32_t> from = agg->sources.at(window);
@@ -245,12 +278,17 @@ void DpPublisher::PublishGlobal(int32_t partition, int64_t window, DpAggregateSt
   const int64_t start = window * window_ms_, end = start + window_ms_;
   const dp::SpendResult spend =
       Ledger(partition).TrySpend(kGlobalWindowLedgerBit | static_cast<uint64_t>(window), start, policy_.per_release);
+  const bool complete = static_cast<int32_t>(from.size()) >= input_partitions_;
+  GlobalMark mark{window, partition, {}, complete};
   if (spend.outcome == dp::SpendOutcome::kExhausted) {
     result->budget_exhausted = true;
     result->exhausted_message = spend.message;
+    result->partials.emplace_back("global/" + std::to_string(window), EncodeGlobalMark(mark));
     return;  // this window's counts are not published
   }
   if (!spend.publish()) throw std::runtime_error(spend.message);
+  mark.charge = spend.entry;
+  result->partials.emplace_back("global/" + std::to_string(window), EncodeGlobalMark(mark));
   if (spend.outcome == dp::SpendOutcome::kSpent) FaultPoint("dp.after_global_charge");
 
   std::vector<dp::BoundedCounter> counters;
@@ -272,7 +310,7 @@ void DpPublisher::PublishGlobal(int32_t partition, int64_t window, DpAggregateSt
   std::optional<dp::DpReleaseResult> out = release.Publish(policy_.per_release, random);
   if (!out) throw std::runtime_error("dp: noise scale overflow in window " + std::to_string(window));
   const std::string tail = GlobalTail(input_partitions_, from);
-  ++(static_cast<int32_t>(from.size()) >= input_partitions_ ? result->global_complete : result->global_incomplete);
+  ++(complete ? result->global_complete : result->global_incomplete);
   for (const dp::DpCountRecord& r : out->records) result->records.push_back(DpWindowJson(r, start, end, tail));
   result->contributions_cut += sum.cut;
   CumulativeSums(partition, kGlobalSumsPrefix, release, *out, tail, result);

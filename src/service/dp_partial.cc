@@ -6,6 +6,7 @@ namespace vanon::service {
 
 namespace {
 constexpr const char* kMagic = "vdp-partial1";
+constexpr const char* kMarkMagic = "vdp-global1";
 }  // namespace
 
 std::string EncodePartial(const DpPartial& p) {
@@ -40,6 +41,29 @@ std::optional<DpPartial> DecodePartial(std::string_view text) {
     if (m.empty() || !cells.eof()) return std::nullopt;
   }
   return p;
+}
+
+std::string EncodeGlobalMark(const GlobalMark& m) {
+  return std::string(kMarkMagic) + " " + std::to_string(m.window) + " " + std::to_string(m.aggregator) + " " +
+         std::to_string(m.charge.release_id) + " " + std::to_string(m.charge.release_ts_ms) + " " +
+         std::to_string(m.charge.epsilon_nanos) + " " + (m.complete ? "1" : "0");
+}
+
+std::optional<GlobalMark> DecodeGlobalMark(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  std::string magic;
+  GlobalMark m;
+  int complete = 0;
+  if (!(in >> magic) || magic != kMarkMagic) return std::nullopt;
+  if (!(in >> m.window >> m.aggregator >> m.charge.release_id >> m.charge.release_ts_ms >> m.charge.epsilon_nanos >>
+        complete) ||
+      (complete != 0 && complete != 1)) {
+    return std::nullopt;
+  }
+  std::string rest;
+  if (in >> rest) return std::nullopt;
+  m.complete = complete == 1;
+  return m;
 }
 
 bool AddPartial(const DpPartial& p, DpPartial* sum) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "vanon/dp/count_record.h"
+#include "vanon/dp/ledger_store.h"
 
 namespace vanon::service {
 
@@ -31,6 +32,24 @@ struct DpPartial {
 // space-separated counts per measurement.
 std::string EncodePartial(const DpPartial& p);
 std::optional<DpPartial> DecodePartial(std::string_view text);
+
+// What the aggregation partition sends to the partial topic beside the
+// partials, in the release transaction that publishes a global window: the
+// window, who published it, and the ledger charge that paid for it (nanos 0:
+// not published, the budget was exhausted). Any later aggregator (the
+// configured partition changed, or the aggregating partition's state was
+// lost) reads them from the topic and continues after the last published
+// window with these charges in its ledger, instead of publishing the
+// windows again with fresh noise and a fresh budget.
+struct GlobalMark {
+  int64_t window = 0;
+  int32_t aggregator = 0;
+  dp::LedgerEntry charge;
+  bool complete = false;
+};
+// "vdp-global1 <window> <aggregator> <ledger id> <charged ms> <nanos> <complete 0|1>"
+std::string EncodeGlobalMark(const GlobalMark& m);
+std::optional<GlobalMark> DecodeGlobalMark(std::string_view text);
 
 // A window record's JSON with the window and `tail` (",\"partition\":3", or
 // the global count's scope and completeness fields) appended.

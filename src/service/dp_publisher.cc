@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -203,7 +204,14 @@ DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key
                                      .Register(registry)
                                      .Add({{"complete", "false"}})),
       partials_dropped_counter_(NewCounter(registry, "vanon_dp_partials_dropped_total",
-                                           "Partials of windows already published, or unreadable: dropped.")) {
+                                           "Partials of windows already published, or unreadable: dropped.")),
+      global_last_published_(
+          NewGauge(registry, "vanon_dp_global_last_published_timestamp_seconds",
+                   "Wall time (Unix s) this instance last published a global DP window, or first ran "
+                   "the aggregation; 0 if never.")),
+      global_max_wait_(NewGauge(registry, "vanon_dp_global_max_wait_seconds",
+                                "Longest a global DP window waits for partials: (max_wait_windows + 1) x "
+                                "dp.window_seconds; 0 without dp.aggregation.")) {
   if (!enabled_) return;
   const config::DpConfig& dpc = config.dp;
   policy_.per_release = EpsilonOf(dpc.epsilon_per_release, "dp.epsilon_per_release");
@@ -213,6 +221,12 @@ DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key
   window_ms_ = dpc.window_seconds * 1000;
   aggregation_ = dpc.aggregation;
   if (aggregating() && window_ms_ == 0) throw std::invalid_argument("dp.aggregation.topic: needs dp.window_seconds");
+  if (aggregating()) {
+    // How long a global window may wait for its partials (its own length,
+    // then max_wait_windows more) before it goes out incomplete: the
+    // stalled-counts alert compares with it.
+    global_max_wait_.Set(static_cast<double>((aggregation_.max_wait_windows + 1) * dpc.window_seconds));
+  }
   budget_gauge_.Set(policy_.period_total.ToDouble());
 
   const engine::Schema schema = release::SchemaFromConfig(config.quasi_identifiers, config.sensitive);
@@ -488,6 +502,12 @@ void DpPublisher::Committed(const Result& r) {
   global_complete_counter_.Increment(static_cast<double>(r.global_complete));
   global_incomplete_counter_.Increment(static_cast<double>(r.global_incomplete));
   partials_dropped_counter_.Increment(static_cast<double>(r.partials_dropped));
+  if (r.aggregated && (r.global_complete + r.global_incomplete > 0 || global_last_published_.Value() == 0)) {
+    global_last_published_.Set(static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                       std::chrono::system_clock::now().time_since_epoch())
+                                                       .count()) /
+                               1000.0);
+  }
 
   dp::Epsilon spent, remaining = policy_.period_total;
   for (const auto& [p, s] : statuses_) {

@@ -213,6 +213,9 @@ int Service::Run(const std::atomic<bool>& stop) {
   r.ReadTopology();
   r.PrepareInternalTopics();
   r.BuildReleasePath();
+  // State this instance released without the changelog goes there before
+  // any partition is assigned (docs/state.md, "Turning the changelog on").
+  if (r.restorer) r.restorer->SeedHeldPartitions(r.topology.input_partitions);
   r.SubscribeToInput();
   const int exit_code = r.ConsumeUntil(stop);
   r.Close(exit_code);
@@ -360,6 +363,7 @@ void Service::Rep::BuildReleasePath() {
     changelog = std::make_unique<ChangelogWriter>(c, store.get(), out.get(), sealer.get(), prepare_out.get());
     runner->SetChangelog(changelog.get());
     restorer = std::make_unique<StateRestorer>(c, store.get(), sealer.get(), changelog.get(), *registry);
+    restorer->SetReleasesPartitions(topology.releases_partitions);
     restoring = restorer.get();
     spdlog::info("state changelog on: {}", c.state.changelog.topic);
   }

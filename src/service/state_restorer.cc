@@ -263,7 +263,7 @@ bool StateRestorer::TailInSync(int32_t partition, const std::optional<Newest>& l
 }
 
 StateRestorer::Action StateRestorer::Decide(int32_t partition, const std::optional<Newest>& local,
-                                            const ChangelogRead& read) const {
+                                            const ChangelogRead& read, std::string* refusal) const {
   const std::optional<Newest> theirs = NewestCommitted<Newest>(partition, read.releases);
   const std::optional<int64_t> local_release = local ? std::optional<int64_t>(local->release) : std::nullopt;
   const std::optional<int64_t> their_release = theirs ? std::optional<int64_t>(theirs->release) : std::nullopt;
@@ -275,11 +275,13 @@ StateRestorer::Action StateRestorer::Decide(int32_t partition, const std::option
     if (local && local->release >= *read.seeding && (same || !theirs || local->release > theirs->release)) {
       return Action::kSeed;
     }
-    throw std::runtime_error(
-        "partition " + std::to_string(partition) + ": the state changelog holds an unfinished copy of the state of " +
-        "an instance that turned the changelog on (its newest release " + std::to_string(*read.seeding) +
-        "); start that instance with its state dir to finish it (docs/operations.md, \"Turning the state " +
-        "changelog on\")");
+    *refusal = "partition " + std::to_string(partition) +
+               ": the state changelog holds an unfinished copy of the state of an instance that turned the changelog "
+               "on (its newest release " +
+               std::to_string(*read.seeding) +
+               "); start that instance with its state dir to finish it (docs/operations.md, \"Turning the state "
+               "changelog on\")";
+    return Action::kRefuse;
   }
   if (same) return Action::kKeep;
   if (local && (!theirs || (local->release > theirs->release &&
@@ -293,6 +295,70 @@ StateRestorer::Action StateRestorer::Decide(int32_t partition, const std::option
         partition, local->release, theirs->release);
   }
   return Action::kReplace;
+}
+
+// First only what is ahead of the offset local state already holds: if
+// nothing was released since on either side, or only what this instance
+// released itself into the changelog, local state is the changelog's head.
+// Otherwise the whole changelog, and Decide.
+StateRestorer::Action StateRestorer::Check(int32_t partition, const std::optional<Newest>& local, ChangelogRead* read,
+                                           uint64_t* records, int64_t* from, std::string* refusal) {
+  *from = LocalMark(*store_, partition).offset;
+  if (*from > 0) {
+    *read = ReadChangelog(partition, *from, &lag_);
+    *records = read->records;
+    if (TailInSync(partition, local, *read)) return Action::kKeep;
+  }
+  *read = ReadChangelog(partition, 0, &lag_);
+  *records += read->records;
+  return Decide(partition, local, *read, refusal);
+}
+
+// Neither the changelog nor local state knows the partition. New, or its
+// state is on an instance that ran it without the changelog and has not
+// seeded it yet: the releases topic tells (its records are keyed
+// "<release>/<partition>"). Starting it over would give its vehicles second
+// signatures.
+void StateRestorer::RefuseIfReleasedElsewhere(int32_t partition) const {
+  if (config_.state.changelog.allow_partitions_without_state || releases_partitions_ <= 0) return;
+  const std::string suffix = "/" + std::to_string(partition);
+  bool released = false;
+  kafka::ReadCommitted(
+      config_.kafka.bootstrap, config_.kafka.properties, config_.kafka.consumer_properties,
+      config_.kafka.topics.releases, partition % releases_partitions_, 0,
+      [&](const kafka::CommittedRecord& r) {
+        released = r.key.size() > suffix.size() && r.key.ends_with(suffix);
+        return !released;
+      },
+      kRestoreTimeoutMs);
+  if (!released) return;
+  throw std::runtime_error(
+      "partition " + std::to_string(partition) + " has published releases (" + config_.kafka.topics.releases +
+      "), but neither the state changelog nor this instance's state holds its state: the instance that released it "
+      "without the changelog must start with it on first (it seeds the changelog at start-up); if that state is lost "
+      "for good, set state.changelog.allow_partitions_without_state (its vehicles get new signatures; "
+      "docs/operations.md, \"Turning the state changelog on\")");
+}
+
+void StateRestorer::SeedHeldPartitions(int32_t partitions) {
+  for (int32_t p = 0; p < partitions; ++p) {
+    const std::optional<Newest> local = LocalNewestCommitted<Newest>(*store_, p);
+    if (!local) continue;
+    ChangelogRead read;
+    uint64_t records = 0;
+    int64_t from = 0;
+    std::string refusal;
+    const Action action = Check(p, local, &read, &records, &from, &refusal);
+    records_.Increment(static_cast<double>(records));
+    if (action == Action::kSeed) {
+      Seed(p, *local, read, /*fenced=*/false);
+      seeded_.Increment();
+    }
+    // A partition whose changelog is ahead is restored by whoever gets it.
+    if (action == Action::kSeed || action == Action::kKeep) {
+      SaveLocalMark(store_, p, std::max(from, read.next_offset), local->release);
+    }
+  }
 }
 
 bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32_t)>& committed_offset) {
@@ -313,25 +379,16 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   const int64_t committed = committed_offset(partition);
   const std::optional<Newest> local = LocalNewestCommitted<Newest>(*store_, partition);
   const std::optional<int64_t> local_release = local ? std::optional<int64_t>(local->release) : std::nullopt;
-  // First only what is ahead of the offset local state already holds: if
-  // nothing was released since on either side, or only what this instance
-  // released itself into the changelog, local state is the changelog's head.
-  const int64_t from = LocalMark(*store_, partition).offset;
   ChangelogRead read;
   uint64_t records = 0;
-  Action action = Action::kKeep;
-  if (from > 0) {
-    read = ReadChangelog(partition, from, &lag_);
-    records = read.records;
-  }
-  if (from == 0 || !TailInSync(partition, local, read)) {
-    read = ReadChangelog(partition, 0, &lag_);
-    records += read.records;
-    action = Decide(partition, local, read);
-  }
+  int64_t from = 0;
+  std::string refusal;
+  const Action action = Check(partition, local, &read, &records, &from, &refusal);
+  if (action == Action::kRefuse) throw std::runtime_error(refusal);
+  if (action == Action::kKeep && !local && read.latest.empty()) RefuseIfReleasedElsewhere(partition);
   records_.Increment(static_cast<double>(records));
   if (action == Action::kReplace) ApplyRestore(partition, &read, committed);
-  if (action == Action::kSeed) Seed(partition, *local, read);
+  if (action == Action::kSeed) Seed(partition, *local, read, /*fenced=*/true);
   if (action == Action::kKeep) AdoptPrepared(partition, local, read);
   std::optional<int64_t> now_release = local_release;
   if (action == Action::kReplace) {
@@ -403,7 +460,7 @@ void StateRestorer::AdoptPrepared(int32_t partition, const std::optional<Newest>
                read.prepared->release);
 }
 
-void StateRestorer::Seed(int32_t partition, const Newest& local, const ChangelogRead& read) {
+void StateRestorer::Seed(int32_t partition, const Newest& local, const ChangelogRead& read, bool fenced) {
   const std::string mark_key = state::MetaRecordKey(partition, kSeedingMeta);
   const std::string offset_key = state::MetaRecordKey(partition, kChangelogOffsetMeta);
   std::vector<state::StateChange> out, releases;
@@ -450,7 +507,7 @@ void StateRestorer::Seed(int32_t partition, const Newest& local, const Changelog
   out.insert(out.end(), std::make_move_iterator(releases.begin()), std::make_move_iterator(releases.end()));
   out.push_back({state::StateFamily::kMeta, mark_key, std::nullopt});
   if (writer_ == nullptr) throw std::logic_error("StateRestorer: a seed needs a changelog writer");
-  writer_->Seed(partition, out, store_->LoadProgress(partition).next_offset);
+  writer_->Seed(partition, out, fenced ? store_->LoadProgress(partition).next_offset : -1);
   seeded_records_.Increment(static_cast<double>(out.size()));
   spdlog::info(
       "partition {}: local state holds releases the state changelog lacks (newest {}): {} records written to the "

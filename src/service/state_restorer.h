@@ -68,6 +68,19 @@ class StateRestorer {
   // read up to the last stable offset would otherwise miss.
   bool Restore(int32_t partition, const std::function<int64_t(int32_t)>& committed_offset);
 
+  // At start-up, before the consumer joins the group: every partition of
+  // [0, partitions) whose local state holds releases the changelog lacks
+  // (made with the changelog off) is seeded now, so that its state reaches
+  // the changelog whichever instance the group assigns it to (the
+  // assignment after an upgrade need not be the one before). Partitions
+  // whose changelog is ahead are left to the restore on assignment.
+  void SeedHeldPartitions(int32_t partitions);
+
+  // The releases topic's partition count: a partition that neither the
+  // changelog nor local state knows is refused when that topic holds its
+  // releases (RefuseIfReleasedElsewhere). 0 (the default): not checked.
+  void SetReleasesPartitions(int32_t partitions) { releases_partitions_ = partitions; }
+
   // Partitions being restored now (for /readyz). Any thread.
   std::vector<int32_t> Restoring() const;
 
@@ -90,19 +103,29 @@ class StateRestorer {
     uint64_t records = 0;
     int64_t next_offset = 0;  // after the last record read
   };
-  enum class Action { kKeep, kReplace, kSeed };
+  enum class Action { kKeep, kReplace, kSeed, kRefuse };
 
   // `lag` (may be null) follows the offsets still to read.
   ChangelogRead ReadChangelog(int32_t partition, int64_t from, prometheus::Gauge* lag) const;
   // True when the changelog read from the local offset mark on holds
   // nothing local state lacks and local state nothing the changelog lacks.
   bool TailInSync(int32_t partition, const std::optional<Newest>& local, const ChangelogRead& tail) const;
-  Action Decide(int32_t partition, const std::optional<Newest>& local, const ChangelogRead& read) const;
+  Action Decide(int32_t partition, const std::optional<Newest>& local, const ChangelogRead& read,
+                std::string* refusal) const;
+  // The tail from the local mark, then if needed the whole changelog:
+  // *read, the records read, where the tail began (0: none), and Decide's
+  // answer (kKeep when the tail shows local state in sync).
+  Action Check(int32_t partition, const std::optional<Newest>& local, ChangelogRead* read, uint64_t* records,
+               int64_t* from, std::string* refusal);
   void OpenValues(int32_t partition, const std::map<std::string, int64_t>& offsets, ChangelogRead* read) const;
   // Replaces the partition's local state with the changelog's.
   void ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed);
   // Writes what local state holds and the changelog does not.
-  void Seed(int32_t partition, const Newest& local, const ChangelogRead& read);
+  // `fenced`: in the rebalance callback that assigned the partition, each
+  // transaction commits its offset with the group's metadata; at start-up
+  // (SeedHeldPartitions) there is no group membership to fence with.
+  void Seed(int32_t partition, const Newest& local, const ChangelogRead& read, bool fenced);
+  void RefuseIfReleasedElsewhere(int32_t partition) const;
   // Local state kept: a release the changelog says was prepared after local
   // state's newest committed one (by another owner) is resumed with its seed.
   void AdoptPrepared(int32_t partition, const std::optional<Newest>& local, const ChangelogRead& read);
@@ -111,6 +134,7 @@ class StateRestorer {
   state::StateStore* store_;
   const seal::RecordSealer* sealer_;
   ChangelogWriter* writer_;
+  int32_t releases_partitions_ = 0;
   mutable std::mutex mu_;
   std::set<int32_t> restoring_;  // guarded by mu_
   prometheus::Counter& restored_;

@@ -112,7 +112,8 @@ void StateStore::VisitPartition(int32_t partition, const std::function<bool(cons
   const std::pair<StateFamily, rocksdb::ColumnFamilyHandle*> prefixed[] = {{StateFamily::kEvents, rep_->events},
                                                                            {StateFamily::kSignatures, rep_->signatures},
                                                                            {StateFamily::kWaiting, rep_->waiting},
-                                                                           {StateFamily::kReleases, rep_->releases}};
+                                                                           {StateFamily::kReleases, rep_->releases},
+                                                                           {StateFamily::kWindows, rep_->windows}};
   for (const auto& [family, cf] : prefixed) {
     std::unique_ptr<rocksdb::Iterator> it(rep_->db->NewIterator(rocksdb::ReadOptions(), cf));
     for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {

@@ -192,6 +192,76 @@ TEST(DpAggregationTest, RecomputeAfterCrashRepublishesTheSameGlobalCountsWithout
   EXPECT_DOUBLE_EQ(next.status.spent.ToDouble(), 0.2);
 }
 
+// The windows of the window counts among `records` (running totals, the
+// cumulative sums, carry window_start_ms 0).
+std::set<std::string> WindowStarts(const std::vector<std::string>& records) {
+  static const std::regex kWindow(R"re("window_start_ms":(\d+),)re");
+  std::set<std::string> out;
+  for (const std::string& r : records) {
+    std::smatch m;
+    if (r.find("discrete_laplace") != std::string::npos && std::regex_search(r, m, kWindow)) out.insert(m[1].str());
+  }
+  return out;
+}
+
+// The aggregation partition's state is lost (a new state dir without the
+// changelog, a bad restore): it reads the partial topic from its start
+// again. The marks the earlier aggregation left there keep it from
+// publishing window 0 a second time with fresh noise; window 0's charge is
+// carried into its new ledger.
+TEST(DpAggregationTest, AggregatorThatLostItsStateDoesNotPublishAWindowAgain) {
+  TempDir dir("agg_lost");
+  MemoryTopic topic;
+  const config::Config config = GlobalConfig(dir);
+  {
+    Service s(config, dir.Sub("state"), &topic);
+    s.Epoch(0);
+    s.Epoch(1);
+    const DpPublisher::Result r = s.Epoch(2).at(0);
+    ASSERT_EQ(WindowStarts(r.records), std::set<std::string>{"0"}) << "positive control: window 0 published";
+  }
+  Service fresh(config, dir.Sub("state-lost"), &topic);
+  std::vector<std::string> published;
+  DpPublisher::Result last;
+  for (int64_t epoch = 3; epoch < 9; ++epoch) {
+    last = fresh.Epoch(epoch).at(0);
+    published.insert(published.end(), last.records.begin(), last.records.end());
+  }
+  EXPECT_EQ(WindowStarts(published), (std::set<std::string>{std::to_string(kWindowMs), std::to_string(2 * kWindowMs)}))
+      << "window 0 published again, or window 1 or 2 not published";
+  EXPECT_DOUBLE_EQ(last.status.spent.ToDouble(), 0.3) << "window 0's charge not carried over";
+  for (const std::string& r : published) EXPECT_NE(r.find("\"complete\":true"), std::string::npos) << r;
+}
+
+// dp.aggregation.partition changed from 0 to 1 (every instance restarted
+// with the new config): partition 1 has no aggregation state of its own. It
+// continues after the last window partition 0 published, with that
+// window's charge in its ledger, instead of publishing every retained
+// window again from the partial topic.
+TEST(DpAggregationTest, ChangedAggregationPartitionContinuesAfterThePreviousOnesLastWindow) {
+  TempDir dir("agg_moved");
+  MemoryTopic topic;
+  config::Config config = GlobalConfig(dir);
+  {
+    Service s(config, dir.Sub("state"), &topic);
+    for (int64_t epoch = 0; epoch < 3; ++epoch) s.Epoch(epoch);
+  }
+  config.dp.aggregation.partition = 1;
+  Service moved(config, dir.Sub("state"), &topic);
+  std::vector<std::string> published;
+  DpPublisher::Result last;
+  for (int64_t epoch = 3; epoch < 9; ++epoch) {
+    const auto released = moved.Epoch(epoch, {3, 2, 0, 1});  // the aggregating partition last
+    EXPECT_TRUE(released.at(0).records.empty()) << "the former aggregation partition published";
+    last = released.at(1);
+    published.insert(published.end(), last.records.begin(), last.records.end());
+  }
+  EXPECT_EQ(WindowStarts(published), (std::set<std::string>{std::to_string(kWindowMs), std::to_string(2 * kWindowMs)}))
+      << "window 0 published again, or window 1 or 2 not published";
+  EXPECT_DOUBLE_EQ(last.status.spent.ToDouble(), 0.3) << "window 0's charge not carried over";
+  for (const std::string& r : published) EXPECT_NE(r.find("\"complete\":true"), std::string::npos) << r;
+}
+
 // A partition that never reports: the window goes out max_wait_windows
 // later with the partitions that did, and says so.
 TEST(DpAggregationTest, WindowMissingAPartitionIsPublishedLateAndMarkedIncomplete) {

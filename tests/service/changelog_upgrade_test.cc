@@ -127,3 +127,60 @@ TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublish
 
 }  // namespace
 }  // namespace vanon::service
+
+namespace vanon::service {
+namespace {
+
+// The instance that holds a partition's state (released without the
+// changelog) is not the first to start with it on: the instance that gets the
+// partition finds neither changelog nor local state, but the partition's
+// releases on the releases topic, and refuses it (exit 1) instead of
+// starting it over with new signatures. Once the holder has started (and
+// seeded the changelog at start-up), the other instance restores it.
+TEST(ChangelogUpgrade, PartitionWhoseStateIsOnAnInstanceNotStartedYetIsRefused) {
+  std::string bootstrap;
+  auto kafka = testing::StartLifecycleKafka(kInputPartitions, 2, &bootstrap);
+  ASSERT_FALSE(bootstrap.empty());
+  TempDir state_a, state_b;
+  testing::SeqFeed feed;
+  InstanceOptions a{bootstrap, "holder-a", state_a.path(), testing::FreePort(), /*changelog=*/false, {}, {}};
+  feed.Produce(bootstrap, 2000);
+  auto run = testing::StartInstance(a);
+  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(a.port, 2 * kInputPartitions); })) << run->Output();
+  run->Signal(SIGTERM);
+  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+
+  InstanceOptions b{bootstrap, "other-b", state_b.path(), testing::FreePort(), /*changelog=*/true, {}, {}};
+  auto early = testing::StartInstance(b);
+  ASSERT_EQ(early->Wait(120), 1) << "an instance without the state started the partitions over\n" << early->Output();
+  EXPECT_NE(early->Output().find("has published releases"), std::string::npos) << early->Output();
+
+  a.changelog = true;
+  a.port = testing::FreePort();
+  feed.Produce(bootstrap, 1000);
+  run = testing::StartInstance(a);
+  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(a.port, 0); })) << run->Output();
+  run->Signal(SIGTERM);
+  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+
+  b.port = testing::FreePort();
+  feed.Produce(bootstrap, 1000);
+  auto late = testing::StartInstance(b);
+  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(b.port, 0); })) << late->Output();
+  EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
+      << late->Output();
+  late->Signal(SIGTERM);
+  ASSERT_EQ(late->Wait(60), 0) << late->Output();
+
+  const testing::OutputAudit audit = testing::AuditOutputs(bootstrap, feed.vin_of_seq);
+  std::cout << audit.Describe() << "\n";
+  EXPECT_EQ(audit.shares_repeated, 0u);
+  EXPECT_EQ(audit.events_repeated, 0u);
+  EXPECT_EQ(audit.vehicles_two_signatures, 0u);
+  EXPECT_EQ(audit.dp_repeated, 0u);
+  ASSERT_GT(audit.events, feed.vin_of_seq.size() / 2) << "positive control: most events published";
+  if (HasFailure()) std::cout << run->Output().substr(0, 20000) << "\n----\n" << late->Output().substr(0, 20000);
+}
+
+}  // namespace
+}  // namespace vanon::service

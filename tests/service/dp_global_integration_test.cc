@@ -167,6 +167,7 @@ TEST_P(DpGlobalCrash, EachWindowIsPublishedOnceGloballyCompleteAndChargedOnce) {
     std::string magic, line;
     int64_t window = 0, source = 0;
     ASSERT_TRUE(in >> magic >> window >> source) << t.value;
+    if (magic == "vdp-global1") continue;  // the aggregator's mark of a published window
     EXPECT_EQ(magic, "vdp-partial1");
     if (!seen_partials.insert({window, source}).second) continue;  // an aborted attempt's copy
     std::getline(in, line);

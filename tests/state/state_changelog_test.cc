@@ -4,6 +4,7 @@
 // must give the same partition state, and leave other partitions alone.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,46 @@ TEST(StateChangelog, ValueWindowsTravelWithThePartition) {
     return ++scanned > 0;
   });
   EXPECT_EQ(scanned, 1u);
+}
+
+// A changelog seeded from local state (an instance that turns the changelog
+// on) gets every record of the partition, of every family, and nothing of
+// another partition: replayed into an empty store, it gives the same state.
+TEST(StateChangelog, VisitPartitionGivesEveryRecordOfThePartitionAndNoOther) {
+  TempDir a_dir, b_dir;
+  auto a = StateStore::Open(a_dir.path());
+  const std::string v1(32, '\x01'), v2(32, '\x02');
+  {
+    ReleaseWrite w(*a);
+    for (int32_t p : {2, 3, 4}) {
+      w.PutSignature(p, v1, StoredSignature{{1, 4}, 6, 6});
+      w.PutWaiting(p, Waiting(v2));
+      w.PutEvent(p, 100, 42, "waiting event");
+      w.PutMeta(p, "clock", "clock-" + std::to_string(p));
+      w.PutRelease(p, 6, Committed(6));
+      w.PutWindow(p, v1, WindowWith(4, 9));
+    }
+    a->Commit(w);
+  }
+  std::vector<StateChange> seen;
+  a->VisitPartition(3, [&](const StateChange& c) {
+    seen.push_back(c);
+    return true;
+  });
+  std::set<StateFamily> families;
+  for (const StateChange& c : seen) families.insert(c.family);
+  EXPECT_EQ(seen.size(), 6u);
+  EXPECT_EQ(families.size(), 6u) << "one record of each family";
+  auto b = StateStore::Open(b_dir.path());
+  b->ReplacePartition(3, seen);
+  EXPECT_EQ(b->GetMeta(3, "clock"), "clock-3");
+  EXPECT_TRUE(b->GetSignatures(3, {v1})[0].has_value());
+  EXPECT_EQ(b->LoadWaiting(3).size(), 1u);
+  EXPECT_EQ(b->CountEvents(3), 1u);
+  EXPECT_TRUE(b->GetRelease(3, 6).has_value());
+  EXPECT_TRUE(b->GetWindows(3, {v1})[0].has_value());
+  EXPECT_FALSE(b->GetMeta(2, "clock").has_value());
+  EXPECT_FALSE(b->GetMeta(4, "clock").has_value());
 }
 
 TEST(StateChangelog, ProgressKeepsReplayUntil) {

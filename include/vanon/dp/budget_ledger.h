@@ -43,6 +43,7 @@ struct SpendResult {
   Epsilon spent;        // in the window, after this call
   Epsilon remaining;    // period_total - spent
   std::string message;  // one line for the log when not kSpent
+  LedgerEntry entry;    // the charge recorded (kSpent) or found (kAlreadySpent)
 
   bool publish() const { return outcome == SpendOutcome::kSpent || outcome == SpendOutcome::kAlreadySpent; }
 };
@@ -63,6 +64,12 @@ class BudgetLedger {
   static std::unique_ptr<BudgetLedger> Open(const BudgetPolicy& policy, LedgerStore* store, std::string* error);
 
   SpendResult TrySpend(uint64_t release_id, int64_t now_ms, Epsilon epsilon);
+  // Records a charge made on this same budget by another ledger (an earlier
+  // holder of it whose store this one does not share), as it was made:
+  // never refused, counted in the rolling window from its own timestamp. A
+  // release id already recorded is left as it is. False and *error on a
+  // store error.
+  bool Record(const LedgerEntry& entry, std::string* error);
   BudgetStatus Status(int64_t now_ms) const;
   // True while release_id's charge is in the rolling window at now_ms: what
   // it paid for may still be published.

@@ -60,6 +60,7 @@ namespace vanon::service {
 class DpPartialSource;
 struct DpAggregateState;
 struct DpPartial;
+struct GlobalMark;
 class ShareState;
 struct ShareDelta;
 
@@ -98,6 +99,7 @@ class DpPublisher {
     uint64_t contributions_cut = 0;
     uint64_t global_complete = 0;    // global windows published with every partition
     uint64_t global_incomplete = 0;  // ... after max_wait_windows without some
+    bool aggregated = false;         // the aggregation partition's share: it read the partials
     uint64_t partials_dropped = 0;   // late or unreadable partials
     dp::BudgetStatus status;
   };
@@ -187,6 +189,9 @@ class DpPublisher {
   void ReadPartials(int32_t partition, int64_t epoch, Result* result, DpAggregateState* agg);
   std::optional<int64_t> NextGlobalWindow(const DpAggregateState& agg, int64_t current_window, bool stored_only) const;
   DpPartial ZeroPartial(int64_t window) const;
+  // A window some aggregator published (read from the partial topic): if
+  // `agg` does not know it, continue after it, with its charge.
+  void AdoptMark(int32_t partition, const GlobalMark& mark, DpAggregateState* agg);
   // Publishes window `window` of `agg` (its sum and sources) with noise from `random`.
   void PublishGlobal(int32_t partition, int64_t window, DpAggregateState* agg, dp::RandomSource& random,
                      Result* result);
@@ -221,6 +226,10 @@ class DpPublisher {
   prometheus::Counter& global_complete_counter_;
   prometheus::Counter& global_incomplete_counter_;
   prometheus::Counter& partials_dropped_counter_;
+  // Wall time this instance last published a global window (or first ran
+  // the aggregation); 0 where it never did (VanonDpGlobalCountsStalled).
+  prometheus::Gauge& global_last_published_;
+  prometheus::Gauge& global_max_wait_;  // 0 without dp.aggregation
 };
 
 }  // namespace vanon::service
