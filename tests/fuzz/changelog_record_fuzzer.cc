@@ -51,6 +51,9 @@ void CheckValue(const state::StateChange& c, std::string_view value) {
       if (state::DecodeReleaseKey(key, &release)) CheckReleaseLogEntry(value);
       return;
     }
+    case state::StateFamily::kWindows:
+      CheckValueWindow(value);
+      return;
   }
   Fail("a changelog key decoded to an unknown column family");
 }
