@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -304,10 +305,29 @@ void HandOverEvents(ShareWork& w, ComputedShare* share) {
   share->spent = std::make_unique<release::EpochEvents>(std::move(ev));
 }
 
+// What the checker remembers of the partition's earlier shares, from state:
+// every stored signature with the last release state records for it (at
+// most horizon/64 releases stale, which only makes the horizon rule more
+// lenient), and the waiting tuples.
+void ResumeChecker(const ShareContext& ctx, int32_t partition, PartitionChecker* checker) {
+  std::vector<engine::ReleaseChecker::Published> published;
+  ctx.state->ScanSignatures(partition, [&](std::string_view vehicle, const state::StoredSignature& s) {
+    published.push_back({std::string(vehicle), s.values, static_cast<uint64_t>(s.last_release)});
+    return true;
+  });
+  std::multimap<std::string, uint64_t> waiting;
+  for (const engine::WaitingTuple& w : ctx.state->LoadWaiting(partition)) {
+    waiting.emplace(w.tuple.vehicle, w.first_release);
+  }
+  checker->checker.Resume(published, std::move(waiting));
+  checker->resumed = true;
+}
+
 }  // namespace
 
 ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch, const release::ReleaseSeed& seed,
-                           bool committed_before, release::TakenEvents taken) {
+                           bool committed_before, release::TakenEvents taken, PartitionChecker* checker) {
+  if (!checker->resumed) ResumeChecker(ctx, partition, checker);
   ComputedShare share;
   share.partition = partition;
   share.epoch = epoch;
@@ -321,6 +341,9 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   release::SeedStream random(seed);
   w.in.params = release::ReleaseParamsFromConfig(ctx.config->privacy);
   w.in.params.seed = random.NextU64();
+  // The checker lets a signature go missing only past this many releases
+  // without publication; PurgeSignatures drops them later than that.
+  w.in.params.signature_horizon = static_cast<uint64_t>(RetentionOf(ctx).horizon);
   w.out = ComputeRelease(*ctx.schema, w.in);
   if (TakeShareCorruption() && !w.out.groups.empty() && !w.out.groups[0].members.empty()) {
     w.out.groups[0].members.push_back(w.out.groups[0].members[0]);
@@ -328,9 +351,11 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   // The independent oracle, on every share before anything of it can be
   // produced: the engine's output is re-derived from the input tuples
   // (groups m-unique, signatures stable, labels covering, every tuple
-  // accounted once). A fresh checker per share sees the stored signatures
-  // through the input; the sequence of releases is its own test.
-  share.violations = engine::ReleaseChecker(*ctx.schema).Check(w.in, w.out);
+  // accounted once), and checked against the partition's earlier shares
+  // (a vehicle published before keeps its signature, and its stored one
+  // must be in the input).
+  share.verdict = checker->checker.Verify(w.in, w.out);
+  share.violations = share.verdict.violations();
   if (!share.violations.empty()) {
     // Nothing computed from `out` may leave; the events go back whole.
     share.current_consumed.assign(w.ev.current.size(), true);

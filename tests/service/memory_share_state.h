@@ -98,6 +98,8 @@ class MemoryShareState final : public ShareState {
   void PutSignature(int32_t partition, const std::string& vehicle, const state::StoredSignature& s) {
     signatures_[{partition, vehicle}] = s;
   }
+  // Behind the share's back, as a lost record or a bad restore would.
+  void EraseSignature(int32_t partition, const std::string& vehicle) { signatures_.erase({partition, vehicle}); }
   size_t signatures() const { return signatures_.size(); }
   size_t waiting() const { return waiting_.size(); }
   size_t windows() const { return windows_.size(); }

@@ -75,12 +75,19 @@ class Partition {
   void Add(const std::vector<ingest::BufferedEvent>& events) {
     for (const ingest::BufferedEvent& e : events) buffer_.Add({e.ts_ms, next_offset_++, e});
   }
-  ComputedShare Compute(int64_t epoch, uint8_t seed) {
+  // With the partition's checker, or another one.
+  ComputedShare Compute(int64_t epoch, uint8_t seed, PartitionChecker* checker = nullptr) {
     const release::EpochClock clock(config_.privacy.epoch);
-    return ComputeShare(ctx_, kPartition, epoch, SeedOf(seed), false, buffer_.Take(clock.EpochEnd(epoch)));
+    return ComputeShare(ctx_, kPartition, epoch, SeedOf(seed), false, buffer_.Take(clock.EpochEnd(epoch)),
+                        checker != nullptr ? checker : &checker_);
   }
+  const engine::Schema& schema() const { return schema_; }
+  // A share not applied (a precomputed one dropped, a withheld batch): its
+  // events go back to the buffer, and nothing else of it remains.
+  void Drop(ComputedShare* share) { ReturnEvents(share, &buffer_); }
   void Apply(ComputedShare* share) {
     state_.Apply(share->delta);
+    checker_.checker.Accept(std::move(share->verdict));
     for (release::KeyedEvent& e : share->remaining) buffer_.Restore(std::move(e));
     share->remaining.clear();
   }
@@ -105,6 +112,7 @@ class Partition {
   prometheus::Registry registry_;
   std::unique_ptr<DpPublisher> dp_;
   ShareContext ctx_;
+  PartitionChecker checker_{schema_};
 };
 
 config::Config ShareConfig() {
@@ -424,6 +432,58 @@ TEST(ReleaseShareTest, NewVehiclesLearnBeforeTheirSignatureAndGetHistorySlots) {
   size_t wider = 0;
   for (const auto& put : OpsOf<ShareDelta::PutSignature>(second.delta)) wider += put.signature.values.size() > 3;
   EXPECT_GT(wider, 0u) << "no new signature carries a history slot";
+}
+
+// The checker remembers the partition's earlier shares: a stored signature
+// that disappears (a lost record, a bad restore; here erased behind the
+// engine's back) makes its vehicle look new to the engine, which would
+// publish it under a second signature. The share is refused instead. A
+// checker that knows only what the share's input claims (what a fresh
+// checker per share knew) passes the same share.
+TEST(ReleaseShareTest, ShareOfAVehicleWhoseStoredSignatureVanishedIsRefused) {
+  Partition p(ShareConfig());
+  const ComputedShare first = p.Release(kEpoch, Vehicles(0, 40, kEpoch, 11));
+  const auto stored = OpsOf<ShareDelta::PutSignature>(first.delta);
+  ASSERT_FALSE(stored.empty());
+  p.state().EraseSignature(kPartition, stored.front().vehicle);
+
+  p.Add(Vehicles(0, 40, kEpoch + 1, 12));
+  ComputedShare second = p.Compute(kEpoch + 1, 2);
+  ASSERT_FALSE(second.violations.empty()) << "the share of a vehicle whose signature vanished was accepted";
+  EXPECT_NE(second.violations.front().find("a published signature is missing from the input"), std::string::npos)
+      << second.violations.front();
+  EXPECT_TRUE(second.records.events.empty());
+  EXPECT_TRUE(second.delta.ops.empty());
+
+  p.Drop(&second);
+  ComputedShare again = p.Compute(kEpoch + 1, 2);
+  EXPECT_FALSE(again.violations.empty()) << "still refused when computed again";
+  p.Drop(&again);
+
+  // A checker that starts from the damaged state (as a fresh checker per
+  // share did, or one resumed after a restart) has no memory of the vehicle
+  // and passes the same share: the refusal rests on the memory.
+  PartitionChecker fresh(p.schema());
+  ComputedShare unseen = p.Compute(kEpoch + 1, 2, &fresh);
+  EXPECT_TRUE(unseen.violations.empty()) << unseen.violations.front();
+  p.Drop(&unseen);
+}
+
+// Checking a share changes the checker only once the share is applied: a
+// share computed and dropped (precomputed before its close, then an event
+// arrived) leaves no trace, and its recomputation with another seed (other
+// groups, other new signatures) passes.
+TEST(ReleaseShareTest, DroppedShareLeavesTheCheckerAsItWas) {
+  Partition p(ShareConfig());
+  p.Release(kEpoch, Vehicles(0, 20, kEpoch, 11));
+  p.Add(Vehicles(0, 40, kEpoch + 1, 12));
+  ComputedShare dropped = p.Compute(kEpoch + 1, 2);
+  ASSERT_TRUE(dropped.violations.empty()) << dropped.violations.front();
+  ASSERT_FALSE(OpsOf<ShareDelta::PutSignature>(dropped.delta).empty()) << "new vehicles got signatures";
+  p.Drop(&dropped);
+  ComputedShare used = p.Compute(kEpoch + 1, 3);
+  EXPECT_TRUE(used.violations.empty()) << used.violations.front();
+  p.Apply(&used);
 }
 
 config::Config DpWindowConfig() {

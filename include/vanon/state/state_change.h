@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vanon::state {
@@ -21,6 +22,13 @@ struct StateChange {
   std::string key;                   // as stored in the column family
   std::optional<std::string> value;  // nullopt: deleted
 };
+
+// Keys of two families as the store writes them (key_codec.h), for readers
+// of the changelog: a partition's meta record, a release-log entry's key,
+// and the release id of a releases-family key (nullopt when it is not one).
+std::string MetaRecordKey(int32_t partition, std::string_view name);
+std::string ReleaseRecordKey(int32_t partition, int64_t release);
+std::optional<int64_t> ReleaseOfKey(std::string_view key);
 
 }  // namespace vanon::state
 

@@ -130,6 +130,11 @@ class StateStore {
   // `records` instead, in one atomic batch (state_restore.cc): a partition
   // restored from the state changelog.
   void ReplacePartition(int32_t partition, const std::vector<StateChange>& records);
+  // Visits every record the store holds for the partition (the families'
+  // keys with its prefix, meta records with its suffix), family by family
+  // in key order: the local state a new state changelog is seeded from.
+  // fn returns false to stop.
+  void VisitPartition(int32_t partition, const std::function<bool(const StateChange&)>& fn) const;
 
   // Live bytes: SST files plus memtables, over all column families.
   uint64_t ApproximateBytes() const;
