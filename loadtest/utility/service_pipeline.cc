@@ -60,6 +60,7 @@ struct ServicePipeline::Rep {
         payload(config.payload),
         clock(config.privacy.epoch),
         buffer(config.privacy.epoch.length_seconds * 1000),
+        partition_checker(schema),
         checker(schema) {
     ctx.config = &config;
     ctx.schema = &schema;
@@ -88,7 +89,8 @@ struct ServicePipeline::Rep {
   release::EventBuffer buffer;
   service::MemoryShareState state;
   service::ShareContext ctx;
-  engine::ReleaseChecker checker;  // over the whole sequence
+  service::PartitionChecker partition_checker;  // the service's own, as the runner keeps it
+  engine::ReleaseChecker checker;               // over the whole sequence and every stored signature
   uint64_t horizon = 0;
   std::vector<std::string> violations;
   int64_t next_offset = 0;
@@ -131,12 +133,13 @@ ReleaseRow ServicePipeline::Release(uint64_t release, const std::vector<EpochAct
   release::ReleaseSeed seed{};
   for (size_t i = 0; i < seed.size(); ++i) seed[i] = static_cast<uint8_t>(release * 31 + i);
   r.violations.clear();
-  service::ComputedShare share =
-      service::ComputeShare(r.ctx, kPartition, e, seed, false, r.buffer.Take(r.clock.EpochEnd(e)));
+  service::ComputedShare share = service::ComputeShare(r.ctx, kPartition, e, seed, false,
+                                                       r.buffer.Take(r.clock.EpochEnd(e)), &r.partition_checker);
   violations_ = share.violations;
   violations_.insert(violations_.end(), r.violations.begin(), r.violations.end());
   if (!share.violations.empty()) throw std::runtime_error("share failed its check: " + share.violations.front());
   r.state.Apply(share.delta);
+  r.partition_checker.checker.Accept(std::move(share.verdict));
   for (release::KeyedEvent& k : share.remaining) r.buffer.Restore(std::move(k));
 
   ReleaseRow row;
