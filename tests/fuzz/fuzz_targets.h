@@ -49,6 +49,7 @@ inline constexpr FuzzTarget kFuzzTargets[] = {
 bool CheckBufferedEvent(std::string_view value);
 bool CheckSignature(std::string_view value);
 bool CheckWaitingTuple(std::string_view vehicle, std::string_view value);
+bool CheckValueWindow(std::string_view value);
 bool CheckReleaseLogEntry(std::string_view value);
 // A `meta` record by its name ("progress", "clock", "dp_ledger", ...).
 bool CheckMetaRecord(std::string_view name, std::string_view value);

@@ -99,6 +99,20 @@ bool CheckWaitingTuple(std::string_view vehicle, std::string_view value) {
   return true;
 }
 
+// A value window that decodes is its canonical encoding, and goes on
+// advancing without a fault (its epochs are checked against the last one).
+bool CheckValueWindow(std::string_view value) {
+  std::optional<engine::ValueWindow> w = state::DecodeValueWindow(value);
+  if (!w) return false;
+  Check(state::EncodeValueWindow(*w) == value, "a value window is not its canonical encoding");
+  engine::WindowParams params;
+  params.epochs = 3;
+  params.missing = engine::MissingPolicy::kCarry;
+  params.carry_epochs = 2;
+  if (w->advanced() < UINT64_MAX) w->Advance(w->advanced() + 1, {{1, 1}}, params);
+  return true;
+}
+
 bool CheckMetaRecord(std::string_view name, std::string_view value) {
   if (name == "progress") return CheckProgress(value);
   if (name == "clock") return CheckClock(value);
@@ -110,6 +124,7 @@ bool CheckMetaRecord(std::string_view name, std::string_view value) {
 void FuzzStateRecords(std::string_view input) {
   CheckSignature(input);
   CheckWaitingTuple(std::string(32, 'v'), input);
+  CheckValueWindow(input);
   CheckProgress(input);
   CheckClock(input);
   CheckDictionary(input);
