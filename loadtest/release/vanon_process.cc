@@ -36,7 +36,10 @@ double SumSeries(const std::string& text, const std::string& name) {
 VanonProcess::VanonProcess(const std::string& binary, const std::string& config, const std::vector<std::string>& sets,
                            const std::string& hmac_key, int http_port, const std::string& log_path)
     : port_(http_port) {
-  std::vector<std::string> args = {binary, "run", "--config", config};
+  // Another build of vanon for an A/B comparison in one run of a benchmark.
+  const char* other = std::getenv("VANON_BENCH_BINARY");
+  const std::string program = other != nullptr && *other != '\0' ? other : binary;
+  std::vector<std::string> args = {program, "run", "--config", config};
   for (const std::string& s : sets) {
     args.push_back("--set");
     args.push_back(s);
@@ -53,7 +56,7 @@ VanonProcess::VanonProcess(const std::string& binary, const std::string& config,
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    execv(binary.c_str(), argv.data());
+    execv(program.c_str(), argv.data());
     _exit(127);
   }
 }

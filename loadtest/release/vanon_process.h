@@ -25,7 +25,9 @@ struct VanonProgress {
 class VanonProcess {
  public:
   // Starts `binary run --config config --set ...` with the HMAC key in its
-  // environment; its log goes to `log_path`. Throws if fork fails.
+  // environment; its log goes to `log_path`. Throws if fork fails. The
+  // environment variable VANON_BENCH_BINARY, if set, names another vanon
+  // binary to run instead (A/B comparisons of two builds).
   VanonProcess(const std::string& binary, const std::string& config, const std::vector<std::string>& sets,
                const std::string& hmac_key, int http_port, const std::string& log_path);
   ~VanonProcess();  // Stop()
