@@ -190,7 +190,12 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
   ingest::Rejection rejection;
   stored_.clear();
   stored_.reserve(batch.size());
-  for (const kafka::InputMessage& m : batch) {
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const kafka::InputMessage& m = batch[i];
+    // An accepted event's key is its VIN: its vehicle's cache entry is
+    // fetched from memory while the messages before it are parsed.
+    if (i + 2 < batch.size()) vehicles_.PrefetchSlot(batch[i + 2].key);
+    if (i + 1 < batch.size()) vehicles_.PrefetchEntry(batch[i + 1].key);
     auto it = next.find(m.partition);
     if (it == next.end()) {
       it = next.emplace(m.partition, Progress(m.partition)).first;

@@ -100,13 +100,14 @@ class IngestPipeline {
  private:
   // What ingestion derives from a VIN, cached because a fleet's vehicles send
   // many events each. Memory only (raw VINs never leave the process); bounded.
+  // What every event reads comes first, together (VinCache prefetches it).
   struct VehicleInfo {
     ingest::HmacToken key;
+    ingest::HmacToken last_trip_key;
     ingest::QiValues qi;  // shared by the vehicle's buffered events
+    std::string last_trip;
     bool known = false;
     std::optional<std::string> sensitive;  // sensitive.aggregator: registry
-    std::string last_trip;
-    ingest::HmacToken last_trip_key;
   };
   VehicleInfo& Lookup(const ingest::ParsedEvent& e);
 
