@@ -72,7 +72,7 @@ IngestPipeline::VehicleInfo& IngestPipeline::Lookup(const ingest::ParsedEvent& e
   if (fresh || !resolver_->DependsOnVinOnly()) {
     std::vector<std::string> qi;
     v.known = resolver_->Resolve(e, &qi);
-    v.qi = std::move(qi);
+    v.qi = qi_pool_.Get(std::move(qi));
   }
   if (fresh && registry_sensitive_) v.sensitive = resolver_->SensitiveValue(e);
   return v;
@@ -223,8 +223,8 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
       pr.unknown_vin++;
       counts.unknown++;
     }
-    if (v.last_trip != parsed_.trip_id) {
-      v.last_trip = parsed_.trip_id;
+    if (!(v.last_trip == parsed_.trip_id)) {
+      v.last_trip.assign(parsed_.trip_id);
       v.last_trip_key = hasher_->HashTrip(parsed_.trip_id);
     }
     if (!replay) {

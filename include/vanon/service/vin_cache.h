@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "vanon/service/inline_string.h"
+
 namespace vanon::service {
 
 template <typename V>
@@ -105,23 +107,11 @@ class VinCache {
   };
 
   struct Entry {
-    uint32_t length = 0;
-    char inline_vin[kInline];
+    InlineString<kInline> vin;
     V value{};
-    std::string long_vin;  // only for keys longer than kInline
 
-    void Set(std::string_view vin) {
-      length = static_cast<uint32_t>(vin.size());
-      if (vin.size() <= kInline) {
-        std::memcpy(inline_vin, vin.data(), vin.size());
-      } else {
-        long_vin.assign(vin);
-      }
-    }
-    bool Is(std::string_view vin) const {
-      if (vin.size() != length) return false;
-      return vin.size() <= kInline ? std::memcmp(inline_vin, vin.data(), vin.size()) == 0 : long_vin == vin;
-    }
+    void Set(std::string_view key) { vin.assign(key); }
+    bool Is(std::string_view key) const { return vin == key; }
   };
 
   size_t max_entries_;
