@@ -10,9 +10,16 @@ namespace internal {
 namespace {
 
 // Member names are short and mostly differ in length or first byte; testing
-// those inline skips most memcmp calls (a visible cost in bench_ingest).
+// those inline skips most memcmp calls (a visible cost in bench_ingest), and
+// a short name is compared inline too: most names match one of the mapped
+// fields, and a memcmp call per match was 2% of ingestion (perf).
 inline bool SameKey(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && (a.empty() || a[0] == b[0]) && std::memcmp(a.data(), b.data(), a.size()) == 0;
+  if (a.size() != b.size() || (!a.empty() && a[0] != b[0])) return false;
+  if (a.size() > 16) return std::memcmp(a.data(), b.data(), a.size()) == 0;
+  for (std::size_t i = 1; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
 }
 
 }  // namespace
