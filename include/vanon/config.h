@@ -255,6 +255,11 @@ struct SecurityConfig {
   // Name of the environment variable holding the HMAC key. LoadConfig does
   // not read it, so validating a config needs no secret.
   std::string hmac_key_env = "VANON_HMAC_KEY";
+  // Name of the environment variable holding the key ring that seals every
+  // value written to an internal topic ("ID:HEX[,ID:HEX...]", the first key
+  // seals; docs/state.md "Encryption"). Required when the changelog or DP
+  // aggregation is on; read, like the HMAC key, by the CLI only.
+  std::string state_keys_env = "VANON_STATE_KEYS";
 };
 
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError };
@@ -278,6 +283,13 @@ struct Config {
   SecurityConfig security;
   LoggingConfig logging;
 };
+
+// True when vanon writes to an internal topic (state changelog, DP
+// partials): what it writes there is sealed, so it needs the state keys
+// (security.state_keys_env).
+inline bool WritesInternalTopics(const Config& c) {
+  return c.state.changelog.enabled || (c.dp.enabled && !c.dp.aggregation.topic.empty());
+}
 
 // Loads `path`, applies `overrides` ("dotted.key=value", values parsed as
 // YAML scalars or flow collections, list items addressed by index, e.g.

@@ -24,6 +24,7 @@
 
 #include "changelog_writer.h"
 #include "state_restorer.h"
+#include "vanon/seal/record_sealer.h"
 #include "vanon/config.h"
 #include "vanon/kafka/mock_cluster.h"
 #include "vanon/kafka/producer.h"
@@ -68,12 +69,15 @@ std::vector<state::StateChange> PartitionRecords(state::StateStore& scratch, int
 
 // Produces every partition's records; returns the count per partition.
 std::vector<uint64_t> ProduceChangelog(const std::string& bootstrap, state::StateStore& scratch, int partitions,
-                                       uint64_t per_partition) {
+                                       uint64_t per_partition, seal::RecordSealer& sealer) {
   kafka::Producer producer(bootstrap, {}, {}, {{"linger.ms", "20"}, {"batch.num.messages", "10000"}});
   std::vector<uint64_t> counts;
   for (int p = 0; p < partitions; ++p) {
     const std::vector<state::StateChange> records = PartitionRecords(scratch, p, p * per_partition, per_partition);
-    for (const state::StateChange& c : records) producer.Produce(kTopic, p, service::ChangelogKey(p, c), *c.value);
+    for (const state::StateChange& c : records) {
+      const std::string key = service::ChangelogKey(p, c);
+      producer.Produce(kTopic, p, key, sealer.Seal({kTopic, p, key}, *c.value));
+    }
     counts.push_back(records.size());
   }
   if (!producer.Flush(300000) || producer.failures() != 0) throw std::runtime_error("produce failed");
@@ -92,13 +96,14 @@ int Run(uint64_t n, uint64_t per_partition) {
                          {"kafka.bootstrap=" + cluster.Bootstrap(), "state.dir=" + dir + "/state",
                           std::string("state.changelog.topic=") + kTopic});
   std::vector<uint64_t> produced;
+  seal::RecordSealer sealer(seal::Keyring::Random("bench"));
   {
     auto scratch = state::StateStore::Open(dir + "/scratch");
-    produced = ProduceChangelog(cluster.Bootstrap(), *scratch, partitions, per_partition);
+    produced = ProduceChangelog(cluster.Bootstrap(), *scratch, partitions, per_partition, sealer);
   }
   auto store = state::StateStore::Open(dir + "/state");
   prometheus::Registry registry;
-  service::StateRestorer restorer(config, store.get(), registry);
+  service::StateRestorer restorer(config, store.get(), &sealer, registry);
   const auto t0 = std::chrono::steady_clock::now();
   const double c0 = CpuSeconds();
   uint64_t restored = 0;

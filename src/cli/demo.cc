@@ -6,13 +6,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
 
+#include "dp_readout.h"
 #include "hmac_key.h"
+#include "state_keys.h"
 #include "loadgen.h"
 #include "vanon/config.h"
 #include "vanon/kafka/committed_reader.h"
@@ -24,6 +27,10 @@
 namespace vanon::cli {
 
 namespace {
+
+// About the size of one anonymized event record of the demo's config.
+constexpr double kEventRecordBytes = 280;
+
 // What a downstream consumer sees: a few records of each output topic, read
 // as a read_committed consumer. Returns false until the topics hold some.
 bool PrintSampleRecords(const config::Config& config) {
@@ -41,10 +48,7 @@ bool PrintSampleRecords(const config::Config& config) {
        "the tuple token links one vehicle's events within this release only"},
       {&t.releases, "group record", 1, "\"type\":\"group\"", 1,
        "the values of all its tuples, counterfeits included, shuffled; no value is linked to a token"},
-      {&t.releases, "release summary", 1, "\"type\":\"summary\"", 1, "written last: the share is complete"},
-      {&t.counts, "DP counts", 2, "", 7,
-       "noisy counts (discrete Laplace); with dp.window_seconds one per window, and with dp.aggregation.topic "
-       "one global count per cell (scope global, complete when every partition contributed)"}};
+      {&t.releases, "release summary", 1, "\"type\":\"summary\"", 1, "written last: the share is complete"}};
   std::vector<std::vector<std::string>> found(std::size(samples));
   try {
     for (size_t i = 0; i < std::size(samples); ++i) {
@@ -57,19 +61,108 @@ bool PrintSampleRecords(const config::Config& config) {
             return found[i].size() < s.count;
           },
           5000);
-      if (found[i].empty() && !(s.topic == &t.counts && !config.dp.enabled)) return false;
+      if (found[i].empty()) return false;
     }
   } catch (const std::exception& e) {
     return false;  // not there yet; the next second tries again
   }
   std::printf("---- what consumers read (read_committed, partition 0) ----\n");
   for (size_t i = 0; i < std::size(samples); ++i) {
-    if (found[i].empty()) continue;
     std::printf("%s on %s (%s):\n", samples[i].what, samples[i].topic->c_str(), samples[i].note);
     for (const std::string& v : found[i]) std::printf("  %s\n", v.c_str());
   }
-  std::printf("-----------------------------------------------------------\n");
   return true;
+}
+
+// The DP records of the first share on partition 0 of the counts topic.
+std::vector<std::string> FirstShareDpRecords(const config::Config& config) {
+  std::vector<std::string> out;
+  std::string key;
+  kafka::ReadCommitted(
+      config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties, config.kafka.topics.counts, 0,
+      0,
+      [&](const kafka::CommittedRecord& r) {
+        if (key.empty()) key = r.key;
+        if (r.key != key) return false;
+        out.emplace_back(r.value);
+        return true;
+      },
+      5000);
+  return out;
+}
+
+// One share's DP counts of one query (the first without a time bucket, so
+// one line per QI value), each with the standard deviation of its noise,
+// and what the budget makes of them.
+void PrintDpCounts(const config::Config& config, uint64_t vehicles) {
+  if (!config.dp.enabled) return;
+  std::vector<std::string> records;
+  try {
+    records = FirstShareDpRecords(config);
+  } catch (const std::exception& e) {
+    std::printf("DP counts: not read yet (%s)\n", e.what());
+  }
+  std::vector<DpCountReadout> counts;
+  try {
+    for (const std::string& r : records) {
+      if (std::optional<DpCountReadout> c = ParseDpCount(r)) counts.push_back(*c);
+    }
+  } catch (const std::invalid_argument& e) {
+    std::printf("DP counts: a record on %s does not read: %s\n", config.kafka.topics.counts.c_str(), e.what());
+  }
+  if (!counts.empty()) {
+    std::printf(
+        "DP counts on %s (noisy; with dp.window_seconds one per window, with dp.aggregation.topic one "
+        "global count per cell):\n  %s\n",
+        config.kafka.topics.counts.c_str(), records.front().c_str());
+    auto shown = std::find_if(counts.begin(), counts.end(), [](const DpCountReadout& c) {
+      return c.std && c.cell.find("time_bucket=") == std::string::npos;
+    });
+    if (shown == counts.end()) shown = counts.begin();
+    const std::string query = shown->query;
+    size_t totals = 0;
+    for (const DpCountReadout& c : counts) {
+      if (c.query != query) continue;
+      if (c.std || !shown->std) {
+        std::printf("  %s\n", Describe(c).c_str());
+      } else {
+        ++totals;
+      }
+    }
+    if (totals > 0) {
+      std::printf("  (and %zu running totals of %s: their noise depends on how many draws they sum, docs/dp.md)\n",
+                  totals, query.c_str());
+    }
+  }
+  std::printf("%s\n", DescribeDpBudgetForDemo(config, vehicles).c_str());
+}
+
+// Commands that read the same topics from outside the demo.
+void PrintConsumerCommands(const config::Config& config, const DemoArgs& args) {
+  const std::filesystem::path repo = std::filesystem::path(DefaultConfigDir()).parent_path();
+  std::filesystem::path report = repo / "clients" / "python" / "examples" / "report.py";
+  if (!std::filesystem::exists(report)) report = "clients/python/examples/report.py";
+  const std::string config_path = args.config.empty() ? DefaultConfigDir() + "/demo.yaml" : args.config;
+  std::printf(
+      "report (PNG of releases, speeds and DP counts; while the demo runs):\n"
+      "  /usr/bin/python3 %s --bootstrap %s --releases 6 --out vanon-report.png\n",
+      report.c_str(), config.kafka.bootstrap.c_str());
+  // The embedded cluster (librdkafka's mock) keeps about 5 MB per partition:
+  // a reader gets a release whole only while a partition's share of it fits.
+  const double share_mb =
+      args.rate * static_cast<double>(config.privacy.epoch.length_seconds) / args.partitions * kEventRecordBytes / 1e6;
+  if (share_mb > 2.2) {
+    std::printf(
+        "  note: at %.0f events/s a partition's share of a release is about %.1f MB of events, too much for the "
+        "embedded Kafka's 5 MB per partition to keep until a reader has it all; for the report run the demo with "
+        "--vehicles 150 --rate 1500 (the same events per vehicle)\n",
+        args.rate, share_mb);
+  }
+  std::printf(
+      "complete releases as an operator sees them:\n"
+      "  vanon tail --config %s --set kafka.bootstrap=%s --from-beginning\n"
+      "-----------------------------------------------------------\n",
+      config_path.c_str(), config.kafka.bootstrap.c_str());
 }
 
 // True when nothing listens on `listen` ("host:port", IPv4) right now. A
@@ -158,6 +251,18 @@ std::string DemoHmacKey(const config::Config& config) {
   return RandomHmacKey();
 }
 
+// The configured state keys when set, else a random ring for this run.
+seal::Keyring DemoStateKeys(const config::Config& config) {
+  std::string error;
+  if (std::optional<seal::Keyring> keys = ReadStateKeys(config, &error)) return *keys;
+  if (!error.empty() && std::getenv(config.security.state_keys_env.c_str()) != nullptr) {
+    throw std::runtime_error(error);  // set but malformed: say so rather than ignore it
+  }
+  std::printf("demo: %s is not set, sealing internal topics with a random key for this run only\n",
+              config.security.state_keys_env.c_str());
+  return seal::Keyring::Random("demo");
+}
+
 // The one (or two, once releases run) status lines a second.
 void PrintStatus(double elapsed, uint64_t sent, const service::ServiceStatus& s) {
   std::printf(
@@ -185,7 +290,7 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
   std::string state_dir = MakeStateDir();
   config::Config config = DemoConfig(args, cluster, state_dir);
 
-  service::Service service(config, DemoHmacKey(config));
+  service::Service service(config, DemoHmacKey(config), DemoStateKeys(config));
   std::atomic<bool> service_stop{false};
   std::atomic<bool> service_done{false};
   int service_rc = 0;
@@ -228,7 +333,11 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
     }
     const service::ServiceStatus s = service.Status();
     PrintStatus(elapsed, progress.produced.load(), s);
-    if (s.releases > 0 && !printed_samples) printed_samples = PrintSampleRecords(config);
+    if (s.releases > 0 && !printed_samples && PrintSampleRecords(config)) {
+      printed_samples = true;
+      PrintDpCounts(config, args.vehicles);
+      PrintConsumerCommands(config, args);
+    }
     std::fflush(stdout);
     if (!loadgen_error.empty() || service_done.load()) break;
     if (args.duration > 0 && elapsed >= args.duration) break;

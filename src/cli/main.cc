@@ -3,8 +3,10 @@
 //   vanon validate-config FILE [--set KEY=VALUE ...]
 //   vanon demo [--duration S] [--vehicles N] [--rate R]
 //   vanon loadgen --bootstrap B --topic T --vehicles N --rate R --duration S [--seed X] [--invalid-fraction F]
+//   vanon tail --config FILE [--set KEY=VALUE ...] [--json] [--from-beginning] [--timeout S] [--count N]
 //   vanon version
-// Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage.
+// Exit codes: 0 ok, 1 runtime failure, 2 bad configuration or usage, and for
+// tail 3 when a release stays incomplete longer than its timeout.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
@@ -13,8 +15,11 @@
 
 #include "demo.h"
 #include "hmac_key.h"
+#include "reseal_changelog.h"
+#include "state_keys.h"
 #include "loadgen.h"
 #include "stop_signal.h"
+#include "tail.h"
 #include "vanon/config.h"
 #include "vanon/config/dp_budget.h"
 #include "vanon/service/qi_resolver.h"
@@ -40,11 +45,16 @@ int CmdRun(const std::string& path, const std::vector<std::string>& overrides) {
     std::cerr << error << std::endl;
     return kExitConfig;
   }
+  std::optional<vanon::seal::Keyring> state_keys = vanon::cli::ReadStateKeys(config, &error);
+  if (!error.empty()) {
+    std::cerr << error << std::endl;
+    return kExitConfig;
+  }
   vanon::service::InitJsonLogging(vanon::config::ToString(config.logging.level));
   std::atomic<bool>& stop = vanon::cli::InstallStopSignalHandlers();
   spdlog::info("vanon {} ({}) starting with {}", vanon::kVersion, vanon::kRevision, config.path);
   try {
-    vanon::service::Service service(std::move(config), std::move(*key));
+    vanon::service::Service service(std::move(config), std::move(*key), std::move(state_keys));
     return service.Run(stop);
   } catch (const std::exception& e) {
     spdlog::error("start-up failed: {}", e.what());
@@ -64,6 +74,14 @@ int CmdValidate(const std::string& path, const std::vector<std::string>& overrid
     std::cerr << e.what() << std::endl;
     return kExitConfig;
   }
+}
+
+int CmdLoadgen(const vanon::cli::LoadgenArgs& lg) {
+  std::atomic<bool>& stop = vanon::cli::InstallStopSignalHandlers();
+  vanon::cli::LoadgenProgress progress;
+  uint64_t n = vanon::cli::RunLoadgen(lg, stop, &progress);
+  std::cout << "loadgen: delivered " << n << " messages (" << progress.invalid.load() << " malformed)" << std::endl;
+  return 0;
 }
 
 }  // namespace
@@ -115,6 +133,11 @@ int main(int argc, char** argv) {
   loadgen->add_option("--vin-table", lg.vin_table, "VIN decoding table (default: config/vehicle/vin-table.yaml)");
   loadgen->add_option("--start-ms", lg.start_ms, "event time of the first message (default: now)");
 
+  vanon::cli::ResealArgs reseal_args;
+  CLI::App* reseal = vanon::cli::AddResealCommand(&app, &reseal_args);
+  vanon::cli::TailArgs tail_args;
+  CLI::App* tail = vanon::cli::AddTailCommand(&app, &tail_args);
+
   app.add_subcommand("version", "print the version");
 
   try {
@@ -127,17 +150,13 @@ int main(int argc, char** argv) {
   try {
     if (*run) return CmdRun(config_path, overrides);
     if (*validate) return CmdValidate(validate_path, validate_overrides);
+    if (*reseal) return vanon::cli::ResealChangelog(reseal_args);
     if (*demo) {
       demo_args.http_explicit = demo_http->count() > 0;
       return vanon::cli::RunDemo(demo_args, vanon::cli::InstallStopSignalHandlers());
     }
-    if (*loadgen) {
-      std::atomic<bool>& stop = vanon::cli::InstallStopSignalHandlers();
-      vanon::cli::LoadgenProgress progress;
-      uint64_t n = vanon::cli::RunLoadgen(lg, stop, &progress);
-      std::cout << "loadgen: delivered " << n << " messages (" << progress.invalid.load() << " malformed)" << std::endl;
-      return 0;
-    }
+    if (*tail) return vanon::cli::RunTail(tail_args, vanon::cli::InstallStopSignalHandlers());
+    if (*loadgen) return CmdLoadgen(lg);
     std::cout << "vanon " << vanon::kVersion << " (" << vanon::kRevision << ")" << std::endl;
     return 0;
   } catch (const vanon::config::ConfigError& e) {

@@ -41,6 +41,13 @@ void ParseService(Section& root, Config* out) {
         s.Error("hmac_key_env", "\"" + env + "\" is not an environment variable name");
       }
     }
+    if (s.String("state_keys_env", &env)) {
+      if (IsIdentifier(env)) {
+        out->security.state_keys_env = env;
+      } else {
+        s.Error("state_keys_env", "\"" + env + "\" is not an environment variable name");
+      }
+    }
   }
   {
     Section s(root.diag(), root.Child("logging"), "logging");

@@ -12,6 +12,7 @@
 #include "vanon/kafka/consumer.h"
 #include "vanon/kafka/transactional_producer.h"
 #include "vanon/release/event_buffer.h"
+#include "vanon/seal/record_sealer.h"
 #include "vanon/service/ingest_pipeline.h"  // kClockMeta
 #include "vanon/state/state_store.h"
 
@@ -61,8 +62,10 @@ bool DecodeChangelogKey(std::string_view key, int32_t* partition, state::StateCh
 }
 
 ChangelogWriter::ChangelogWriter(const config::Config& config, state::StateStore* store,
-                                 kafka::TransactionalProducer* producer)
-    : config_(config), store_(store), producer_(producer) {}
+                                 kafka::TransactionalProducer* producer, seal::RecordSealer* sealer)
+    : config_(config), store_(store), producer_(producer), sealer_(sealer) {
+  if (sealer_ == nullptr) throw std::invalid_argument("ChangelogWriter: no sealer (the changelog is never in clear)");
+}
 
 ChangelogBase ChangelogWriter::Snapshot(const release::EpochClock& clock, const state::PartitionProgress& progress,
                                         const release::EventBuffer& events) {
@@ -119,7 +122,11 @@ size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const Cha
   for (const state::ReleaseWrite* w : {&apply, static_cast<const state::ReleaseWrite*>(&extra)}) {
     for (const state::StateChange& c : w->Changes()) {
       const std::string key = ChangelogKey(partition, c);
-      producer_->Produce(topic, partition, key, c.value ? std::string_view(*c.value) : std::string_view(), headers);
+      if (c.value) {
+        producer_->Produce(topic, partition, key, sealer_->Seal({topic, partition, key}, *c.value), headers);
+      } else {
+        producer_->Produce(topic, partition, key, std::string_view(), headers);
+      }
       if (count_families) ++by_family[{c.family, !c.value}];
       ++n;
     }

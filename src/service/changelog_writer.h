@@ -15,8 +15,10 @@
 // input topic.
 //
 // Record: key = partition u32 BE, family byte, the store's key; value = the
-// store's value, or a tombstone (null) for a deletion. Store values are
-// never empty, so an empty value read back is also a deletion.
+// store's value sealed (seal/record_sealer.h: AES-256-GCM, bound to topic,
+// partition and key), or a tombstone (null) for a deletion. Store values
+// are never empty, so an empty value read back is also a deletion. Keys
+// hold only partition numbers, family codes, HMACs and names of records.
 #ifndef VANON_SRC_SERVICE_CHANGELOG_WRITER_H_
 #define VANON_SRC_SERVICE_CHANGELOG_WRITER_H_
 
@@ -42,6 +44,10 @@ class TransactionalProducer;
 namespace vanon::release {
 class EventBuffer;
 }  // namespace vanon::release
+
+namespace vanon::seal {
+class RecordSealer;
+}  // namespace vanon::seal
 
 namespace vanon::state {
 class ReleaseWrite;
@@ -86,7 +92,9 @@ bool DecodeChangelogKey(std::string_view key, int32_t* partition, state::StateCh
 
 class ChangelogWriter {
  public:
-  ChangelogWriter(const config::Config& config, state::StateStore* store, kafka::TransactionalProducer* producer);
+  // `sealer` seals every value (never null: the changelog is never in clear).
+  ChangelogWriter(const config::Config& config, state::StateStore* store, kafka::TransactionalProducer* producer,
+                  seal::RecordSealer* sealer);
 
   // The input consumer whose group the offsets are committed to. Before the
   // first release.
@@ -108,6 +116,7 @@ class ChangelogWriter {
   const config::Config& config_;
   state::StateStore* store_;
   kafka::TransactionalProducer* producer_;
+  seal::RecordSealer* sealer_;
   const kafka::Consumer* consumer_ = nullptr;
 };
 

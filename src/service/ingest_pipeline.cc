@@ -257,11 +257,15 @@ release::Arrival IngestPipeline::Arrive(int32_t partition, release::EpochClock* 
   return it == filters_.end() ? by_clock : it->second.Classify(*clock, parsed_.ts_ms, offset, by_clock);
 }
 
-// The DLQ keeps the original bytes so nothing is lost; it is an
-// input-classified topic. Its key is the HMAC, never the raw key.
+// The DLQ keeps the original bytes so nothing is lost; it is classified as
+// sensitive as the raw input. Its key is the input record's own key, never
+// the HMAC: a record pairing an HMAC with the raw message (which holds the
+// VIN) would be a VIN -> HMAC table, the one link that makes the changelog's
+// and the output's keyed state attributable. With the input's own key, a
+// record can be replayed to the input topic into the partition it came from.
 void IngestPipeline::RouteRejected(const kafka::InputMessage& m, const std::string& reason, const std::string& detail) {
   if (!dlq_) return;
-  std::string key = m.key.empty() ? std::string() : hasher_->HashHex(m.key);
+  const std::string_view key = m.key;
   kafka::KafkaHeaders headers = {{"vanon.reason", reason},
                                  {"vanon.detail", detail},
                                  {"vanon.source.topic", config_.kafka.topics.input},
@@ -273,8 +277,8 @@ void IngestPipeline::RouteRejected(const kafka::InputMessage& m, const std::stri
 }
 
 // Its epoch is released already: it can join no release. Counted, and kept
-// whole in the late topic (input-classified, like the DLQ) when the config
-// routes it there.
+// whole in the late topic (classified like the raw input, and keyed like it,
+// for the reason given at RouteRejected) when the config routes it there.
 void IngestPipeline::RouteLate(const kafka::InputMessage& m, int64_t watermark_ms) {
   if (config_.privacy.late_events != config::LateEvents::kTopic || !dlq_) return;
   kafka::KafkaHeaders headers = {{"vanon.reason", "late"},
@@ -282,7 +286,7 @@ void IngestPipeline::RouteLate(const kafka::InputMessage& m, int64_t watermark_m
                                  {"vanon.source.topic", config_.kafka.topics.input},
                                  {"vanon.source.partition", std::to_string(m.partition)},
                                  {"vanon.source.offset", std::to_string(m.offset)}};
-  dlq_->Produce(config_.kafka.topics.late, -1, hasher_->HashHex(parsed_.vin), m.value, headers);
+  dlq_->Produce(config_.kafka.topics.late, -1, m.key, m.value, headers);
 }
 
 // The parsed event as the buffer keeps it: tokens instead of identifiers,

@@ -1,3 +1,4 @@
+#include "vanon/seal/record_sealer.h"
 #include "vanon/service/release_runner.h"
 
 #include <spdlog/spdlog.h>
@@ -108,7 +109,8 @@ struct ReleaseRunner::Rep {
   ReleaseMetricsExporter* metrics;
   OutputTopology topology;
   DpPublisher* dp;
-  ChangelogWriter* changelog = nullptr;  // set before the first Submit
+  ChangelogWriter* changelog = nullptr;          // set before the first Submit
+  seal::RecordSealer* partial_sealer = nullptr;  // set before the first Submit with global DP counts
   engine::Schema schema;
   release::PayloadTransformer payload;  // for the published time bucket only (const use)
   StoreShareState share_state;
@@ -668,7 +670,11 @@ struct ReleaseRunner::Rep {
     const int32_t counts = CountsPartition(s.partition);
     for (const std::string& d : s.dp.records) producer->Produce(config.kafka.topics.counts, counts, key, d, headers);
     // Exact DP window counts for the aggregation partition (internal topic).
-    for (const auto& [k, v] : s.dp.partials) producer->Produce(config.dp.aggregation.topic, 0, k, v, headers);
+    for (const auto& [k, v] : s.dp.partials) {
+      if (partial_sealer == nullptr) throw std::logic_error("release: DP partials without a sealer");
+      const std::string& topic = config.dp.aggregation.topic;
+      producer->Produce(topic, 0, k, partial_sealer->Seal({topic, 0, k}, v), headers);
+    }
     const int32_t rel = ReleasesPartition(s.partition);
     for (const std::string& g : s.records.groups) producer->Produce(config.kafka.topics.releases, rel, key, g, headers);
     producer->Produce(config.kafka.topics.releases, rel, key, s.records.summary, headers);
@@ -786,6 +792,8 @@ std::vector<ReleaseOutcome> ReleaseRunner::Apply(const std::function<PartitionSt
 uint64_t ReleaseRunner::waiting() const { return rep_->Waiting(); }
 
 void ReleaseRunner::SetChangelog(ChangelogWriter* changelog) { rep_->changelog = changelog; }
+
+void ReleaseRunner::SetPartialSealer(seal::RecordSealer* sealer) { rep_->partial_sealer = sealer; }
 
 int64_t ReleaseRunner::BatchOpenSince() const { return rep_->batch_open_since.load(); }
 

@@ -212,6 +212,23 @@ void DropOrphanEvents(ShareWork& w, ComputedShare* share) {
   }
 }
 
+// Encodes an event a waiting tuple keeps, without its sensitive field. The
+// tuple's value is stored once, with the tuple (PutWaiting); its events are
+// kept only to be published with it, which never reads that field, and a
+// release only aggregates the events of its own epoch. So the raw value is
+// not kept once per event (in state and in the changelog).
+void EncodeWithoutSensitive(int sensitive_extra, ingest::BufferedEvent* e, std::string* out) {
+  const auto idx = static_cast<size_t>(sensitive_extra);
+  if (sensitive_extra < 0 || idx >= e->extras.size() || !e->extras[idx]) {
+    EncodeBufferedEvent(*e, out);
+    return;
+  }
+  std::optional<std::string> held = std::move(e->extras[idx]);
+  e->extras[idx].reset();
+  EncodeBufferedEvent(*e, out);
+  e->extras[idx] = std::move(held);
+}
+
 // The state changes. The epoch's events go with one range deletion; the few
 // that still-waiting tuples own are put back after it (in a write batch the
 // later operation wins). One tombstone per share instead of one per event
@@ -230,7 +247,7 @@ void WriteStateChanges(ShareWork& w, ComputedShare* share) {
   for (size_t i = 0; i < w.ev.current.size(); ++i) {
     if (w.consumed[i]) continue;
     encoded.clear();
-    EncodeBufferedEvent(w.ev.current[i], &encoded);
+    EncodeWithoutSensitive(w.ctx.sensitive_extra, &w.ev.current[i], &encoded);
     delta.Add(ShareDelta::PutEvent{w.ev.current_keys[i].first, w.ev.current_keys[i].second, encoded});
   }
   DropOrphanEvents(w, share);

@@ -1,3 +1,4 @@
+#include "vanon/seal/record_sealer.h"
 #include "vanon/service/service.h"
 
 #include <pthread.h>
@@ -67,6 +68,8 @@ struct Service::Rep {
   explicit Rep(config::Config c) : config(std::move(c)) {}
   config::Config config;
   std::string hmac_key;
+  // Seals what goes to internal topics; null when none is written.
+  std::unique_ptr<seal::RecordSealer> sealer;
   std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
   IngestMetrics metrics{*registry};
   ReleaseMetricsExporter release_metrics{*registry, config.privacy};
@@ -137,7 +140,16 @@ struct Service::Rep {
   }
 };
 
-Service::Service(config::Config config, std::string hmac_key) : rep_(std::make_unique<Rep>(std::move(config))) {
+Service::Service(config::Config config, std::string hmac_key, std::optional<seal::Keyring> state_keys)
+    : rep_(std::make_unique<Rep>(std::move(config))) {
+  if (config::WritesInternalTopics(rep_->config)) {
+    if (!state_keys) {
+      throw std::invalid_argument(rep_->config.path +
+                                  ": security.state_keys_env: the changelog or DP aggregation is on, "
+                                  "so the state keys are required");
+    }
+    rep_->sealer = std::make_unique<seal::RecordSealer>(std::move(*state_keys));
+  }
   rep_->hmac_key = std::move(hmac_key);
   RegisterBuildInfo(*rep_->registry);
 }
@@ -330,15 +342,16 @@ void Service::Rep::BuildReleasePath() {
   if (c.dp.enabled) {
     dp = std::make_unique<DpPublisher>(c, hmac_key, store.get(), *registry);
     if (dp->aggregating()) {
-      dp->SetAggregation(topology.input_partitions, NewKafkaPartialSource(c));
+      dp->SetAggregation(topology.input_partitions, NewKafkaPartialSource(c, sealer.get()));
     }
   }
   runner = std::make_unique<ReleaseRunner>(c, pipeline->layout().sensitive, store.get(), out.get(), &release_metrics,
                                            topology, dp.get());
+  if (dp && dp->aggregating()) runner->SetPartialSealer(sealer.get());
   if (c.state.changelog.enabled) {
-    changelog = std::make_unique<ChangelogWriter>(c, store.get(), out.get());
+    changelog = std::make_unique<ChangelogWriter>(c, store.get(), out.get(), sealer.get());
     runner->SetChangelog(changelog.get());
-    restorer = std::make_unique<StateRestorer>(c, store.get(), *registry);
+    restorer = std::make_unique<StateRestorer>(c, store.get(), sealer.get(), *registry);
     restoring = restorer.get();
     spdlog::info("state changelog on: {}", c.state.changelog.topic);
   }

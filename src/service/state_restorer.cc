@@ -12,6 +12,7 @@
 
 #include "changelog_writer.h"
 #include "vanon/kafka/committed_reader.h"
+#include "vanon/seal/record_sealer.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon::service {
@@ -83,10 +84,14 @@ std::optional<state::ReleaseLogEntry> LocalNewestCommitted(const state::StateSto
 
 // Reads the partition's changelog from `from` to its last stable offset,
 // applying compaction's rule itself: the last record of a key wins, a
-// tombstone removes it.
-StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const config::Config& config, int32_t partition, int64_t from,
-                                                          prometheus::Gauge* lag) {
+// tombstone removes it. Values are opened only once the read is complete:
+// a record a later one of its key superseded is what compaction would have
+// dropped (after a key rotation, under a key the ring may no longer hold).
+StateRestorer::ChangelogRead StateRestorer::ReadChangelog(int32_t partition, int64_t from,
+                                                          prometheus::Gauge* lag) const {
+  const config::Config& config = config_;
   ChangelogRead read;
+  std::map<std::string, int64_t> offsets;  // changelog key -> offset of its live record
   read.next_offset = from;
   kafka::ReadCommitted(
       config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties, config.state.changelog.topic,
@@ -104,22 +109,43 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(const config::Config& 
         std::string k = r.key.data() ? std::string(r.key) : std::string();
         if (r.value.empty()) {
           read.latest.erase(k);
-          if (c.family == state::StateFamily::kReleases) read.releases.erase(c.key);
+          offsets.erase(k);
           return true;
         }
         c.value = std::string(r.value);
-        if (c.family == state::StateFamily::kReleases) read.releases[c.key] = *c.value;
+        offsets[k] = r.offset;
         read.latest[k] = std::move(c);
         return true;
       },
       kRestoreTimeoutMs);
   if (lag != nullptr) lag->Set(0);
+  OpenValues(partition, offsets, &read);
   return read;
 }
 
-StateRestorer::StateRestorer(const config::Config& config, state::StateStore* store, prometheus::Registry& registry)
+// Opens every live value in place; the first that does not open stops the
+// restore before anything is applied (fail closed).
+void StateRestorer::OpenValues(int32_t partition, const std::map<std::string, int64_t>& offsets,
+                               ChangelogRead* read) const {
+  const std::string& topic = config_.state.changelog.topic;
+  for (auto& [k, c] : read->latest) {
+    seal::Opened opened = sealer_->Open({topic, partition, k}, *c.value);
+    if (opened.status != seal::OpenStatus::kOk) {
+      throw std::runtime_error("changelog: the record of partition " + std::to_string(partition) + " at offset " +
+                               std::to_string(offsets.at(k)) + " " +
+                               seal::RecordSealer::Describe(opened, config_.security.state_keys_env) +
+                               "; nothing of the partition was restored");
+    }
+    c.value = std::move(opened.plaintext);
+    if (c.family == state::StateFamily::kReleases) read->releases[c.key] = *c.value;
+  }
+}
+
+StateRestorer::StateRestorer(const config::Config& config, state::StateStore* store, const seal::RecordSealer* sealer,
+                             prometheus::Registry& registry)
     : config_(config),
       store_(store),
+      sealer_(sealer),
       restored_(RestoreCounter(registry, "restored")),
       up_to_date_(RestoreCounter(registry, "up_to_date")),
       records_(prometheus::BuildCounter()
@@ -172,7 +198,7 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   ChangelogRead read;
   bool replace = false;
   if (from > 0) {
-    read = ReadChangelog(config_, partition, from, &lag_);
+    read = ReadChangelog(partition, from, &lag_);
     const std::optional<state::ReleaseLogEntry> ahead = NewestCommitted(partition, read.releases);
     replace = ahead && !SameRelease(local, ahead);
   }
@@ -180,7 +206,7 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   // partition since: the whole changelog, to replace the partition with.
   if (from == 0 || replace) {
     const uint64_t ahead_records = read.records;
-    read = ReadChangelog(config_, partition, 0, &lag_);
+    read = ReadChangelog(partition, 0, &lag_);
     read.records += ahead_records;
     replace = !SameRelease(local, NewestCommitted(partition, read.releases));
   }

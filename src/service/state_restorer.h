@@ -34,11 +34,18 @@ namespace vanon::state {
 class StateStore;
 }  // namespace vanon::state
 
+namespace vanon::seal {
+class RecordSealer;
+}  // namespace vanon::seal
+
 namespace vanon::service {
 
 class StateRestorer {
  public:
-  StateRestorer(const config::Config& config, state::StateStore* store, prometheus::Registry& registry);
+  // `sealer` opens every value read; a value that does not open stops the
+  // restore before anything is applied (fail closed).
+  StateRestorer(const config::Config& config, state::StateStore* store, const seal::RecordSealer* sealer,
+                prometheus::Registry& registry);
 
   // Brings the partition's local state up to the changelog. Returns true
   // when it was replaced. Throws on a Kafka error or a corrupt record.
@@ -60,13 +67,14 @@ class StateRestorer {
     int64_t next_offset = 0;  // after the last record read
   };
   // `lag` (may be null) follows the offsets still to read.
-  static ChangelogRead ReadChangelog(const config::Config& config, int32_t partition, int64_t from,
-                                     prometheus::Gauge* lag);
+  ChangelogRead ReadChangelog(int32_t partition, int64_t from, prometheus::Gauge* lag) const;
+  void OpenValues(int32_t partition, const std::map<std::string, int64_t>& offsets, ChangelogRead* read) const;
   // Replaces the partition's local state with the changelog's.
   void ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed);
 
   const config::Config& config_;
   state::StateStore* store_;
+  const seal::RecordSealer* sealer_;
   mutable std::mutex mu_;
   std::set<int32_t> restoring_;  // guarded by mu_
   prometheus::Counter& restored_;

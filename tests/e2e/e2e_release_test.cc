@@ -171,7 +171,7 @@ const ServiceRun& TheRun() {
     uint64_t& produced = r->produced;
     for (const auto& [p, n] : in.messages) produced += n;
 
-    service::Service service(config, "e2e-hmac-key-0123456789abcdefghij");
+    service::Service service(config, "e2e-hmac-key-0123456789abcdefghij", testing::TestStateKeys());
     std::atomic<bool> stop{false};
     int rc = -1;
     std::thread run([&] { rc = service.Run(stop); });

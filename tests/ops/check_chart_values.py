@@ -42,9 +42,9 @@ def safety_problems(values):
     for path, value in leaves(values):
         if SECRET_LEAF.search(path[-1]) and value not in (None, ""):
             problems.append(f"plaintext secret at {'.'.join(path)}")
-    hmac = values.get("hmacKey", {})
-    if set(hmac) - {"existingSecret", "secretKey"}:
-        problems.append("hmacKey must only reference a Secret")
+    for key in ("hmacKey", "stateKeys"):
+        if set(values.get(key, {})) - {"existingSecret", "secretKey"}:
+            problems.append(f"{key} must only reference a Secret")
     privacy = values["config"]["privacy"]
     for key in ("m", "k"):
         if key in privacy and not (isinstance(privacy[key], int) and privacy[key] >= 5):
@@ -100,12 +100,21 @@ UNSAFE = [
     ("config/kafka/consumer_properties", {"group.instance.id": "fixed"}),
     ("config/http/listen", "127.0.0.1:9464"),
     ("hmacKey/value", "c2VjcmV0"),
+    ("stateKeys/value", "k1:" + "00" * 32),
+    ("stateKeys", DELETE),
+    ("config/security/state_keys_env", "vanon state keys"),
     ("securityContext/readOnlyRootFilesystem", False),
     ("securityContext/allowPrivilegeEscalation", True),
     ("securityContext/capabilities", {"drop": []}),
     ("securityContext/capabilities", {"drop": ["ALL"], "add": ["NET_ADMIN"]}),
     ("podSecurityContext/runAsNonRoot", False),
     ("replicas", 3),
+    ("strimzi/topics/overrides", {"changelog": {"cleanup.policy": "delete"}}),
+    ("strimzi/topics/overrides", {"changelog": {"retention.ms": 604800000}}),
+    ("strimzi/topics/overrides", {"vanon.state.changelog": {"min.insync.replicas": 1}}),
+    ("strimzi/user/authentication", "plain"),
+    ("strimzi/apiVersion", "kafka.strimzi.io/v1beta1"),
+    ("strimzi/consumer/groupPrefix", "*"),
 ]
 SAFE = [
     ("kafka/tls", {"enabled": True, "existingSecret": "vanon-kafka-tls", "caKey": "ca.crt",
@@ -113,8 +122,19 @@ SAFE = [
     ("kafka/sasl", {"enabled": True, "mechanism": "SCRAM-SHA-512", "username": "vanon",
                     "existingSecret": "vanon-kafka-user", "passwordKey": "password"}),
     ("hmacKey/existingSecret", "vanon-hmac"),
+    ("stateKeys/existingSecret", "vanon-state-keys"),
+    ("config/security/state_keys_env", "VANON_STATE_KEYS_V2"),
     ("config/privacy/m", 10),
     ("extraConfigFiles", {"engine.csv": "EV;Electrified;*\n"}),
+    ("strimzi", {"enabled": True, "apiVersion": "kafka.strimzi.io/v1", "cluster": "my-cluster",
+                 "namespace": "kafka",
+                 "topics": {"enabled": True, "input": True, "partitions": 12, "replicas": 3,
+                            "config": {"min.insync.replicas": 2, "compression.type": "zstd"},
+                            "overrides": {"dlq": {"retention.ms": 604800000},
+                                          "changelog": {"min.compaction.lag.ms": 0}}},
+                 "user": {"name": "vanon", "authentication": "scram-sha-512"},
+                 "consumer": {"enabled": True, "name": "analytics", "authentication": "tls",
+                              "groupPrefix": "analytics-"}}),
 ]
 
 

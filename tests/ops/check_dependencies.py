@@ -27,13 +27,16 @@ ALLOWED = {
     'config': {'ingest', 'dp', 'yaml-cpp', 'fmt'},
     'release': {'base', 'engine', 'dp', 'ingest', 'fleet', 'config', 'openssl', 'simdjson', 'fmt'},
     'state': {'base', 'engine', 'rocksdb'},
+    # Authenticated encryption of internal-topic values: OpenSSL only.
+    'seal': {'base', 'openssl'},
     'kafka': {'librdkafka'},
     'http': {'httplib', 'prometheus'},
     'dp_store': {'dp', 'rocksdb'},
     'alloc': set(),
     'version': set(),
     'service': {'*', 'librdkafka', 'prometheus', 'simdjson', 'spdlog', 'openssl', 'fmt'},
-    'cli': {'*', 'openssl', 'spdlog', 'fmt'},
+    # simdjson: `vanon tail` reads the summary records.
+    'cli': {'*', 'openssl', 'spdlog', 'fmt', 'simdjson'},
 }
 WIRING_MAY_NOT = {'service': {'cli'}, 'cli': set()}
 

@@ -11,9 +11,10 @@ kubectl is not used: every kubectl validation (`apply/create --dry-run=client`,
 no cluster here. Unchecked therefore: unknown fields, admission and defaulting,
 and whether the Prometheus Operator CRDs exist in the target cluster.
 
-Usage: check_helm.py CHART VALUES... [--expect-failure lint|schema]
-With --expect-failure the run passes only if that stage fails (self-tests on
-broken charts). Tools: $VANON_TOOLS_DIR (default /opt/vanon-tools, filled by
+Usage: check_helm.py CHART VALUES... [--expect-failure STAGE [--expect-message TEXT]]
+With --expect-failure the run passes only if that stage (lint, template,
+schema, scenario) fails, and with --expect-message only if its output says
+TEXT (self-tests on broken charts and refused values). Tools: $VANON_TOOLS_DIR (default /opt/vanon-tools, filled by
 scripts/install-deps.sh); a missing tool fails the check, never skips it.
 """
 import json
@@ -23,7 +24,10 @@ import sys
 
 import yaml
 
+import strimzi_policy
+
 KUBE_VERSION = "1.29.0"
+RELEASE = NAMESPACE = "vanon"
 TOOLS = os.environ.get("VANON_TOOLS_DIR", "/opt/vanon-tools")
 HELM = os.path.join(TOOLS, "bin", "helm")
 NODE_MODULES = os.path.join(TOOLS, "node", "node_modules")
@@ -92,6 +96,44 @@ def scenario_checks(values, docs):
     for cm in by_kind.get("ConfigMap", []):
         if "sasl.password" in json.dumps(cm.get("data", {})):
             raise StageFailed("scenario", f"ConfigMap {cm['metadata']['name']} holds a SASL password")
+    secret_env_checks(values, env, by_kind)
+    problems = strimzi_policy.check(values, docs, fullname(values), NAMESPACE)
+    if problems:
+        raise StageFailed("scenario", "; ".join(problems))
+
+
+def fullname(values):
+    """The chart's vanon.fullname for RELEASE."""
+    if values.get("fullnameOverride"):
+        return values["fullnameOverride"][:63].rstrip("-")
+    name = values.get("nameOverride") or "vanon"
+    return (RELEASE if name in RELEASE else f"{RELEASE}-{name}")[:63].rstrip("-")
+
+
+def writes_internal_topics(config):
+    """vanon's rule (config::WritesInternalTopics): the changelog (on unless
+    switched off) or the DP partials need the state key ring."""
+    changelog = config.get("state", {}).get("changelog", {}).get("enabled", True)
+    dp = config.get("dp", {})
+    return bool(changelog or (dp.get("enabled") and dp.get("aggregation", {}).get("topic")))
+
+
+def secret_env_checks(values, env, by_kind):
+    """The HMAC key and the state key ring reach vanon only from Secrets, under
+    the variable names the rendered config tells vanon to read."""
+    security = values["config"]["security"]
+    wanted = [(security["hmac_key_env"], values["hmacKey"])]
+    if writes_internal_topics(values["config"]):
+        wanted.append((security["state_keys_env"], values["stateKeys"]))
+    for name, ref in wanted:
+        got = env.get(name, {}).get("valueFrom", {}).get("secretKeyRef", {})
+        if (got.get("name"), got.get("key")) != (ref["existingSecret"], ref["secretKey"]):
+            raise StageFailed("scenario", f"env {name} does not read Secret {ref['existingSecret']} "
+                                          f"key {ref['secretKey']}: {env.get(name)}")
+    cm = next(c for c in by_kind["ConfigMap"] if "vanon.yaml" in c.get("data", {}))
+    rendered = yaml.safe_load(cm["data"]["vanon.yaml"])["security"]
+    if rendered != security:
+        raise StageFailed("scenario", f"vanon.yaml security {rendered} != values {security}")
 
 
 def check(chart, values_file):
@@ -99,7 +141,7 @@ def check(chart, values_file):
         if not os.path.exists(tool):
             raise StageFailed("tools", f"{tool} missing: run scripts/install-deps.sh")
     run("lint", [HELM, "lint", "--strict", "--kube-version", KUBE_VERSION, chart, "-f", values_file])
-    out = run("template", [HELM, "template", "vanon", chart, "-n", "vanon", "-f", values_file,
+    out = run("template", [HELM, "template", RELEASE, chart, "-n", NAMESPACE, "-f", values_file,
                            "--kube-version", KUBE_VERSION, "--api-versions", "monitoring.coreos.com/v1"])
     docs = [d for d in yaml.safe_load_all(out) if d]
     for d in docs:
@@ -112,10 +154,14 @@ def check(chart, values_file):
 
 def main():
     args = sys.argv[1:]
-    expect = None
+    expect = message = None
     if "--expect-failure" in args:
         i = args.index("--expect-failure")
         expect = args[i + 1]
+        del args[i:i + 2]
+    if "--expect-message" in args:
+        i = args.index("--expect-message")
+        message = args[i + 1]
         del args[i:i + 2]
     chart, scenarios = args[0], args[1:]
     failed = 0
@@ -129,8 +175,11 @@ def main():
             else:
                 print(f"ok {name}: {len(docs)} manifests ({', '.join(sorted({d['kind'] for d in docs}))})")
         except StageFailed as e:
-            if expect == e.stage:
-                print(f"ok {name}: {e.stage} failed as expected")
+            if expect == e.stage and message is not None and message not in str(e):
+                print(f"FAIL {name}: {e.stage} failed, but not saying {message!r}: {e}")
+                failed += 1
+            elif expect == e.stage:
+                print(f"ok {name}: {e.stage} failed as expected" + (f" ({message})" if message else ""))
             else:
                 print(f"FAIL {name}: {e}")
                 failed += 1

@@ -53,6 +53,11 @@ RUN_ONLY = {
     ('src/kafka/internal_topics.cc', 'std::runtime_error(why)'):
         'needs the broker: the internal topics\' partition counts and cleanup.policy',
     ('src/kafka/internal_topics.cc', 'cannot create'): 'needs the broker: it refuses to create an internal topic',
+    # The key ring is a secret from the environment, which validate-config
+    # never reads (src/cli/state_keys.cc refuses it first; this is the guard
+    # for callers that build a Service by hand).
+    ('src/service/service.cc', 'security.state_keys_env'):
+        'needs the environment: the state key ring is a secret validate-config does not read',
     ('src/kafka/client_config.cc', 'kafka property'):
         'librdkafka decides which kafka.properties it accepts, and src/config may not link it',
 }

@@ -87,7 +87,8 @@ TEST_P(ConfigRefusal, ValidateConfigAndRunRefuseAlike) {
 
   // A bootstrap nothing listens on: run must refuse before connecting.
   Subprocess run({VANON_BIN, "run", "--config", file, "--set", "kafka.bootstrap=127.0.0.1:1"},
-                 {"VANON_HMAC_KEY=dp-refusal-test-key-0123456789abcdef"}, /*capture_stderr=*/true);
+                 {"VANON_HMAC_KEY=dp-refusal-test-key-0123456789abcdef", testing::kStateKeysEnv},
+                 /*capture_stderr=*/true);
   ASSERT_EQ(run.Wait(60), 2) << run.Output();
   EXPECT_EQ(ErrorLine(run.Output(), file, r.key), line) << run.Output();
 }
@@ -213,7 +214,8 @@ TEST(ConfigRefusalOverride, ValidateConfigAndRunRefuseABadOverrideAlike) {
   ASSERT_FALSE(line.empty()) << "no --set privacy.m error in: " << validate.Output();
 
   Subprocess run({VANON_BIN, "run", "--config", file, "--set", "privacy.m=1", "--set", "kafka.bootstrap=127.0.0.1:1"},
-                 {"VANON_HMAC_KEY=dp-refusal-test-key-0123456789abcdef"}, /*capture_stderr=*/true);
+                 {"VANON_HMAC_KEY=dp-refusal-test-key-0123456789abcdef", testing::kStateKeysEnv},
+                 /*capture_stderr=*/true);
   ASSERT_EQ(run.Wait(60), 2) << run.Output();
   EXPECT_EQ(ErrorLine(run.Output(), "--set", "privacy.m"), line) << run.Output();
 

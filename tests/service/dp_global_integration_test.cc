@@ -16,6 +16,7 @@
 #include "fleet_feed.h"
 #include "test_support.h"
 #include "topic_reader.h"
+#include "vanon/seal/record_sealer.h"
 
 namespace vanon::service {
 namespace {
@@ -38,7 +39,8 @@ std::unique_ptr<Subprocess> StartKafka(std::string* bootstrap) {
 
 std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int port,
                                        const std::string& fault_point) {
-  std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kHmacKey, "VANON_INSTANCE_ID=dp-global-test"};
+  std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kHmacKey, testing::kStateKeysEnv,
+                                  "VANON_INSTANCE_ID=dp-global-test"};
   if (!fault_point.empty()) env.push_back("VANON_FAULT_POINT=" + fault_point);
   std::vector<std::string> argv = {VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml"};
   for (const std::string& s :
@@ -157,8 +159,11 @@ TEST_P(DpGlobalCrash, EachWindowIsPublishedOnceGloballyCompleteAndChargedOnce) {
   // Noise: per window, the published vehicles_by_engine total against the
   // exact total of the partials it was computed from (second measurement).
   std::map<int64_t, int64_t> exact;
+  seal::RecordSealer sealer(testing::TestStateKeys());  // the partials are sealed; the test holds the key
   for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap, kPartialTopic)) {
-    std::istringstream in(t.value);
+    seal::Opened opened = sealer.Open({kPartialTopic, t.partition, t.key}, t.value);
+    ASSERT_EQ(opened.status, seal::OpenStatus::kOk) << "partial at offset " << t.offset;
+    std::istringstream in(opened.plaintext);
     std::string magic, line;
     int64_t window = 0, source = 0;
     ASSERT_TRUE(in >> magic >> window >> source) << t.value;

@@ -73,7 +73,7 @@ class FailClosedTest : public ::testing::Test {
       cluster->CreateTopic(*name, 1);
     }
     stop_ = false;
-    service_ = std::make_unique<Service>(config_, "fail-closed-test-hmac-key-0123456789");
+    service_ = std::make_unique<Service>(config_, "fail-closed-test-hmac-key-0123456789", testing::TestStateKeys());
     thread_ = std::thread([this] { rc_ = service_->Run(stop_); });
     producer_ = std::make_unique<kafka::Producer>(bootstrap_, kafka::KafkaProperties{}, kafka::KafkaProperties{});
     sent_ = 0;

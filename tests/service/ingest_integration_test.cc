@@ -86,7 +86,7 @@ TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
   ASSERT_GT(feed.invalid, 800u);  // about 5%, from the generator's own count
   ASSERT_EQ(feed.invalid_by_reason.size(), 8u) << "every reason must be exercised";
 
-  Service service(config, kKey);
+  Service service(config, kKey, testing::TestStateKeys());
   const testing::ServiceRun run =
       testing::RunServiceUntil(service, 120, [&] { return service.Status().consumed >= feed.total; });
   ASSERT_TRUE(run.done) << "consumed only " << service.Status().consumed;
@@ -175,7 +175,7 @@ TEST(IngestIntegration, InputDeletedBeforeItIsReadIsCountedAsLost) {
   fo.invalid_fraction = 0;
   const uint64_t first = testing::ProduceFleet(cluster.Bootstrap(), config.kafka.topics.input, fo).total;
   auto run_until = [&](const std::function<bool(Service&)>& done) {
-    Service service(config, kKey);
+    Service service(config, kKey, testing::TestStateKeys());
     double lost = -1;
     const testing::ServiceRun run = testing::RunServiceUntil(
         service, 120, [&] { return done(service); },
@@ -226,7 +226,7 @@ TEST(IngestIntegration, ConsumerLagPerPartition) {
     return testing::ScrapeMetric(
         port, "vanon_consumer_partition_lag_messages{partition=\"" + std::to_string(partition) + "\"}");
   };
-  Service service(config, kKey);
+  Service service(config, kKey, testing::TestStateKeys());
   double absent = 0;
   const testing::ServiceRun run = testing::RunServiceUntil(
       service, 120, [&] { return service.Status().consumed >= total && lag(0) == 0 && lag(1) == 0 && lag(2) == 0; },

@@ -53,7 +53,7 @@ class PrecomputeTest : public ::testing::Test {
     f.seed = 5;
     fleet::FleetGenerator gen(f, table);
     for (const fleet::FleetVehicle& v : gen.Vehicles()) vins_.push_back(v.vin);
-    service_ = std::make_unique<Service>(config_, "precompute-test-hmac-key-0123456789");
+    service_ = std::make_unique<Service>(config_, "precompute-test-hmac-key-0123456789", testing::TestStateKeys());
     thread_ = std::thread([this] { rc_ = service_->Run(stop_); });
     producer_ = std::make_unique<kafka::Producer>(bootstrap_, kafka::KafkaProperties{}, kafka::KafkaProperties{});
   }

@@ -22,7 +22,7 @@ using testing::MetricValue;
 using testing::Subprocess;
 using testing::TempDir;
 
-const std::vector<std::string> kKeyEnv = {"VANON_HMAC_KEY=process-test-hmac-key-0123456789"};
+const std::vector<std::string> kKeyEnv = {"VANON_HMAC_KEY=process-test-hmac-key-0123456789", testing::kStateKeysEnv};
 
 std::unique_ptr<Subprocess> StartKafka(std::string* bootstrap) {
   std::vector<std::string> argv = {VANON_KAFKA_BIN, "--brokers", "1"};

@@ -51,7 +51,8 @@ Cluster StartKafka() {
 
 std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int port,
                                        const std::string& fault_point, const std::vector<std::string>& sets = {}) {
-  std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kHmacKey, "VANON_INSTANCE_ID=crash-test"};
+  std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kHmacKey, testing::kStateKeysEnv,
+                                  "VANON_INSTANCE_ID=crash-test"};
   if (!fault_point.empty()) env.push_back("VANON_FAULT_POINT=" + fault_point);
   std::vector<std::string> argv = {VANON_BIN,  "run",
                                    "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",

@@ -110,9 +110,10 @@ struct Instance {
       argv.push_back("--set");
       argv.push_back(s);
     }
-    process = std::make_unique<Subprocess>(
-        argv, std::vector<std::string>{std::string("VANON_HMAC_KEY=") + kHmacKey, "VANON_INSTANCE_ID=" + n},
-        /*capture_stderr=*/true);
+    process = std::make_unique<Subprocess>(argv,
+                                           std::vector<std::string>{std::string("VANON_HMAC_KEY=") + kHmacKey,
+                                                                    testing::kStateKeysEnv, "VANON_INSTANCE_ID=" + n},
+                                           /*capture_stderr=*/true);
   }
   double Metric(const std::string& series) const { return testing::ScrapeMetric(port, series); }
   double Assigned() const { return std::max(0.0, Metric("vanon_partitions_assigned")); }

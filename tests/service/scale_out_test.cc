@@ -70,9 +70,10 @@ std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::
     argv.push_back("--set");
     argv.push_back(a);
   }
-  return std::make_unique<Subprocess>(
-      argv, std::vector<std::string>{std::string("VANON_HMAC_KEY=") + kHmacKey, "VANON_INSTANCE_ID=" + instance},
-      /*capture_stderr=*/true);
+  return std::make_unique<Subprocess>(argv,
+                                      std::vector<std::string>{std::string("VANON_HMAC_KEY=") + kHmacKey,
+                                                               testing::kStateKeysEnv, "VANON_INSTANCE_ID=" + instance},
+                                      /*capture_stderr=*/true);
 }
 
 double Metric(int port, const std::string& series) { return testing::ScrapeMetric(port, series); }
@@ -310,7 +311,7 @@ TEST(InternalTopicsAtStart, RunRefusesAMissingOrWrongChangelogWithTheFix) {
       argv.push_back("--set");
       argv.push_back(a);
     }
-    Subprocess p(argv, {std::string("VANON_HMAC_KEY=") + kHmacKey}, /*capture_stderr=*/true);
+    Subprocess p(argv, {std::string("VANON_HMAC_KEY=") + kHmacKey, testing::kStateKeysEnv}, /*capture_stderr=*/true);
     EXPECT_EQ(p.Wait(120), 1) << p.Output();
     return p.Output();
   };

@@ -85,7 +85,7 @@ TEST(StartupIntegration, RunWithATakenAddressFailsWithOneLine) {
   TempDir state;
   Subprocess run({VANON_BIN, "run", "--config", kDemoConfig, "--set", "state.dir=" + state.path(), "--set",
                   "http.listen=127.0.0.1:" + std::to_string(port)},
-                 {"VANON_HMAC_KEY=startup-test-hmac-key-0123456789"}, /*capture_stderr=*/true);
+                 {"VANON_HMAC_KEY=startup-test-hmac-key-0123456789", testing::kStateKeysEnv}, /*capture_stderr=*/true);
   const int rc = run.Wait(30);
   const std::string out = run.Output();
   EXPECT_EQ(rc, 1) << out;
@@ -100,7 +100,7 @@ TEST(StartupIntegration, SigtermWhileTheBrokerIsUnreachableStopsTheService) {
   Subprocess run(
       {VANON_BIN, "run", "--config", kDemoConfig, "--set", "kafka.bootstrap=127.0.0.1:" + std::to_string(nobody),
        "--set", "state.dir=" + state.path(), "--set", "http.listen=127.0.0.1:" + std::to_string(testing::FreePort())},
-      {"VANON_HMAC_KEY=startup-test-hmac-key-0123456789"}, /*capture_stderr=*/true);
+      {"VANON_HMAC_KEY=startup-test-hmac-key-0123456789", testing::kStateKeysEnv}, /*capture_stderr=*/true);
   ASSERT_TRUE(testing::WaitFor(20, [&] { return run.Output().find("state open") != std::string::npos; }))
       << run.Output();
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // now inside init_transactions

@@ -9,7 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "vanon/seal/keyring.h"
+
 namespace vanon::testing {
+
+// The state key ring the tests seal internal topics with (never a product
+// default: vanon refuses to start without one), as the ring's text and as
+// the environment entry for a child `vanon run`.
+inline constexpr char kTestStateKeys[] = "test-1:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+inline const std::string kStateKeysEnv = std::string("VANON_STATE_KEYS=") + kTestStateKeys;
+inline seal::Keyring TestStateKeys() {
+  std::string error;
+  return *seal::Keyring::Parse(kTestStateKeys, &error);
+}
 
 class TempDir {
  public:

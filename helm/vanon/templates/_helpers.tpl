@@ -79,6 +79,35 @@ stray security.protocol cannot silently turn TLS off.
 {{- toJson $props }}
 {{- end }}
 
+{{/*
+"true" when vanon writes internal topics (the state changelog, on unless
+switched off, or the DP partials of dp.aggregation): every value it writes
+there is sealed, so it needs the state key ring (security.state_keys_env).
+vanon's own rule (config::WritesInternalTopics), restated for the chart.
+*/}}
+{{- define "vanon.writesInternalTopics" -}}
+{{- $changelog := ((.Values.config.state).changelog) | default dict }}
+{{- $dp := .Values.config.dp | default dict }}
+{{- if or (hasKey $changelog "enabled" | ternary $changelog.enabled true) (and $dp.enabled ($dp.aggregation).topic) }}true{{ end }}
+{{- end }}
+
+{{/*
+The container's environment variables the chart sets must not collide:
+two secrets in one variable would hand vanon the wrong key.
+*/}}
+{{- define "vanon.checkEnvNames" -}}
+{{- $names := list "POD_NAME" "VANON_INSTANCE_ID" .Values.config.security.hmac_key_env }}
+{{- if .Values.kafka.sasl.enabled }}
+{{- $names = append $names "VANON_KAFKA_SASL_PASSWORD" }}
+{{- end }}
+{{- if has .Values.config.security.state_keys_env $names }}
+{{- fail (printf "config.security.state_keys_env %s is already set by the chart (HMAC key, pod name or SASL password): choose another name" .Values.config.security.state_keys_env) }}
+{{- end }}
+{{- if has .Values.config.security.hmac_key_env (list "POD_NAME" "VANON_INSTANCE_ID" "VANON_KAFKA_SASL_PASSWORD") }}
+{{- fail (printf "config.security.hmac_key_env %s is already set by the chart: choose another name" .Values.config.security.hmac_key_env) }}
+{{- end }}
+{{- end }}
+
 {{/* vanon.yaml as mounted into the pods: no secret ever appears here. */}}
 {{- define "vanon.config" -}}
 {{- $cfg := deepCopy .Values.config }}

@@ -11,6 +11,10 @@
 
 #include "vanon/config.h"
 
+namespace vanon::seal {
+class RecordSealer;
+}  // namespace vanon::seal
+
 namespace vanon::service {
 
 class DpPartialSource {
@@ -22,8 +26,10 @@ class DpPartialSource {
   virtual void Read(int64_t from, int64_t bound, const Visit& fn) = 0;
 };
 
-// ReadCommitted on config.dp.aggregation.topic, partition 0.
-std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const config::Config& config);
+// ReadCommitted on config.dp.aggregation.topic, partition 0; every value is
+// opened with `sealer` (which must outlive the source), and one that does
+// not open stops the read with an exception naming its offset and key id.
+std::unique_ptr<DpPartialSource> NewKafkaPartialSource(const config::Config& config, const seal::RecordSealer* sealer);
 
 }  // namespace vanon::service
 

@@ -45,6 +45,10 @@ namespace vanon::state {
 class StateStore;
 }  // namespace vanon::state
 
+namespace vanon::seal {
+class RecordSealer;
+}  // namespace vanon::seal
+
 namespace vanon::service {
 
 class ChangelogWriter;
@@ -133,6 +137,9 @@ class ReleaseRunner {
   // offset to resume at go into its transaction (changelog_writer.h).
   // Before the first Submit.
   void SetChangelog(ChangelogWriter* changelog);
+  // With global DP counts on: seals the exact partials sent to the
+  // aggregation partition. Before the first Submit.
+  void SetPartialSealer(seal::RecordSealer* sealer);
 
  private:
   struct Rep;

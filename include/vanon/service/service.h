@@ -8,9 +8,11 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "vanon/config.h"
+#include "vanon/seal/keyring.h"
 
 namespace prometheus {
 class Registry;
@@ -44,7 +46,9 @@ struct ServiceStatus {
 class Service {
  public:
   // hmac_key: the secret (already read from the environment); non-empty.
-  Service(config::Config config, std::string hmac_key);
+  // state_keys: the key ring sealing internal-topic values; required when
+  // config::WritesInternalTopics(config) (throws std::invalid_argument).
+  Service(config::Config config, std::string hmac_key, std::optional<seal::Keyring> state_keys);
   ~Service();
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
