@@ -24,7 +24,8 @@ struct VanonProgress {
 
 class VanonProcess {
  public:
-  // Starts `binary run --config config --set ...` with the HMAC key in its
+  // Starts `binary run --config config --set ...` with the HMAC key (and a
+  // state key ring, unless VANON_STATE_KEYS is set already) in its
   // environment; its log goes to `log_path`. Throws if fork fails. The
   // environment variable VANON_BENCH_BINARY, if set, names another vanon
   // binary to run instead (A/B comparisons of two builds).
