@@ -4,8 +4,10 @@
 #ifndef VANON_SRC_BASE_JSON_H_
 #define VANON_SRC_BASE_JSON_H_
 
+#include <charconv>
 #include <cmath>
 #include <iterator>
+#include <type_traits>
 #include <string>
 #include <string_view>
 
@@ -68,9 +70,13 @@ inline void AppendJsonDouble(std::string* out, double v) {
   fmt::format_to(std::back_inserter(*out), "{}", v);
 }
 
+// Decimal, as fmt's "{}" writes it; through a stack buffer, not pushed
+// char by char (every release record carries a few).
 template <typename Int>
 void AppendJsonInt(std::string* out, Int v) {
-  fmt::format_to(std::back_inserter(*out), "{}", v);
+  static_assert(std::is_integral_v<Int> && !std::is_same_v<Int, bool> && !std::is_same_v<Int, char>);
+  char buf[24];
+  out->append(buf, std::to_chars(buf, buf + sizeof(buf), v).ptr);
 }
 
 }  // namespace vanon::base
