@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -78,16 +79,39 @@ VanonProgress VanonProcess::Progress() const {
   p.releases = static_cast<uint64_t>(SumSeries(text, "vanon_releases_total"));
   p.suppressed_tuples = static_cast<uint64_t>(SumSeries(text, "vanon_tuples_suppressed_total"));
   p.waiting = static_cast<uint64_t>(SumSeries(text, "vanon_tuples_waiting"));
+  p.ready = SumSeries(text, "vanon_ready") > 0;
+  p.input_lost = static_cast<uint64_t>(SumSeries(text, "vanon_input_lost_to_retention_total"));
+  const std::string lag = "\nvanon_consumer_lag_messages{stat=\"sum\"} ";
+  if (const size_t at = text.find(lag); at != std::string::npos) {
+    p.lag = static_cast<uint64_t>(std::strtod(text.c_str() + at + lag.size(), nullptr));
+  }
   return p;
 }
 
 double VanonProcess::CpuSeconds() const { return ProcessCpuSeconds(pid_); }
 
+void VanonProcess::Kill() {
+  if (pid_ < 0) return;
+  kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  status_ = -1;
+}
+
 int VanonProcess::Stop() {
   if (pid_ < 0) return status_;
   kill(pid_, SIGTERM);
+  // A release in flight is finished first; a process still there after a
+  // minute is stuck, and a benchmark must not wait for it forever.
   int status = 0;
-  waitpid(pid_, &status, 0);
+  pid_t done = 0;
+  for (int i = 0; i < 600 && (done = waitpid(pid_, &status, WNOHANG)) == 0; ++i) usleep(100000);
+  if (done == 0) {
+    std::fprintf(stderr, "vanon (pid %d) still running 60 s after SIGTERM: killed\n", static_cast<int>(pid_));
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status, 0);
+  }
   pid_ = -1;
   status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return status_;

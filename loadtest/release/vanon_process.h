@@ -20,6 +20,9 @@ struct VanonProgress {
   uint64_t releases = 0;           // partition shares committed
   uint64_t suppressed_tuples = 0;  // all reasons
   uint64_t waiting = 0;            // tuples
+  bool ready = false;              // vanon_ready
+  uint64_t lag = 0;                // vanon_consumer_lag_messages{stat="sum"}
+  uint64_t input_lost = 0;         // deleted by retention before it was read
 };
 
 class VanonProcess {
@@ -41,6 +44,8 @@ class VanonProcess {
   pid_t pid() const { return pid_; }
   // SIGTERM, then waits; returns the exit status (-1 when killed by a signal).
   int Stop();
+  // SIGKILL (a crash), then waits.
+  void Kill();
 
  private:
   pid_t pid_ = -1;

@@ -146,11 +146,13 @@ const std::vector<InputMessage>& Consumer::Poll(size_t max, int timeout_ms) {
   }
   if (n < 0) throw std::runtime_error(std::string("consumer: ") + rd_kafka_err2str(rd_kafka_last_error()));
   held_.assign(got.begin(), got.begin() + n);
-  for (rd_kafka_message_t* m : held_) Take(m);
+  bool resume_resets = false;
+  for (rd_kafka_message_t* m : held_) Take(m, &resume_resets);
+  if (resume_resets) ResumeResetPartitions();
   return batch_;
 }
 
-void Consumer::Take(rd_kafka_message_t* m) {
+void Consumer::Take(rd_kafka_message_t* m, bool* resume_resets) {
   const rd_kafka_resp_err_t e = m->err;
   if (e == RD_KAFKA_RESP_ERR_NO_ERROR) {
     InputMessage im;
@@ -161,7 +163,8 @@ void Consumer::Take(rd_kafka_message_t* m) {
     batch_.push_back(im);
     if (!resetting_.empty()) resetting_.erase(im.partition);  // its resume position held
   } else if (e == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET) {
-    ResumeAfterReset(*m);
+    NoteReset(*m);
+    *resume_resets = true;
   } else if (e == RD_KAFKA_RESP_ERR__FATAL) {
     throw std::runtime_error(std::string("consumer fatal error: ") + rd_kafka_message_errstr(m));
   }
@@ -182,7 +185,7 @@ int64_t Consumer::ResumePosition(int32_t partition, int64_t lo, int64_t hi) {
   return resume;
 }
 
-void Consumer::ResumeAfterReset(const rd_kafka_message_t& error) {
+void Consumer::NoteReset(const rd_kafka_message_t& error) {
   const int32_t partition = error.partition;
   int64_t lo = -1, hi = -1;
   RdKafka::ErrorCode e = consumer_->query_watermark_offsets(topic_, partition, &lo, &hi, 10000);
@@ -196,20 +199,24 @@ void Consumer::ResumeAfterReset(const rd_kafka_message_t& error) {
   const int64_t failed = error.offset;
   const int64_t resume = ResumePosition(partition, lo, hi);
   if (failed >= 0 && failed < resume) lost_.push_back({partition, failed, resume});
-  // A partition whose fetcher stopped on the error cannot be seeked
-  // (librdkafka: "Erroneous state"): assign the same partitions again, each
-  // at its current position, this one at the earliest offset left.
+}
+
+// A partition whose fetcher stopped on the error cannot be seeked
+// (librdkafka: "Erroneous state"): assign the same partitions again, each at
+// its current position, the ones reset at their resume position. Once per
+// Poll, for all the partitions its batch found reset: one batch can hold the
+// errors of many partitions, and assigning everything again per error, many
+// times in a row, is what a restart after a long outage did.
+void Consumer::ResumeResetPartitions() {
   std::vector<RdKafka::TopicPartition*> parts;
-  e = consumer_->assignment(parts);
+  RdKafka::ErrorCode e = consumer_->assignment(parts);
   if (e == RdKafka::ERR_NO_ERROR) e = consumer_->position(parts);
   if (e == RdKafka::ERR_NO_ERROR) {
     for (RdKafka::TopicPartition* tp : parts) {
-      if (tp->partition() == partition) {
-        tp->set_offset(resume);
-      } else if (auto r = resetting_.find(tp->partition()); r != resetting_.end()) {
-        // Resumed by an earlier reset and nothing consumed since: position()
-        // still names the deleted offset, and assigning it again made the two
-        // partitions undo each other's resets forever.
+      if (auto r = resetting_.find(tp->partition()); r != resetting_.end()) {
+        // Reset and nothing consumed since (in this batch or an earlier
+        // one): position() still names the deleted offset, and assigning it
+        // again made two partitions undo each other's resets forever.
         tp->set_offset(r->second);
       } else if (tp->offset() < 0) {
         tp->set_offset(rebalancer_->start(tp->partition()));  // nothing consumed there yet
@@ -219,8 +226,7 @@ void Consumer::ResumeAfterReset(const rd_kafka_message_t& error) {
   }
   RdKafka::TopicPartition::destroy(parts);
   if (e != RdKafka::ERR_NO_ERROR) {
-    throw std::runtime_error("partition " + std::to_string(partition) + ": resuming at " + std::to_string(lo) +
-                             " after an out-of-range position failed: " + RdKafka::err2str(e));
+    throw std::runtime_error("resuming partitions after an out-of-range position failed: " + RdKafka::err2str(e));
   }
 }
 

@@ -100,8 +100,11 @@ class Consumer {
   std::map<int32_t, int64_t> resetting_;
 
   int64_t ResumePosition(int32_t partition, int64_t lo, int64_t hi);
-  void ResumeAfterReset(const rd_kafka_message_s& error);
-  void Take(rd_kafka_message_s* m);
+  // A partition's position was deleted (auto.offset.reset=error): counts
+  // what is lost and where it resumes; ResumeResetPartitions applies that.
+  void NoteReset(const rd_kafka_message_s& error);
+  void ResumeResetPartitions();
+  void Take(rd_kafka_message_s* m, bool* resume_resets);
   void ReleaseHeld();
 };
 
