@@ -37,8 +37,10 @@ ingest::ValidationLimits LimitsFrom(const config::Config& c) {
   l.max_future_ms = c.input.timestamp.max_future_seconds * 1000;
   return l;
 }
-// 2^18 vehicles of cache: about 40 MB; beyond it the cache starts over.
-constexpr size_t kMaxCachedVehicles = 1u << 18;
+// The cache grows with the vehicles a pod sees, about 250 bytes each, up to
+// 2^21 (about 500 MB); beyond it the cache starts over. At 2^18 a fleet of
+// a million vehicles found almost none of its vehicles in it.
+constexpr size_t kMaxCachedVehicles = 1u << 21;
 }  // namespace
 
 IngestPipeline::IngestPipeline(const config::Config& config, std::string_view hmac_key, state::StateStore* store,

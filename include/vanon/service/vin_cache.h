@@ -12,7 +12,8 @@
 // slot the previous call brought in). Both are hints; FindOrInsert is
 // correct without them.
 //
-// When full it starts over (the caller recomputes what it dropped).
+// The table starts small and doubles as vehicles arrive, up to max_entries;
+// when that is full it starts over (the caller recomputes what it dropped).
 #ifndef VANON_SERVICE_VIN_CACHE_H_
 #define VANON_SERVICE_VIN_CACHE_H_
 
@@ -37,8 +38,7 @@ class VinCache {
     size_t n = 1;
     while (n < max_entries) n <<= 1;
     max_entries_ = n;
-    slots_.resize(2 * n);
-    entries_.reserve(n);  // entries never move: a prefetched one is still there
+    slots_.resize(2 * std::min<size_t>(n, kInitialEntries));
   }
 
   // The value for `vin`, and true when it was just inserted (then it is a
@@ -52,13 +52,12 @@ class VinCache {
       if (s.tag == 0) break;
       if (s.tag == tag && entries_[s.index].Is(vin)) return {&entries_[s.index].value, false};
     }
-    if (entries_.size() >= max_entries_) Clear();
-    size_t i = hash & mask;
-    while (slots_[i].tag != 0) i = (i + 1) & mask;
-    slots_[i] = {tag, static_cast<uint32_t>(entries_.size())};
-    Entry& e = entries_.emplace_back();
-    e.Set(vin);
-    return {&e.value, true};
+    if (entries_.size() >= max_entries_) {
+      Clear();
+    } else if (entries_.size() >= slots_.size() / 2) {
+      Grow();
+    }
+    return Insert(vin, hash, tag);
   }
 
   // Brings the slot `vin` hashes to into the cache.
@@ -83,6 +82,7 @@ class VinCache {
 
  private:
   static constexpr size_t kInline = 24;  // a VIN is 17 characters
+  static constexpr size_t kInitialEntries = 1024;
 
   // Keys of 8 to 24 bytes (VINs) are read as three overlapping words and
   // mixed; others go through std::hash. Only a distribution matters here.
@@ -100,6 +100,29 @@ class VinCache {
   // The slot's tag: the hash bits the table index does not use; 0 marks an
   // empty slot.
   static uint32_t Tag(uint64_t hash) { return static_cast<uint32_t>(hash >> 32) | 1; }
+
+  std::pair<V*, bool> Insert(std::string_view vin, uint64_t hash, uint32_t tag) {
+    const size_t mask = slots_.size() - 1;
+    size_t i = hash & mask;
+    while (slots_[i].tag != 0) i = (i + 1) & mask;
+    slots_[i] = {tag, static_cast<uint32_t>(entries_.size())};
+    Entry& e = entries_.emplace_back();
+    e.Set(vin);
+    return {&e.value, true};
+  }
+
+  // Twice the slots, every entry placed again (entries stay where they are).
+  void Grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    const size_t mask = slots_.size() - 1;
+    for (uint32_t k = 0; k < entries_.size(); ++k) {
+      const uint64_t hash = Hash(entries_[k].vin.view());
+      size_t i = hash & mask;
+      while (slots_[i].tag != 0) i = (i + 1) & mask;
+      slots_[i] = {Tag(hash), k};
+    }
+  }
 
   struct Slot {
     uint32_t tag = 0;
