@@ -49,7 +49,7 @@ def main():
     ap.add_argument("--window", help="bench_ingest_e2e stderr with its 'vanon window: monotonic A B' line")
     ap.add_argument("--thread", help="only this thread (its name as perf shows it)")
     ap.add_argument("--top", type=int, default=25)
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
     samples = read_samples(a.script_output)
     if a.window:
         m = re.search(r"vanon window: monotonic ([\d.]+) ([\d.]+)", open(a.window).read())
