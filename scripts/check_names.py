@@ -5,7 +5,8 @@
 - A file under loadtest/ with a Google Benchmark BENCHMARK() is
   <what>_benchmark.cc.
 - Executables under tests/: vanon_<area>[_<what>]_tests, or programs a test
-  runs: vanon_<area>_sample, vanon_<area>_canary.
+  runs: vanon_<area>_sample, vanon_<area>_canary, or libFuzzer binaries of
+  the clang fuzz build: <decoder>_fuzzer.
 - Executables under loadtest/: bench_<area>[_<what>] (benchmarks and load
   drivers), or vanon-<what> (report tools, like the shipped binaries).
 - ctest names added by hand (add_test): <area>.<what>, lower case; the
@@ -22,7 +23,7 @@ TEST_MACRO = re.compile(r'^\s*(?:TEST|TEST_F|TEST_P)\s*\(', re.M)
 BENCH_MACRO = re.compile(r'^\s*BENCHMARK\s*\(', re.M)
 ADD_EXE = re.compile(r'add_executable\(\s*([^\s)]+)')
 ADD_TEST = re.compile(r'add_test\(\s*NAME\s+([^\s)]+)')
-TESTS_EXE = re.compile(r'^vanon_[a-z0-9_]+_tests$|^vanon_[a-z0-9_]+_(?:sample|canary)$')
+TESTS_EXE = re.compile(r'^vanon_[a-z0-9_]+_tests$|^vanon_[a-z0-9_]+_(?:sample|canary)$|^[a-z0-9_]+_fuzzer$')
 LOADTEST_EXE = re.compile(r'^bench_[a-z0-9_]+$|^vanon-[a-z0-9-]+$')
 CTEST_NAME = re.compile(r'^[a-z][a-z0-9_]*\.[a-z0-9_]+$')
 
@@ -37,7 +38,7 @@ def check(root):
                 continue
             if macro.search(path.read_text(errors='replace')) and not rel.endswith(suffix):
                 bad.append(f'{rel}: holds {kind}, so its name ends in {suffix}')
-    for top, pattern, what in (('tests', TESTS_EXE, 'vanon_<area>[_<what>]_tests (or _sample, _canary)'),
+    for top, pattern, what in (('tests', TESTS_EXE, 'vanon_<area>[_<what>]_tests (or _sample, _canary, <x>_fuzzer)'),
                                ('loadtest', LOADTEST_EXE, 'bench_<area>[_<what>] or vanon-<what>')):
         for cmake in sorted((root / top).rglob('CMakeLists.txt')):
             rel = cmake.relative_to(root).as_posix()

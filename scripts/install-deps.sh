@@ -2,6 +2,8 @@
 # The one list of Debian packages vanon needs to build, test and demo.
 # Every entry point (README commands, .ci/run) calls this script, so a fresh
 # bookworm machine and a developer's long-lived one install the same set.
+#   --fuzz   also the clang toolchain of the libFuzzer harnesses
+#            (loadtest/fuzz/run.sh; CI does not need it)
 set -euo pipefail
 
 PACKAGES=(
@@ -14,6 +16,12 @@ PACKAGES=(
   python3-confluent-kafka python3-pandas python3-mypy python3-venv
   clang-format-14 clang-tidy-14
 )
+# libFuzzer and the sanitizer runtimes come with clang's runtime package;
+# llvm-14 brings llvm-symbolizer for readable reports and -print_coverage.
+FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev llvm-14)
+if [ "${1:-}" = "--fuzz" ]; then
+  PACKAGES+=("${FUZZ_PACKAGES[@]}")
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

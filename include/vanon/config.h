@@ -121,6 +121,9 @@ struct QuasiIdentifier {
 inline constexpr int kMaxQiPrecision = 6;
 
 enum class SensitiveAggregator { kFirst, kMode, kLast, kRegistry };
+// What an active vehicle without the field gets: `missing_value` (or it is
+// ineligible), or under kCarry its last value for carry_epochs epochs.
+enum class MissingPolicy { kMissingValue, kCarry };
 
 struct SensitiveConfig {
   std::string field;  // dotted event path
@@ -130,6 +133,13 @@ struct SensitiveConfig {
   // such a vehicle is suppressed as ineligible.
   std::optional<std::string> missing_value;
   std::string hierarchy;  // optional absolute path of an ARX CSV ("" = none)
+  // The windowed aggregator: with aggregator kMode, the mode over the last
+  // window_epochs epochs, ties keeping the previous value (1 = the epoch
+  // alone). The window, the carried value and the history are per-vehicle
+  // state (docs/utility.md). Defaults come from privacy.preset.
+  int window_epochs = 1;
+  MissingPolicy missing_policy = MissingPolicy::kMissingValue;
+  int carry_epochs = 0;
 };
 
 enum class PayloadDefault { kDrop, kKeep };
@@ -149,6 +159,10 @@ struct PayloadConfig {
 };
 
 enum class PrivacyModel { kMInvariance, kKAnonymity };
+// A named set of defaults for the keys that trade suppression against
+// counterfeits over many releases (docs/config.md, "Presets"); a key set in
+// the file wins over its preset's value.
+enum class PrivacyPreset { kEpoch, kWindow, kHistory, kShared };
 enum class LateEvents { kTopic, kDrop };
 
 struct EpochConfig {
@@ -167,6 +181,12 @@ struct PrivacyConfig {
   int k = 5;
   int l = 0;     // distinct-l cap for k-anonymity; 0 = off
   double t = 0;  // t-closeness cap; 0 = off
+  // LoadConfig's default is the preset that measured best on drifting
+  // values (docs/config.md); a Config built in code has kEpoch's values.
+  PrivacyPreset preset = PrivacyPreset::kEpoch;
+  // Some key the preset sets has another value in the file (shown by the
+  // vanon_privacy_preset_info metric).
+  bool preset_customized = false;
   int max_delay_epochs = 2;
   int signature_retention_days = 365;
   // m-invariance: new vehicles join at most this many shared signatures of
@@ -174,11 +194,22 @@ struct PrivacyConfig {
   // own; 0 = off (docs/utility.md, ReleaseParams::shared_signatures).
   int shared_signatures = 0;
   int shared_signature_size = 0;
+  // m-invariance, history-aware signatures (ReleaseParams::history_*): a new
+  // signature carries up to history_slots values its members played before
+  // (each at least history_min_share of a member's events); a new vehicle
+  // with fewer than learn_events events in its history waits, within
+  // max_delay_epochs, before its signature is chosen. 0 = off.
+  int history_slots = 0;
+  double history_min_share = 0.04;
+  int learn_events = 0;
   EpochConfig epoch;
   LateEvents late_events = LateEvents::kTopic;
 };
 
 enum class DpCount { kEvents, kVehicles, kTrips };
+// The `sensitive` dimension's cell of the values dp.sensitive_values does
+// not list.
+inline constexpr const char* kOtherSensitiveCell = "other";
 
 struct DpQuery {
   std::string name;
@@ -206,6 +237,9 @@ struct DpConfig {
   // Cells must not depend on the data: the `event` dimension's domain and
   // the `time_bucket` dimension's width are fixed here.
   std::vector<std::string> event_names;
+  // The fixed domain of the `sensitive` dimension: every listed value is a
+  // cell, every other value counts in the cell kOtherSensitiveCell.
+  std::vector<std::string> sensitive_values;
   int64_t time_bucket_seconds = 60;
   // DP window (issue 17): 0 publishes counts with every release; otherwise
   // counts over windows of this many seconds (a multiple of the epoch length,
@@ -306,6 +340,7 @@ Config LoadConfig(const std::string& path, const std::vector<std::string>& overr
 // Lower-case names as written in the YAML, e.g. "m_invariance".
 const char* ToString(VehicleSource v);
 const char* ToString(PrivacyModel v);
+const char* ToString(PrivacyPreset v);
 const char* ToString(LogLevel v);
 
 }  // namespace vanon::config

@@ -53,6 +53,10 @@ class DriftingFleet {
 
   const std::string& key(uint32_t vehicle) const { return keys_[vehicle]; }
   const std::vector<int32_t>& qi(uint32_t vehicle) const { return qi_[vehicle]; }
+  // The hidden state an oracle would know (oracle_bound.py).
+  engine::SensitiveId favourite(uint32_t vehicle) const { return favourite_[vehicle]; }
+  const std::vector<engine::SensitiveId>& repertoire(uint32_t vehicle) const { return repertoire_[vehicle]; }
+  const FleetParams& params() const { return p_; }
 
  private:
   uint64_t Next();

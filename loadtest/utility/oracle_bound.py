@@ -23,7 +23,20 @@ vehicle already has) and gives every vehicle the one holding most of its
 repertoire. Fewer, larger buckets cost suppression and save counterfeits.
 
     /usr/bin/python3 loadtest/utility/oracle_bound.py [RELEASES [VEHICLES]]
+
+With --state FILE (written by vanon-utility-run --oracle-state, so the
+oracle sees the very stream the service published) it reads the hidden
+state at release 3 and at the reported releases instead of replaying the
+fleet, and prints, per reported release, one JSON object: the floor
+(suppression of personal signatures of m values) and the trade-off points
+(suppression, counterfeit ratio) of both oracles for signatures of m or more
+values. Under --shape=global the future favourite is a popularity draw, so
+the personal oracle's signature is the current favourite plus the most
+popular values; under repertoire, the repertoire plus the most popular.
+
+    /usr/bin/python3 loadtest/utility/oracle_bound.py --state FILE --m 5 --shape repertoire [--values 30]
 """
+import json
 import random
 import sys
 from collections import defaultdict
@@ -157,7 +170,97 @@ def ideal_bucket(n, s, trials=4000, seed=1):
     return 1 - real / slots
 
 
+def read_state(path):
+    """release -> list of (active, favourite, repertoire) by vehicle."""
+    out = defaultdict(list)
+    with open(path) as f:
+        for line in f:
+            r, v, active, fav, rep = line.rstrip("\n").split(",")
+            out[int(r)].append((active == "1", int(fav), [int(x) for x in rep.split(";") if x]))
+    return out
+
+
+def fill(first, s, values):
+    """`first` (deduplicated, in order) cut or filled to s values, the most popular first."""
+    sig = []
+    for x in list(first) + list(range(values)):
+        if x not in sig:
+            sig.append(x)
+        if len(sig) == s:
+            break
+    return frozenset(sig)
+
+
+def outcome(sigs, vehicles):
+    """(suppression, counterfeit ratio) of fixed signatures in one release."""
+    counts = defaultdict(lambda: defaultdict(int))
+    tuples = suppressed = 0
+    for sig, (active, fav, _) in zip(sigs, vehicles):
+        if not active:
+            continue
+        tuples += 1
+        if fav in sig:
+            counts[sig][fav] += 1
+        else:
+            suppressed += 1
+    slots = sum(len(sig) * max(c.values()) for sig, c in counts.items())
+    published = tuples - suppressed
+    return suppressed / tuples, (1 - published / slots) if slots else 0.0
+
+
+def shared_from_state(mines, s, k, values):
+    """K signatures chosen greedily to cover `mines` (each vehicle's values
+    an oracle would keep), and each vehicle's pick among them."""
+    weight = defaultdict(int)
+    for mine in mines:
+        weight[bits(mine)] += 1
+    reps = list(weight)
+    candidates = sorted({bits(fill([x for x in range(values) if r >> x & 1], s, values)) for r in reps})
+    have = {r: 0 for r in reps}
+    family = []
+    for _ in range(min(k, len(candidates))):
+        def gain(sig):
+            return sum(weight[r] * max(0, (sig & r).bit_count() - have[r]) for r in reps)
+        pick = max(candidates, key=gain)
+        family.append(pick)
+        have = {r: max(h, (pick & r).bit_count()) for r, h in have.items()}
+    return [frozenset(x for x in range(values) if f >> x & 1) for f in family]
+
+
+def state_main(path, m, shape, values):
+    state = read_state(path)
+    t0 = min(state)
+    at_t0 = state[t0]
+    if shape == "global":
+        mines = [[fav] for _, fav, _ in at_t0]
+    else:
+        mines = [[fav] + [x for x in rep if x != fav] for _, fav, rep in at_t0]
+    personal = {s: [fill(mine, s, values) for mine in mines] for s in (m, m + 1, m + 2, m + 3, m + 5, m + 8)}
+    shared = {}
+    for s in (m, m + 1, m + 3):
+        for k in (5, 20, 40):
+            family = shared_from_state(mines, s, k, values)
+            shared[(s, k)] = [max(family, key=lambda f: (len(f & set(mine)), mine[0] in f)) for mine in mines]
+    for r in sorted(state):
+        if r == t0 and len(state) > 1:
+            continue
+        points = []
+        for s, sigs in personal.items():
+            sup, cf = outcome(sigs, state[r])
+            points.append({"oracle": "personal", "s": s, "suppression": sup, "counterfeit_ratio": cf})
+        for (s, k), sigs in shared.items():
+            sup, cf = outcome(sigs, state[r])
+            points.append({"oracle": "shared", "s": s, "K": k, "suppression": sup, "counterfeit_ratio": cf})
+        floor = next(p["suppression"] for p in points if p["oracle"] == "personal" and p["s"] == m)
+        print(json.dumps({"release": r, "m": m, "shape": shape, "floor": floor, "points": points}))
+    return 0
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] == "--state":
+        opts = dict(zip(argv[3::2], argv[4::2]))
+        return state_main(argv[2], int(opts.get("--m", 5)), opts.get("--shape", "repertoire"),
+                          int(opts.get("--values", VALUES)))
     releases = int(argv[1]) if len(argv) > 1 else 200
     n = int(argv[2]) if len(argv) > 2 else 2000
     print(f"oracle signatures at release 3, fleet of {n}, release {releases}")

@@ -11,11 +11,7 @@ namespace vanon::utility {
 // with theirs.
 engine::Schema UtilitySchema() { return testing::TestSchema(); }
 
-namespace {
-
-void MeasureBuckets(const std::map<std::string, engine::Signature, std::less<>>& known, ReleaseRow* row) {
-  std::map<engine::Signature, uint64_t> buckets;
-  for (const auto& [vehicle, sig] : known) ++buckets[sig];
+void MeasureBuckets(const std::map<engine::Signature, uint64_t>& buckets, ReleaseRow* row) {
   uint64_t vehicles = 0, slots = 0, shared = 0;
   for (const auto& [sig, n] : buckets) {
     vehicles += n;
@@ -25,8 +21,6 @@ void MeasureBuckets(const std::map<std::string, engine::Signature, std::less<>>&
   row->vehicles_per_slot = slots ? static_cast<double>(vehicles) / static_cast<double>(slots) : 0;
   row->shared = vehicles ? static_cast<double>(shared) / static_cast<double>(vehicles) : 0;
 }
-
-}  // namespace
 
 Pipeline::Pipeline(std::string name, bool epoch_mode, engine::WindowParams window, engine::ReleaseParams params,
                    uint32_t vehicles)
@@ -112,7 +106,9 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
       }
     }
   }
-  MeasureBuckets(next.known_signatures, &row);
+  std::map<engine::Signature, uint64_t> buckets;
+  for (const auto& [vehicle, sig] : next.known_signatures) ++buckets[sig];
+  MeasureBuckets(buckets, &row);
   for (const engine::StillWaiting& w : out.waiting) {
     next.waiting.push_back(engine::WaitingTuple{ResolveTuple(in_, w.ref), w.first_release});
   }
@@ -120,8 +116,8 @@ ReleaseRow Pipeline::Release(uint64_t release, const std::vector<EpochActivity>&
   return row;
 }
 
-std::vector<std::unique_ptr<Pipeline>> MakePipelines(uint32_t m, const PipelineOptions& options, uint32_t values,
-                                                     uint32_t vehicles) {
+std::vector<std::unique_ptr<UtilityPipeline>> MakePipelines(uint32_t m, const PipelineOptions& options, uint32_t values,
+                                                            uint32_t vehicles) {
   engine::ReleaseParams current;
   current.m = m;
   current.max_delay = 2;  // config/vanon.yaml privacy.max_delay_epochs
@@ -137,27 +133,27 @@ std::vector<std::unique_ptr<Pipeline>> MakePipelines(uint32_t m, const PipelineO
   history.history_min_events = options.learn_events;
   history.history_min_share = options.min_share;
   history.max_delay = std::max(current.max_delay, options.learn_delay);
-  std::vector<std::unique_ptr<Pipeline>> out;
-  out.push_back(std::make_unique<Pipeline>("current", true, today, current, vehicles));
-  out.push_back(std::make_unique<Pipeline>("window", false, windowed, current, vehicles));
-  out.push_back(std::make_unique<Pipeline>("history", false, windowed, history, vehicles));
+  std::vector<std::unique_ptr<UtilityPipeline>> out;
+  out.push_back(std::make_unique<Pipeline>("engine-current", true, today, current, vehicles));
+  out.push_back(std::make_unique<Pipeline>("engine-window", false, windowed, current, vehicles));
+  out.push_back(std::make_unique<Pipeline>("engine-history", false, windowed, history, vehicles));
   if (options.shared > 0) {
     engine::ReleaseParams shared = history;
     shared.history_slots = 0;
     shared.shared_signatures = options.shared;
     shared.shared_signature_size = options.shared_size;
-    out.push_back(std::make_unique<Pipeline>("shared", false, windowed, shared, vehicles));
+    out.push_back(std::make_unique<Pipeline>("engine-shared", false, windowed, shared, vehicles));
     // What the service runs with privacy.shared_signatures alone: today's
     // aggregator, no histories, no learning.
     engine::ReleaseParams service = current;
     service.shared_signatures = options.shared;
     service.shared_signature_size = options.shared_size;
-    out.push_back(std::make_unique<Pipeline>("shared0", true, today, service, vehicles));
+    out.push_back(std::make_unique<Pipeline>("engine-shared0", true, today, service, vehicles));
   }
   if (options.horizon > 0) {
     engine::ReleaseParams renewed = history;
     renewed.signature_horizon = options.horizon;
-    out.push_back(std::make_unique<Pipeline>("horizon", false, windowed, renewed, vehicles));
+    out.push_back(std::make_unique<Pipeline>("engine-horizon", false, windowed, renewed, vehicles));
   }
   return out;
 }

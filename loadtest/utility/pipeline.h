@@ -46,7 +46,18 @@ struct PipelineOptions {
   uint32_t shared_size = 0;
 };
 
-class Pipeline {
+// A way of publishing the fleet release after release: the service's
+// (service_pipeline.h) or a pure-engine one kept for comparison (Pipeline).
+class UtilityPipeline {
+ public:
+  virtual ~UtilityPipeline() = default;
+  virtual ReleaseRow Release(uint64_t release, const std::vector<EpochActivity>& epoch, const DriftingFleet& fleet) = 0;
+  virtual const std::string& name() const = 0;
+  // The checker's findings on the last release.
+  virtual const std::vector<std::string>& last_violations() const = 0;
+};
+
+class Pipeline final : public UtilityPipeline {
  public:
   // `epoch_mode`: today's aggregator (mode of the epoch, ties to the first
   // occurrence, missing value when no event carries the field).
@@ -56,10 +67,10 @@ class Pipeline {
   Pipeline(std::string name, bool epoch_mode, engine::WindowParams window, engine::ReleaseParams params,
            uint32_t vehicles);
 
-  ReleaseRow Release(uint64_t release, const std::vector<EpochActivity>& epoch, const DriftingFleet& fleet);
+  ReleaseRow Release(uint64_t release, const std::vector<EpochActivity>& epoch, const DriftingFleet& fleet) override;
 
-  const std::string& name() const { return name_; }
-  const std::vector<std::string>& last_violations() const { return violations_; }
+  const std::string& name() const override { return name_; }
+  const std::vector<std::string>& last_violations() const override { return violations_; }
 
  private:
   std::string name_;
@@ -79,12 +90,16 @@ class Pipeline {
 // horizon (only with options.horizon > 0): history, and a signature is
 // dropped once its vehicle has not been published for more than the horizon,
 // as the service's retention purge does (a weaker guarantee: docs/utility.md).
-std::vector<std::unique_ptr<Pipeline>> MakePipelines(uint32_t m, const PipelineOptions& options, uint32_t values,
-                                                     uint32_t vehicles);
+std::vector<std::unique_ptr<UtilityPipeline>> MakePipelines(uint32_t m, const PipelineOptions& options, uint32_t values,
+                                                            uint32_t vehicles);
 
 // The benchmark's QIs: engine type (8 leaves), model year (5-year bins),
 // seats (split on demand), as in the engine tests.
 engine::Schema UtilitySchema();
+
+// Fills row->vehicles_per_slot and row->shared from the stored signatures'
+// buckets (vehicles per distinct signature).
+void MeasureBuckets(const std::map<engine::Signature, uint64_t>& buckets, ReleaseRow* row);
 
 }  // namespace vanon::utility
 

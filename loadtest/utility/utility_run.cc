@@ -1,167 +1,216 @@
 // Long-run utility benchmark (docs/utility.md): one drifting fleet, release
-// after release, through the current pipeline (per-epoch `mode`, missing
-// value, signatures from one epoch) and the history-aware one side by side,
-// every release of every pipeline checked by the independent checker.
+// after release, through the service's release path under each privacy
+// preset (ComputeShare over an in-memory state, exactly what `vanon run`
+// computes with config/vanon.yaml and `--set privacy.preset=P`), and
+// optionally through pure-engine pipelines for comparison. A sequence
+// checker sees every release of every pipeline.
 //
-//   vanon-utility-run [--releases=200] [--vehicles=2000] [--m=5,10]
-//       [--drift=0.05] [--shape=repertoire|global] [--missing=0.10]
-//       [--active=0.9] [--window=6] [--history-slots=6]
-//       [--min-share=0.04] [--learn-events=10] [--learn-delay=3]
-//       [--repertoire=4] [--renew=0.2] [--values=30] [--every=20]
-//       [--horizon=0]   (> 0 adds a pipeline: history + that horizon)
-//       [--shared=0 --shared-size=0]   (> 0 adds a pipeline: window, learning
-//                       and that many shared signatures of that size)
-//       [--seed=1] [--csv=FILE]
+//   vanon-utility-run [--config=config/vanon.yaml] [--presets=epoch,window,history,shared]
+//       [--set=KEY=VALUE ...] [--engine=0|1] [--releases=200] [--report=12,50,200]
+//       [--vehicles=2000] [--m=5,10] [--drift=0.05] [--shape=repertoire|global]
+//       [--missing=0.10] [--active=0.9] [--repertoire=4] [--renew=0.2] [--values=30]
+//       [--seed=1] [--every=20] [--csv=FILE] [--oracle-state=FILE]
+//   engine pipelines (--engine=1): [--window=6] [--history-slots=6] [--min-share=0.04]
+//       [--learn-events=10] [--learn-delay=3] [--horizon=0] [--shared=0 --shared-size=0]
 //
-// Prints a table every `--every` releases and the goals at the last one;
-// the CSV (one row per release, pipeline and m) feeds plot_utility.py.
-// Exit 1 when the checker finds a violation.
+// --oracle-state writes what the generator hides (each vehicle's favourite
+// and repertoire, and whether it is active) at release 3 and at the
+// --report releases, for oracle_bound.py --state (the same stream).
+// Exit 1 when a checker finds a violation.
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "drifting_fleet.h"
 #include "pipeline.h"
+#include "service_pipeline.h"
 
 namespace {
 
 using namespace vanon;
 using namespace vanon::utility;
 
-std::map<std::string, std::string> ParseFlags(int argc, char** argv) {
-  std::map<std::string, std::string> flags;
+struct Flags {
+  std::map<std::string, std::string> values;
+  std::vector<std::string> sets;  // every --set
+  std::string Get(const char* name, const char* fallback) const {
+    auto it = values.find(name);
+    return it == values.end() ? std::string(fallback) : it->second;
+  }
+};
+
+Flags ParseFlags(int argc, char** argv) {
+  Flags flags;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0 || a.find('=') == std::string::npos) {
       std::fprintf(stderr, "usage: flags are --name=value (%s)\n", a.c_str());
       std::exit(2);
     }
-    flags[a.substr(2, a.find('=') - 2)] = a.substr(a.find('=') + 1);
+    const std::string name = a.substr(2, a.find('=') - 2), value = a.substr(a.find('=') + 1);
+    if (name == "set") {
+      flags.sets.push_back(value);
+    } else {
+      flags.values[name] = value;
+    }
   }
   return flags;
 }
 
-std::vector<uint32_t> ParseList(const std::string& s) {
-  std::vector<uint32_t> out;
+std::vector<std::string> Split(const std::string& s) {
+  std::vector<std::string> out;
   size_t start = 0;
   while (start <= s.size()) {
     const size_t comma = s.find(',', start);
-    out.push_back(static_cast<uint32_t>(std::stoul(s.substr(start, comma - start))));
+    std::string part = s.substr(start, comma - start);
+    if (!part.empty()) out.push_back(part);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   return out;
 }
 
-// Per pipeline at the last release: signature buckets, whole-run totals, and
-// the issue's goals against the current pipeline.
-void PrintSummary(const std::vector<std::unique_ptr<Pipeline>>& pipelines, const std::vector<ReleaseRow>& last,
-                  const std::vector<std::array<uint64_t, 3>>& run, uint32_t releases, uint32_t m) {
-  for (size_t p = 0; p < pipelines.size(); ++p) {
-    // docs/utility.md section 2b: only buckets larger than their signature
-    // can absorb an absent member without a counterfeit.
-    std::printf(
-        "buckets at release %u, %-8s: %.2f vehicles per signature value, %.3f of vehicles in a "
-        "bucket larger than its signature\n",
-        releases, pipelines[p]->name().c_str(), last[p].vehicles_per_slot, last[p].shared);
+FleetParams FleetFromFlags(const Flags& f) {
+  FleetParams fleet;
+  fleet.vehicles = static_cast<uint32_t>(std::stoul(f.Get("vehicles", "2000")));
+  fleet.drift = std::stod(f.Get("drift", "0.05"));
+  fleet.shape = ParseShape(f.Get("shape", "repertoire"));
+  fleet.missing = std::stod(f.Get("missing", "0.10"));
+  fleet.active = std::stod(f.Get("active", "0.9"));
+  fleet.values = static_cast<uint32_t>(std::stoul(f.Get("values", "30")));
+  fleet.seed = std::stoull(f.Get("seed", "1"));
+  fleet.repertoire = static_cast<uint32_t>(std::stoul(f.Get("repertoire", "4")));
+  fleet.renew = std::stod(f.Get("renew", "0.2"));
+  return fleet;
+}
+
+PipelineOptions EngineOptions(const Flags& f) {
+  PipelineOptions options;
+  options.window = static_cast<uint32_t>(std::stoul(f.Get("window", "6")));
+  options.history_slots = static_cast<uint32_t>(std::stoul(f.Get("history-slots", "6")));
+  options.learn_events = static_cast<uint32_t>(std::stoul(f.Get("learn-events", "10")));
+  options.min_share = std::stod(f.Get("min-share", "0.04"));
+  options.horizon = std::stoull(f.Get("horizon", "0"));
+  options.learn_delay = static_cast<uint32_t>(std::stoul(f.Get("learn-delay", "3")));
+  options.shared = static_cast<uint32_t>(std::stoul(f.Get("shared", "0")));
+  options.shared_size = static_cast<uint32_t>(std::stoul(f.Get("shared-size", "0")));
+  return options;
+}
+
+std::vector<std::unique_ptr<UtilityPipeline>> MakeAll(const Flags& f, uint32_t m, const FleetParams& fleet) {
+  std::vector<std::unique_ptr<UtilityPipeline>> out;
+  const std::string file = f.Get("config", VANON_SOURCE_DIR "/config/vanon.yaml");
+  for (const std::string& preset : Split(f.Get("presets", "epoch,window,history,shared"))) {
+    std::vector<std::string> overrides = {"privacy.preset=" + preset, "privacy.m=" + std::to_string(m)};
+    overrides.insert(overrides.end(), f.sets.begin(), f.sets.end());
+    out.push_back(std::make_unique<ServicePipeline>(preset, ServiceConfig(file, overrides)));
   }
-  for (size_t p = 0; p < pipelines.size(); ++p) {
-    std::printf("whole run, %-8s: %.3f of %llu tuples suppressed, counterfeit ratio %.3f\n",
-                pipelines[p]->name().c_str(), 1.0 - static_cast<double>(run[p][1]) / static_cast<double>(run[p][0]),
-                static_cast<unsigned long long>(run[p][0]),
-                static_cast<double>(run[p][2]) / static_cast<double>(run[p][1] + run[p][2]));
+  if (f.Get("engine", "0") == "1") {
+    for (auto& p : MakePipelines(m, EngineOptions(f), fleet.values, fleet.vehicles)) out.push_back(std::move(p));
   }
-  // Goals (issue 16) at the last release, each pipeline against current.
-  const ReleaseRow& cur = last.front();
-  for (size_t p = 1; p < pipelines.size(); ++p) {
-    const ReleaseRow& now = last[p];
-    std::printf(
-        "goals at release %u, m = %u (%s vs %s): suppression %.3f <= %.3f (a third of %.3f): %s; "
-        "counterfeits %.3f <= 0.25: %s; NCP %.3f <= %.3f (1.2x %.3f): %s\n",
-        releases, m, pipelines[p]->name().c_str(), pipelines.front()->name().c_str(), now.suppression,
-        cur.suppression / 3, cur.suppression, now.suppression <= cur.suppression / 3 ? "met" : "NOT met",
-        now.counterfeit_ratio, now.counterfeit_ratio <= 0.25 ? "met" : "NOT met", now.ncp, 1.2 * cur.ncp, cur.ncp,
-        now.ncp <= 1.2 * cur.ncp ? "met" : "NOT met");
+  return out;
+}
+
+// One line per vehicle: release, vehicle, active, favourite, repertoire.
+void DumpState(std::ofstream& out, uint32_t release, const DriftingFleet& fleet,
+               const std::vector<EpochActivity>& epoch) {
+  std::vector<bool> active(fleet.params().vehicles, false);
+  for (const EpochActivity& a : epoch) active[a.vehicle] = true;
+  for (uint32_t v = 0; v < fleet.params().vehicles; ++v) {
+    out << release << ',' << v << ',' << (active[v] ? 1 : 0) << ',' << fleet.favourite(v) << ',';
+    const auto& rep = fleet.repertoire(v);
+    for (size_t i = 0; i < rep.size(); ++i) out << (i ? ";" : "") << rep[i];
+    out << '\n';
+  }
+}
+
+struct RunTotals {
+  uint64_t tuples = 0, published = 0, counterfeits = 0;
+};
+
+void PrintRow(uint32_t r, const std::string& name, const ReleaseRow& row) {
+  std::printf("%-8u %-16s %11.3f %9.3f %7.3f %10.3f %12.3f %8.3f %8llu\n", r, name.c_str(), row.suppression,
+              row.conflict, row.delay, row.ineligible, row.counterfeit_ratio, row.ncp,
+              static_cast<unsigned long long>(row.min_real));
+}
+
+void PrintSummary(const std::vector<std::unique_ptr<UtilityPipeline>>& pipelines,
+                  const std::vector<std::map<uint32_t, ReleaseRow>>& reported, const std::vector<RunTotals>& run,
+                  uint32_t m) {
+  for (size_t p = 0; p < pipelines.size(); ++p) {
+    for (const auto& [r, row] : reported[p]) {
+      std::printf(
+          "report m=%u pipeline=%s release=%u suppression=%.3f counterfeit_ratio=%.3f ncp=%.3f "
+          "vehicles_per_slot=%.2f shared=%.3f conflict=%.3f delay=%.3f\n",
+          m, pipelines[p]->name().c_str(), r, row.suppression, row.counterfeit_ratio, row.ncp, row.vehicles_per_slot,
+          row.shared, row.conflict, row.delay);
+    }
+    const RunTotals& t = run[p];
+    std::printf("whole run, %-16s: %.3f of %llu tuples suppressed, counterfeit ratio %.3f\n",
+                pipelines[p]->name().c_str(), 1.0 - static_cast<double>(t.published) / static_cast<double>(t.tuples),
+                static_cast<unsigned long long>(t.tuples),
+                static_cast<double>(t.counterfeits) / static_cast<double>(t.published + t.counterfeits));
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto flags = ParseFlags(argc, argv);
-  auto get = [&](const char* name, const char* fallback) {
-    auto it = flags.find(name);
-    return it == flags.end() ? std::string(fallback) : it->second;
-  };
-  FleetParams fleet;
-  fleet.vehicles = static_cast<uint32_t>(std::stoul(get("vehicles", "2000")));
-  fleet.drift = std::stod(get("drift", "0.05"));
-  fleet.shape = ParseShape(get("shape", "repertoire"));
-  fleet.missing = std::stod(get("missing", "0.10"));
-  fleet.active = std::stod(get("active", "0.9"));
-  fleet.values = static_cast<uint32_t>(std::stoul(get("values", "30")));
-  fleet.seed = std::stoull(get("seed", "1"));
-  fleet.repertoire = static_cast<uint32_t>(std::stoul(get("repertoire", "4")));
-  fleet.renew = std::stod(get("renew", "0.2"));
-  const uint32_t releases = static_cast<uint32_t>(std::stoul(get("releases", "200")));
-  const uint32_t every = static_cast<uint32_t>(std::stoul(get("every", "20")));
-  PipelineOptions options;
-  options.window = static_cast<uint32_t>(std::stoul(get("window", "6")));
-  options.history_slots = static_cast<uint32_t>(std::stoul(get("history-slots", "6")));
-  options.learn_events = static_cast<uint32_t>(std::stoul(get("learn-events", "10")));
-  options.min_share = std::stod(get("min-share", "0.04"));
-  options.horizon = std::stoull(get("horizon", "0"));
-  options.learn_delay = static_cast<uint32_t>(std::stoul(get("learn-delay", "3")));
-  options.shared = static_cast<uint32_t>(std::stoul(get("shared", "0")));
-  options.shared_size = static_cast<uint32_t>(std::stoul(get("shared-size", "0")));
-  const std::string csv_path = get("csv", "");
-
-  std::ofstream csv;
-  if (!csv_path.empty()) {
-    csv.open(csv_path);
+  const Flags flags = ParseFlags(argc, argv);
+  const FleetParams fleet = FleetFromFlags(flags);
+  const uint32_t releases = static_cast<uint32_t>(std::stoul(flags.Get("releases", "200")));
+  const uint32_t every = static_cast<uint32_t>(std::stoul(flags.Get("every", "20")));
+  std::set<uint32_t> report;
+  for (const std::string& r : Split(flags.Get("report", "12,50,200"))) report.insert(std::stoul(r));
+  report.insert(releases);
+  std::ofstream csv, oracle;
+  if (const std::string path = flags.Get("csv", ""); !path.empty()) {
+    csv.open(path);
     csv << "m,pipeline,release,suppression,conflict,delay,ineligible,counterfeit_ratio,ncp,"
            "min_real,groups,published,violations,vehicles_per_slot,shared\n";
   }
+  if (const std::string path = flags.Get("oracle-state", ""); !path.empty()) oracle.open(path);
   std::printf("fleet: %u vehicles, %u values, drift %.3f (%s), missing %.2f, active %.2f, seed %llu\n", fleet.vehicles,
-              fleet.values, fleet.drift, get("shape", "repertoire").c_str(), fleet.missing, fleet.active,
+              fleet.values, fleet.drift, flags.Get("shape", "repertoire").c_str(), fleet.missing, fleet.active,
               static_cast<unsigned long long>(fleet.seed));
   uint64_t violations = 0;
-  for (uint32_t m : ParseList(get("m", "5,10"))) {
+  bool dumped = false;
+  for (const std::string& ms : Split(flags.Get("m", "5,10"))) {
+    const uint32_t m = static_cast<uint32_t>(std::stoul(ms));
     DriftingFleet stream(fleet);
-    std::vector<std::unique_ptr<Pipeline>> pipelines = MakePipelines(m, options, fleet.values, fleet.vehicles);
-    std::printf("\nm = %u\n%-8s %-8s %11s %9s %7s %10s %12s %8s %8s\n", m, "release", "pipeline", "suppression",
+    std::vector<std::unique_ptr<UtilityPipeline>> pipelines = MakeAll(flags, m, fleet);
+    std::printf("\nm = %u\n%-8s %-16s %11s %9s %7s %10s %12s %8s %8s\n", m, "release", "pipeline", "suppression",
                 "conflict", "delay", "ineligible", "counterfeits", "NCP", "min real");
-    std::vector<ReleaseRow> last(pipelines.size());
-    // Over the whole run: tuples, published real tuples, counterfeits.
-    std::vector<std::array<uint64_t, 3>> run(pipelines.size(), {0, 0, 0});
+    std::vector<std::map<uint32_t, ReleaseRow>> reported(pipelines.size());
+    std::vector<RunTotals> run(pipelines.size());
     for (uint32_t r = 1; r <= releases; ++r) {
       const std::vector<EpochActivity> epoch = stream.NextEpoch();
+      if (oracle.is_open() && !dumped && (r == 3 || report.count(r))) DumpState(oracle, r, stream, epoch);
       for (size_t p = 0; p < pipelines.size(); ++p) {
         const ReleaseRow row = pipelines[p]->Release(r, epoch, stream);
         violations += row.violations;
         for (const std::string& v : pipelines[p]->last_violations()) std::fprintf(stderr, "%s\n", v.c_str());
-        last[p] = row;
-        run[p][0] += row.tuples;
-        run[p][1] += row.published;
-        run[p][2] += row.counterfeits;
+        run[p].tuples += row.tuples;
+        run[p].published += row.published;
+        run[p].counterfeits += row.counterfeits;
+        if (report.count(r)) reported[p][r] = row;
         if (csv.is_open()) {
           csv << m << ',' << pipelines[p]->name() << ',' << r << ',' << row.suppression << ',' << row.conflict << ','
               << row.delay << ',' << row.ineligible << ',' << row.counterfeit_ratio << ',' << row.ncp << ','
               << row.min_real << ',' << row.groups << ',' << row.published << ',' << row.violations << ','
               << row.vehicles_per_slot << ',' << row.shared << '\n';
         }
-        if (r % every == 0 || r == 1 || r == releases) {
-          std::printf("%-8u %-8s %11.3f %9.3f %7.3f %10.3f %12.3f %8.3f %8llu\n", r, pipelines[p]->name().c_str(),
-                      row.suppression, row.conflict, row.delay, row.ineligible, row.counterfeit_ratio, row.ncp,
-                      static_cast<unsigned long long>(row.min_real));
-        }
+        if (r % every == 0 || r == 1 || report.count(r)) PrintRow(r, pipelines[p]->name(), row);
       }
     }
-    PrintSummary(pipelines, last, run, releases, m);
+    dumped = true;
+    PrintSummary(pipelines, reported, run, m);
   }
   std::printf("\nchecker violations over every release of every pipeline: %llu\n",
               static_cast<unsigned long long>(violations));

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "dp_readout.h"
+#include "dp_histogram.h"
 #include "hmac_key.h"
 #include "state_keys.h"
 #include "loadgen.h"
@@ -324,6 +325,7 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
   const auto start = std::chrono::steady_clock::now();
   bool printed_url = false;
   bool printed_samples = false;
+  bool printed_histogram = false;
   while (!stop.load()) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -338,6 +340,8 @@ int RunDemo(const DemoArgs& args, const std::atomic<bool>& stop) {
       PrintDpCounts(config, args.vehicles);
       PrintConsumerCommands(config, args);
     }
+    // A few releases in, when the fleet is fully on the road.
+    if (printed_samples && !printed_histogram && s.releases >= 6) printed_histogram = PrintDpHistogram(config);
     std::fflush(stdout);
     if (!loadgen_error.empty() || service_done.load()) break;
     if (args.duration > 0 && elapsed >= args.duration) break;

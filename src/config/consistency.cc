@@ -165,6 +165,12 @@ void CheckDp(const Config& c, Diagnostics* diag) {
         diag->Error(ItemPath(path + ".dimensions", j),
                     "the event dimension needs dp.event_names (its fixed list of cells)");
       }
+      if (q.dimensions[j] == "sensitive" && !c.sensitive) {
+        diag->Error(ItemPath(path + ".dimensions", j), "the sensitive dimension needs a sensitive section");
+      } else if (dp.enabled && q.dimensions[j] == "sensitive" && dp.sensitive_values.empty()) {
+        diag->Error(ItemPath(path + ".dimensions", j),
+                    "the sensitive dimension needs dp.sensitive_values (its fixed list of cells)");
+      }
     }
     for (const auto& [key, value] : q.filter) {
       if (!known(key)) {

@@ -7,8 +7,12 @@
 namespace vanon::config::internal {
 
 std::string ParentPath(const std::string& path) {
+  // Only an item index ("[2]") is stripped: a key of an override may itself
+  // end with ']' ("--set 'x].y=1'"), and returning it unchanged made the
+  // walk to the root (OverrideIndex) loop forever.
   if (!path.empty() && path.back() == ']') {
-    return path.substr(0, path.rfind('['));
+    const size_t open = path.rfind('[');
+    if (open != std::string::npos) return path.substr(0, open);
   }
   size_t dot = path.rfind('.');
   return dot == std::string::npos ? std::string() : path.substr(0, dot);
@@ -95,10 +99,33 @@ void Diagnostics::OverrideError(int index, const std::string& path, const std::s
   Add(true, index, path, message);
 }
 
+namespace {
+
+// Messages quote keys and values from the file, and a YAML scalar may hold
+// line breaks: escaped, every problem stays on its one line of what().
+std::string OneLine(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void Diagnostics::Add(bool from_override, int line, const std::string& path, const std::string& message) {
   std::string text = from_override ? "--set" : file_;
   text += ":" + std::to_string(line) + ": " + (path.empty() ? "(root)" : path) + ": " + message;
-  errors_.push_back({from_override, line, std::move(text)});
+  errors_.push_back({from_override, line, OneLine(text)});
 }
 
 void Diagnostics::ThrowIfAny() {

@@ -64,6 +64,8 @@ void CheckQueryCells(const Config& c, const DpQuery& q, const std::string& path,
     const std::string& d = q.dimensions[j];
     if (d == "event") {
       cells *= static_cast<double>(dp.event_names.size());
+    } else if (d == "sensitive") {
+      cells *= static_cast<double>(dp.sensitive_values.size() + 1);  // and "other"
     } else if (d == "time_bucket" && dp.time_bucket_seconds > 0) {
       cells *= std::ceil(static_cast<double>(span_s) / static_cast<double>(dp.time_bucket_seconds));
     } else if (const QuasiIdentifier* qi = FindQi(c, d); qi && qi->type == QiType::kNumeric) {

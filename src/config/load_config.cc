@@ -40,19 +40,22 @@ Config LoadConfig(const std::string& path, const std::vector<std::string>& overr
 
   Config config;
   config.path = std::filesystem::absolute(path).lexically_normal().string();
+  const internal::PresetValues preset = internal::ValuesOf(internal::PeekPreset(root));
   {
     Section s(&diag, root, "");
     internal::ParseKafka(s, &config.kafka);
     internal::ParseInput(s, &config.input);
     internal::ParseVehicle(s, &config.vehicle);
     internal::ParseQuasiIdentifiers(s, &config.quasi_identifiers);
-    internal::ParseSensitive(s, &config.sensitive);
+    internal::ParseSensitive(s, preset.sensitive, &config.sensitive);
     internal::ParsePayload(s, &config.payload);
+    config.privacy = preset.privacy;
     internal::ParsePrivacy(s, &config.privacy);
     internal::ParseDp(s, &config.dp);
     internal::ParseService(s, &config);
   }
   diag.ThrowIfAny();
+  config.privacy.preset_customized = internal::DiffersFromPreset(config, preset);
   internal::CheckConsistency(config, &diag);
   diag.ThrowIfAny();
   if (check) {

@@ -17,10 +17,8 @@ void ParseQuery(Section& q, DpQuery* query) {
     for (size_t i = 0; i < query->dimensions.size(); ++i) {
       const std::string& d = query->dimensions[i];
       const std::string path = ItemPath(q.PathOf("dimensions"), i);
-      if (d != "event" && d != "time_bucket" && d.rfind("qi:", 0) != 0) {
-        q.diag()->Error(path, "\"" + d +
-                                  "\" must be event, time_bucket or "
-                                  "qi:<quasi-identifier>");
+      if (d != "event" && d != "time_bucket" && d != "sensitive" && d.rfind("qi:", 0) != 0) {
+        q.diag()->Error(path, "\"" + d + "\" must be event, time_bucket, sensitive or qi:<quasi-identifier>");
       } else if (!seen.insert(d).second) {
         q.diag()->Error(path, "duplicate dimension \"" + d + "\"");
       }
@@ -53,6 +51,16 @@ void ParseDp(Section& root, DpConfig* out) {
     c.Int("max_cells", &out->max_cells, 1, 10000);
   }
   s.StringList("event_names", &out->event_names);
+  if (s.StringList("sensitive_values", &out->sensitive_values)) {
+    std::set<std::string> seen;
+    for (const std::string& v : out->sensitive_values) {
+      if (v == kOtherSensitiveCell) {
+        s.Error("sensitive_values", "\"other\" is the cell of every value not listed; it cannot be listed");
+      } else if (!seen.insert(v).second) {
+        s.Error("sensitive_values", "lists \"" + v + "\" twice");
+      }
+    }
+  }
   s.Int("time_bucket_seconds", &out->time_bucket_seconds, 1, 86400);
   s.Int("window_seconds", &out->window_seconds, 0, 31 * 86400);
   {

@@ -122,7 +122,38 @@ void ParseQuasiIdentifiers(Section& root, std::vector<QuasiIdentifier>* out) {
   }
 }
 
-void ParseSensitive(Section& root, std::optional<SensitiveConfig>* out) {
+namespace {
+
+// The windowed aggregator and the missing-value policy. A value the preset
+// gave that does not apply to this aggregator falls back to the plain
+// default; the same value written in the file is an error.
+void ParseValueWindow(Section& s, const SensitiveConfig& defaults, SensitiveConfig* sc) {
+  const bool mode = sc->aggregator == SensitiveAggregator::kMode;
+  const bool registry = sc->aggregator == SensitiveAggregator::kRegistry;
+  sc->window_epochs = mode ? defaults.window_epochs : 1;
+  sc->missing_policy = registry ? MissingPolicy::kMissingValue : defaults.missing_policy;
+  sc->carry_epochs = registry ? 0 : defaults.carry_epochs;
+  if (s.Int("window_epochs", &sc->window_epochs, 1, 10000) && sc->window_epochs > 1 && !mode) {
+    s.Error("window_epochs", "only with aggregator: mode (set 1)");
+  }
+  if (s.Enum("missing_policy", &sc->missing_policy,
+             {{"missing_value", MissingPolicy::kMissingValue}, {"carry", MissingPolicy::kCarry}}) &&
+      sc->missing_policy == MissingPolicy::kCarry && registry) {
+    s.Error("missing_policy", "carry is not used with aggregator: registry (a registry value does not change)");
+  }
+  if (sc->missing_policy == MissingPolicy::kCarry) {
+    if (s.Int("carry_epochs", &sc->carry_epochs, 1, 100000) || sc->carry_epochs >= 1) return;
+    s.diag()->ErrorNear(s.PathOf("missing_policy"), s.PathOf("carry_epochs"),
+                        "required with missing_policy: carry (epochs a last value is kept, >= 1)");
+  } else {
+    sc->carry_epochs = 0;
+    s.Unexpected("carry_epochs", "only used with missing_policy: carry");
+  }
+}
+
+}  // namespace
+
+void ParseSensitive(Section& root, const SensitiveConfig& defaults, std::optional<SensitiveConfig>* out) {
   YAML::Node node = root.Child("sensitive");
   if (!node.IsDefined() || node.IsNull()) return;
   Section s(root.diag(), node, "sensitive");
@@ -142,6 +173,7 @@ void ParseSensitive(Section& root, std::optional<SensitiveConfig>* out) {
   std::string missing;
   if (s.String("missing_value", &missing)) sc.missing_value = missing;
   s.File("hierarchy", &sc.hierarchy);
+  ParseValueWindow(s, defaults, &sc);
   *out = std::move(sc);
 }
 

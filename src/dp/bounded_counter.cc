@@ -54,11 +54,18 @@ int64_t BoundedCounter::CellIndex(const DpEvent& e) const {
       pos = static_cast<size_t>((e.ts_ms - epoch_start_ms_) / d.bucket_ms);
       if (pos >= radix_[i]) return -1;
     } else {
-      const std::string* value = d.kind == Dimension::Kind::kEvent ? &e.name : e.Qi(d.qi);
+      const std::string* value = d.kind == Dimension::Kind::kEvent       ? &e.name
+                                 : d.kind == Dimension::Kind::kSensitive ? e.Qi(kSensitiveKey)
+                                                                         : e.Qi(d.qi);
       if (value == nullptr) return -1;
       auto it = value_index_[i].find(*value);
-      if (it == value_index_[i].end()) return -1;
-      pos = it->second;
+      if (it != value_index_[i].end()) {
+        pos = it->second;
+      } else if (d.others_in_last && radix_[i] > 0) {
+        pos = radix_[i] - 1;
+      } else {
+        return -1;
+      }
     }
     index = index * static_cast<int64_t>(radix_[i]) + static_cast<int64_t>(pos);
   }

@@ -12,6 +12,8 @@ std::string Dimension::Key() const {
       return "time_bucket";
     case Kind::kQi:
       return qi;
+    case Kind::kSensitive:
+      return "sensitive";
   }
   return "";
 }

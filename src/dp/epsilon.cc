@@ -39,6 +39,9 @@ std::optional<Epsilon> Epsilon::Parse(std::string_view text) {
   }
   if (!seen_digit) return std::nullopt;
   for (int i = frac_digits; i < 9; ++i) frac *= 10;
+  // The digit loop keeps whole * kNanosPerUnit in range, but adding the
+  // fraction can still pass INT64_MAX ("9223372036.9").
+  if (whole > (INT64_MAX - frac) / kNanosPerUnit) return std::nullopt;
   return Epsilon(whole * kNanosPerUnit + frac);
 }
 

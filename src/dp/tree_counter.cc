@@ -1,6 +1,7 @@
 #include "vanon/dp/tree_counter.h"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace vanon::dp {
@@ -22,11 +23,15 @@ std::string ToDecimal(__int128 v) {
   return negative ? "-" + digits : digits;
 }
 
-// Parses an optionally negative decimal of at most 38 digits (the state
-// never comes near that, and the limit keeps the accumulation in range).
+// Parses an optionally negative decimal of at most 32 digits. A level-k
+// estimate is about 2^(k+1) times a block's true sum of int64 counts, so
+// real ones stay below 2^104 (about 2e31); stored ones may be damaged or
+// crafted, and 32 digits (below 2^107) keep Current()'s sum of up to 41 of
+// them and AddWeighted's sums of three far inside __int128 (38 digits, the
+// earlier limit, let two of them overflow it).
 bool ParseDecimal(const std::string& text, __int128* out) {
   size_t i = text.size() > 0 && text[0] == '-' ? 1 : 0;
-  if (i == text.size() || text.size() - i > 38) return false;
+  if (i == text.size() || text.size() - i > 32) return false;
   __int128 v = 0;
   for (; i < text.size(); ++i) {
     if (text[i] < '0' || text[i] > '9') return false;
@@ -183,10 +188,17 @@ std::optional<TreeCounter> TreeCounter::Deserialize(std::string_view text) {
   auto counter = CreateVersion(version, levels, sensitivity, *eps);
   if (!counter || t > counter->horizon()) return std::nullopt;
   counter->t_ = t;
+  // The true block sums add up counts: never negative, and together far
+  // below int64 (half of it is 4.6e18 counted units). A stored state beyond
+  // that is damaged or crafted, and Add() would overflow int64 summing it.
+  __int128 total = 0;
   for (int j = 0; j <= levels; ++j) {
     std::string est;
     if (!(in >> counter->alpha_[j] >> est) || !ParseDecimal(est, &counter->est_[j])) return std::nullopt;
+    if (counter->alpha_[j] < 0) return std::nullopt;
+    total += counter->alpha_[j];
   }
+  if (total > std::numeric_limits<int64_t>::max() / 2) return std::nullopt;
   std::string rest;
   if (in >> rest) return std::nullopt;
   return counter;

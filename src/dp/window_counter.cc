@@ -39,7 +39,9 @@ void WindowCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent
   });
   const uint64_t per_cell = q.unit == CountUnit::kVehicles ? 1 : q.bounds.max_per_cell;
   for (const auto& [cell, unit] : touched) {
-    auto it = std::find_if(kept.begin(), kept.end(), [&](const Kept& k) { return k.cell == cell; });
+    // Captured by an init-capture: clang 14 (the fuzz build) cannot capture
+    // a structured binding.
+    auto it = std::find_if(kept.begin(), kept.end(), [c = cell](const Kept& k) { return k.cell == c; });
     if (it == kept.end()) {
       if (kept.size() >= q.bounds.max_cells) {
         ++stats.cut_cells;
@@ -78,9 +80,13 @@ bool WindowCounter::ReadKept(std::istream& in, std::vector<Kept>* kept) const {
     Kept k;
     size_t trips = 0;
     if (!(in >> k.cell >> k.units >> trips) || k.cell >= counter_.num_cells()) return false;
-    k.trips.resize(trips);
-    for (uint64_t& t : k.trips) {
-      if (!(in >> t)) return false;
+    // The count is stored text, maybe damaged or crafted: sizing the vector
+    // by it could ask for 2^64 entries (std::length_error, or all memory).
+    // The trips themselves bound the vector.
+    for (size_t t = 0; t < trips; ++t) {
+      uint64_t trip;
+      if (!(in >> trip)) return false;
+      k.trips.push_back(trip);
     }
     kept->push_back(std::move(k));
   }

@@ -33,6 +33,7 @@ void AddToHistory(std::vector<ValueCount>* history, const std::vector<ValueCount
 std::optional<SensitiveId> ValueWindow::Advance(uint64_t epoch, const std::vector<ValueCount>& counts,
                                                 const WindowParams& params) {
   const uint32_t window = std::max<uint32_t>(params.epochs, 1);
+  advanced_ = epoch;
   if (!counts.empty()) epochs_.emplace_back(epoch, counts);
   while (!epochs_.empty() && epochs_.front().first + window <= epoch) epochs_.pop_front();
 
@@ -62,6 +63,20 @@ std::optional<SensitiveId> ValueWindow::Advance(uint64_t epoch, const std::vecto
     return last_;
   }
   return params.missing_value;
+}
+
+ValueWindow::Parts ValueWindow::parts() const {
+  return Parts{{epochs_.begin(), epochs_.end()}, history_, last_, last_epoch_, advanced_};
+}
+
+ValueWindow ValueWindow::FromParts(Parts parts) {
+  ValueWindow w;
+  w.epochs_.assign(std::make_move_iterator(parts.epochs.begin()), std::make_move_iterator(parts.epochs.end()));
+  w.history_ = std::move(parts.history);
+  w.last_ = parts.last;
+  w.last_epoch_ = parts.last_epoch;
+  w.advanced_ = parts.advanced;
+  return w;
 }
 
 }  // namespace vanon::engine

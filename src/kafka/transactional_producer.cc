@@ -294,6 +294,19 @@ int64_t TransactionalProducer::HighWatermark(const std::string& topic, int32_t p
   return hi;
 }
 
+namespace {
+// The group coordinator's answers to a TxnOffsetCommit from a member of an
+// older generation: the group has moved on without it (it was kicked out
+// after a session timeout or a too long poll interval, and its partitions
+// were given to others). librdkafka makes them abortable errors; retrying
+// cannot succeed (the member cannot rejoin while its release is in flight),
+// and every retry would produce the transaction's records again.
+bool FencedByGroup(RdKafka::ErrorCode code) {
+  return code == RdKafka::ERR_ILLEGAL_GENERATION || code == RdKafka::ERR_UNKNOWN_MEMBER_ID ||
+         code == RdKafka::ERR_FENCED_INSTANCE_ID;
+}
+}  // namespace
+
 void TransactionalProducer::SendOffsets(const std::string& topic, const std::map<int32_t, int64_t>& next_offsets,
                                         const RdKafka::ConsumerGroupMetadata& group, int timeout_ms) {
   if (!in_transaction_) throw std::logic_error("SendOffsets: no open transaction");
@@ -304,7 +317,15 @@ void TransactionalProducer::SendOffsets(const std::string& topic, const std::map
   try {
     left = RetryResumable(
         [&](int ms) {
-          return producer_->send_offsets_to_transaction(parts, const_cast<RdKafka::ConsumerGroupMetadata*>(&group), ms);
+          RdKafka::Error* e =
+              producer_->send_offsets_to_transaction(parts, const_cast<RdKafka::ConsumerGroupMetadata*>(&group), ms);
+          if (e != nullptr && FencedByGroup(e->code())) {
+            std::unique_ptr<RdKafka::Error> fenced(e);
+            throw FencedByGroupError("send_offsets_to_transaction: fenced by the consumer group (" + fenced->name() +
+                                     ": " + fenced->str() +
+                                     "): this instance no longer owns the partitions; another instance does");
+          }
+          return e;
         },
         timeout_ms, "send_offsets_to_transaction");
   } catch (...) {

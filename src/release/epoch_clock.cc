@@ -76,7 +76,8 @@ std::optional<int64_t> EpochClock::NextClosable() const {
 
 std::optional<int64_t> EpochClock::NextPrecomputable() const {
   if (!next_open_ || NextClosable()) return std::nullopt;
-  if (EpochEnd(*next_open_) > watermark_ + lateness_ms_) return std::nullopt;
+  // Saturating: a stored watermark may be anywhere in int64.
+  if (EpochEnd(*next_open_) > SatAdd(watermark_, lateness_ms_)) return std::nullopt;
   return next_open_;
 }
 
@@ -102,11 +103,15 @@ bool EpochClock::DecodeState(std::string_view data) {
   const uint8_t flags = static_cast<uint8_t>(data[1]);
   if (flags > 3) return false;
   const char* p = data.data() + 2;
+  const int64_t next = static_cast<int64_t>(base::DecodeFixed64(p + 24));
+  // The record may be damaged or crafted (it also travels through the state
+  // changelog): a next epoch whose start or end does not fit int64 would
+  // overflow EpochStart/EpochEnd, which every use of the clock computes.
+  if ((flags & 2) != 0 && (next < kMin / length_ms_ || next > kMax / length_ms_ - 1)) return false;
   seen_event_ = (flags & 1) != 0;
   max_ts_ = static_cast<int64_t>(base::DecodeFixed64(p));
   last_event_wall_ = static_cast<int64_t>(base::DecodeFixed64(p + 8));
   watermark_ = static_cast<int64_t>(base::DecodeFixed64(p + 16));
-  const int64_t next = static_cast<int64_t>(base::DecodeFixed64(p + 24));
   next_open_ = (flags & 2) ? std::optional<int64_t>(next) : std::nullopt;
   return true;
 }

@@ -95,6 +95,9 @@ engine::ReleaseParams ReleaseParamsFromConfig(const config::PrivacyConfig& priva
   p.max_delay = static_cast<uint32_t>(privacy.max_delay_epochs);
   p.shared_signatures = static_cast<uint32_t>(privacy.shared_signatures);
   p.shared_signature_size = static_cast<uint32_t>(privacy.shared_signature_size);
+  p.history_slots = static_cast<uint32_t>(privacy.history_slots);
+  p.history_min_share = privacy.history_min_share;
+  p.history_min_events = static_cast<uint32_t>(privacy.learn_events);
   return p;
 }
 

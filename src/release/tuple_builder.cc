@@ -81,7 +81,25 @@ std::optional<std::string> TupleBuilder::Aggregate(std::span<const ingest::Buffe
   return sensitive_->missing_value;
 }
 
-BuiltTuples TupleBuilder::Build(std::span<const ingest::BufferedEvent> events) const {
+std::vector<engine::ValueCount> TupleBuilder::Count(std::span<const ingest::BufferedEvent> events,
+                                                    const std::vector<uint32_t>& order) const {
+  std::vector<engine::ValueCount> counts;
+  const size_t idx = static_cast<size_t>(sensitive_extra_);
+  for (uint32_t i : order) {
+    const ingest::BufferedEvent& e = events[i];
+    if (idx >= e.extras.size() || !e.extras[idx]) continue;
+    const engine::SensitiveId id = dictionary_->Intern(*e.extras[idx]);
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const engine::ValueCount& c) { return c.value == id; });
+    if (it == counts.end()) {
+      counts.push_back({id, 1});
+    } else {
+      ++it->count;
+    }
+  }
+  return counts;
+}
+
+BuiltTuples TupleBuilder::Build(std::span<const ingest::BufferedEvent> events, const ValueChooser& choose) const {
   const std::vector<uint32_t> order = OrderByVehicle(events, /*by_time=*/true);
 
   BuiltTuples out;
@@ -99,14 +117,16 @@ BuiltTuples TupleBuilder::Build(std::span<const ingest::BufferedEvent> events) c
     TupleProblem problem = TupleProblem::kNone;
     if (!t.qi.empty() && t.qi[0] == kIneligibleCode) problem = TupleProblem::kUnknownQi;
 
-    std::optional<std::string> value;
+    std::optional<engine::SensitiveId> value;
     if (sensitive_extra_ < 0 || !sensitive_) {
-      value = std::string();
-    } else {
-      value = Aggregate(events, mine);
+      value = dictionary_->Intern("");
+    } else if (choose) {
+      value = choose(t.vehicle, Count(events, mine));
+    } else if (auto v = Aggregate(events, mine)) {
+      value = dictionary_->Intern(*v);
     }
     if (value) {
-      t.sensitive = dictionary_->Intern(*value);
+      t.sensitive = *value;
     } else {
       if (!t.qi.empty()) t.qi[0] = kIneligibleCode;
       if (problem == TupleProblem::kNone) problem = TupleProblem::kMissingSensitive;

@@ -33,7 +33,11 @@ std::optional<DpPartial> DecodePartial(std::string_view text) {
     std::vector<uint64_t>& m = p.counts.emplace_back();
     uint64_t v;
     while (cells >> v) m.push_back(v);
-    if (!cells.eof()) return std::nullopt;
+    // Every measurement has at least one cell (ValidateQuery), so a blank
+    // line is damage, not a measurement: taken as one, it would not encode
+    // back (a trailing empty line is no line) and the partial's shape would
+    // change on its way through the state.
+    if (m.empty() || !cells.eof()) return std::nullopt;
   }
   return p;
 }

@@ -119,6 +119,12 @@ dp::DpPlan PlanFromConfig(const config::Config& config, const engine::Schema& sc
       } else if (name == "time_bucket") {
         d.kind = dp::Dimension::Kind::kTimeBucket;
         d.bucket_ms = dpc.time_bucket_seconds * 1000;
+      } else if (name == "sensitive") {
+        // The listed values, then one cell for every other value.
+        d.kind = dp::Dimension::Kind::kSensitive;
+        d.domain = dpc.sensitive_values;
+        d.domain.push_back(std::string(config::kOtherSensitiveCell));
+        d.others_in_last = true;
       } else {
         d.kind = dp::Dimension::Kind::kQi;
         d.qi = name.substr(3);  // "qi:"
@@ -229,6 +235,14 @@ DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key
   for (auto& [name, domain] : qi_domains) {
     qi_attrs_.push_back({name, domain.attr, config.quasi_identifiers[domain.attr]});
   }
+  auto has_sensitive = [](const dp::CountQuery& q) {
+    return std::any_of(q.dimensions.begin(), q.dimensions.end(),
+                       [](const dp::Dimension& d) { return d.kind == dp::Dimension::Kind::kSensitive; });
+  };
+  counts_sensitive_ = std::any_of(plan_.counts.begin(), plan_.counts.end(), has_sensitive) ||
+                      std::any_of(plan_.ratios.begin(), plan_.ratios.end(), [&](const dp::RatioQuery& r) {
+                        return has_sensitive(r.numerator) || has_sensitive(r.denominator);
+                      });
   schema_ = std::make_unique<engine::Schema>(schema);
 
   SetUpTreeCounters();
@@ -338,7 +352,7 @@ void DpPublisher::ForEachVehicle(std::span<const ingest::BufferedEvent> events, 
     while (j < order.size() && events[order[j]].vehicle_key == key) ++j;
     while (scratch.size() < j - i) {
       dp::DpEvent& d = scratch.emplace_back();
-      d.qi.resize(qi_attrs_.size());
+      d.qi.resize(qi_attrs_.size() + (counts_sensitive_ ? 1 : 0));
       for (size_t q = 0; q < qi_attrs_.size(); ++q) d.qi[q].first = qi_attrs_[q].name;  // set once
     }
     for (size_t k = i; k < j; ++k) {
@@ -348,6 +362,13 @@ void DpPublisher::ForEachVehicle(std::span<const ingest::BufferedEvent> events, 
       d.trip.assign(reinterpret_cast<const char*>(e.trip_key.data()), e.trip_key.size());
       d.name = e.event;
       d.ts_ms = e.ts_ms;
+      if (counts_sensitive_) {
+        // The last pair: named only when the event carries the value.
+        const auto s = static_cast<size_t>(sensitive_extra_);
+        const bool has = sensitive_extra_ >= 0 && s < e.extras.size() && e.extras[s].has_value();
+        d.qi.back().first = has ? dp::kSensitiveKey : "";
+        if (has) d.qi.back().second.assign(*e.extras[s]);
+      }
       for (size_t q = 0; q < qi_attrs_.size(); ++q) {
         const QiLookup& l = qi_attrs_[q];
         if (l.attr < e.qi_values.size()) {

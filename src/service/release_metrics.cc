@@ -83,6 +83,14 @@ ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const co
   NewGauge(r, "vanon_privacy_required_group_size", "Configured m (m-invariance) or k (k-anonymity).")
       .Set(m_inv ? privacy.m : privacy.k);
   NewGauge(r, "vanon_privacy_t", "Configured t-closeness cap (0 when unset).").Set(privacy.t);
+  // Which privacy.preset runs, so a dashboard shows it beside the trends it
+  // shapes; customized when a key the preset sets has another value.
+  prometheus::BuildGauge()
+      .Name("vanon_privacy_preset_info")
+      .Help("1, labelled with the privacy.preset that runs (customized: a key it sets was changed).")
+      .Register(r)
+      .Add({{"preset", config::ToString(privacy.preset)}, {"customized", privacy.preset_customized ? "true" : "false"}})
+      .Set(1);
 }
 
 void ReleaseMetricsExporter::Record(const CommittedRelease& c) {

@@ -97,7 +97,8 @@ struct ReleaseRunner::Rep {
     // share.delta as the share's apply batch (written with it); the apply
     // adds the release-log entry, the closed clock and the progress.
     std::unique_ptr<state::ReleaseWrite> apply;
-    std::optional<ChangelogBase> base;  // set at prepare: what the changelog record and the apply store
+    std::optional<ChangelogBase> base;    // set at prepare: what the changelog record and the apply store
+    PartitionChecker* checker = nullptr;  // the partition's, set when the job is made
     int64_t commit_wall_ms = 0;
     double seconds = 0;
   };
@@ -119,7 +120,9 @@ struct ReleaseRunner::Rep {
 
   mutable std::mutex mu;
   std::condition_variable work_cv, done_cv;
-  std::map<int32_t, JobPtr> jobs;            // guarded by mu: per partition, taken and not yet applied
+  std::map<int32_t, JobPtr> jobs;  // guarded by mu: per partition, taken and not yet applied
+  // guarded by mu: per partition, until it is revoked (ForgetPartitions)
+  std::map<int32_t, std::unique_ptr<PartitionChecker>> checkers;
   std::deque<JobPtr> to_compute;             // guarded by mu: not claimed by a computing thread
   std::deque<JobPtr> to_publish;             // guarded by mu: prepared, in no batch yet
   std::vector<JobPtr> done;                  // guarded by mu: committed, waiting for Apply()
@@ -183,6 +186,22 @@ struct ReleaseRunner::Rep {
   int32_t AnonymizedPartition(int32_t p) const { return p % topology.anonymized_partitions; }
   int32_t CountsPartition(int32_t p) const { return p % topology.counts_partitions; }
 
+  // The partition's checker; only its jobs use it, one at a time.
+  PartitionChecker* CheckerOf(int32_t partition) {
+    std::lock_guard<std::mutex> l(mu);
+    std::unique_ptr<PartitionChecker>& c = checkers[partition];
+    if (!c) c = std::make_unique<PartitionChecker>(schema);
+    return c.get();
+  }
+
+  // A revoked partition's state may be replaced before it comes back
+  // (StateRestorer): its checker resumes from state again then. Nothing of
+  // it may be in flight.
+  void ForgetPartitions(const std::vector<int32_t>& partitions) {
+    std::lock_guard<std::mutex> l(mu);
+    for (int32_t p : partitions) checkers.erase(p);
+  }
+
   JobPtr JobOf(int32_t partition) const {
     std::lock_guard<std::mutex> l(mu);
     auto it = jobs.find(partition);
@@ -211,6 +230,7 @@ struct ReleaseRunner::Rep {
       job->partition = p;
       job->epoch = *epoch;
       job->entry.seed = release::NewReleaseSeed();
+      job->checker = CheckerOf(p);
       job->events = state.events->Take(state.clock->EpochEnd(*epoch));
       job->epoch_offsets = EpochOffsetsOf(job->events, state.clock->EpochStart(*epoch));
       job->taken_mark = state.events->arrivals_behind_take();
@@ -290,6 +310,7 @@ struct ReleaseRunner::Rep {
     job = std::make_shared<Job>();
     job->partition = s.partition;
     job->epoch = s.epoch;
+    job->checker = CheckerOf(s.partition);
     if (stored) {
       job->entry = *stored;
       job->resumed = true;
@@ -375,6 +396,14 @@ struct ReleaseRunner::Rep {
     // and a prepare record lost to a machine crash after the commit would
     // make the restart publish a second, different release.
     store->Commit(w, state::Durability::kMachineCrash);
+    // With the changelog, the seeds also go to Kafka before any record of
+    // these shares can: a partition that moves before its release commits
+    // is recomputed by its next owner with the same seed.
+    if (changelog) {
+      std::vector<ChangelogWriter::Prepared> prepared;
+      for (const Ready& r : ready) prepared.push_back({r.job->partition, r.job->epoch, r.entry});
+      changelog->PublishPrepared(prepared);
+    }
     FaultPoint("release.after_prepare");
     {
       std::lock_guard<std::mutex> l(mu);
@@ -414,7 +443,8 @@ struct ReleaseRunner::Rep {
               "release {} partition {}: resuming a prepared release; {}", job->epoch, job->partition,
               committed_before ? "it was committed, applying its state" : "it was not committed, republishing");
         }
-        share = ComputeShare(ctx, job->partition, job->epoch, entry.seed, committed_before, std::move(events));
+        share = ComputeShare(ctx, job->partition, job->epoch, entry.seed, committed_before, std::move(events),
+                             job->checker);
         apply = std::make_unique<state::ReleaseWrite>(*store);
         AddShareDelta(share.delta, apply.get());
         share.delta = {};
@@ -629,6 +659,12 @@ struct ReleaseRunner::Rep {
         spdlog::warn("release batch: transaction attempt {} failed, aborting: {}", attempt, e.what());
         producer->AbortTransaction();
         if (attempt >= kCommitAttempts) throw;
+      } catch (const kafka::FencedByGroupError& e) {
+        // A zombie: the partitions are another member's now. Its attempt is
+        // aborted and nothing of the batch is applied; the service stops.
+        spdlog::error("release batch: {}; aborting the transaction, applying nothing", e.what());
+        producer->AbortTransaction();
+        throw;
       }
     }
   }
@@ -722,6 +758,7 @@ struct ReleaseRunner::Rep {
     w.PutRelease(s.partition, s.epoch, entry);
     w.DeleteRelease(s.partition, s.epoch - kReleaseLogLength);
     store->Commit(w);
+    job.checker->checker.Accept(std::move(s.verdict));
     for (release::KeyedEvent& e : s.remaining) state.events->Restore(std::move(e));
     s.remaining = {};
     FaultPoint("release.after_apply");
@@ -782,6 +819,8 @@ void ReleaseRunner::Submit(const std::vector<ShareRequest>& shares,
 void ReleaseRunner::DropPrecomputed(const std::function<PartitionState(int32_t)>& state_of) {
   rep_->DropPrecomputed(state_of);
 }
+
+void ReleaseRunner::ForgetPartitions(const std::vector<int32_t>& partitions) { rep_->ForgetPartitions(partitions); }
 
 bool ReleaseRunner::InFlight(int32_t partition) const { return rep_->InFlight(partition); }
 

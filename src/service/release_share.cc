@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,7 @@
 #include "vanon/release/seed_stream.h"
 #include "vanon/release/sensitive_dictionary.h"
 #include "vanon/release/tuple_builder.h"
+#include "share_windows.h"
 #include "vanon/service/fault_injection.h"
 
 namespace vanon::service {
@@ -59,6 +61,7 @@ void PurgeSignatures(const ShareContext& ctx, int32_t partition, int64_t epoch, 
     if (s.last_release < epoch - r.horizon - r.refresh) d->Add(ShareDelta::DeleteSignature{std::string(vehicle)});
     return true;
   });
+  PurgeWindows(*ctx.state, partition, epoch - r.horizon - r.refresh, d);
 }
 
 // Wall time per phase for the debug log: where a slow release spends it.
@@ -106,7 +109,23 @@ struct ShareWork {
   std::unordered_map<std::string, const state::StoredSignature*> stored_by_vehicle;
   engine::ReleaseOutput out;
   std::vector<bool> consumed, old_deleted;  // per event of ev.current, ev.old
+  std::unique_ptr<ShareWindows> windows;    // null when the config keeps none
 };
+
+// The distinct vehicles of the epoch's events and of the waiting tuples.
+std::vector<std::string> VehiclesOf(const std::vector<ingest::BufferedEvent>& events,
+                                    const std::vector<engine::WaitingTuple>& waiting) {
+  std::unordered_set<std::string> seen;
+  std::vector<std::string> out;
+  for (const ingest::BufferedEvent& e : events) {
+    std::string key = VehicleKey(e.vehicle_key);
+    if (seen.insert(key).second) out.push_back(std::move(key));
+  }
+  for (const engine::WaitingTuple& wt : waiting) {
+    if (seen.insert(wt.tuple.vehicle).second) out.push_back(wt.tuple.vehicle);
+  }
+  return out;
+}
 
 // The epoch's tuples (built from its events with the partition's sensitive
 // dictionary), the waiting tuples with their older events, and the stored
@@ -119,10 +138,18 @@ void LoadInput(ShareWork& w, release::TakenEvents taken, ComputedShare* share) {
   }
   release::TupleBuilder builder(w.ctx.config->quasi_identifiers, w.ctx.config->sensitive, *w.ctx.schema,
                                 w.ctx.sensitive_extra, &w.dict);
-  release::BuiltTuples built = builder.Build(w.ev.current);
-  share->qi_at_root = built.qi_at_root;
   w.in.release_id = static_cast<uint64_t>(w.epoch);
   w.in.waiting = state.LoadWaiting(w.partition);
+  release::TupleBuilder::ValueChooser choose;
+  if (KeepsValueWindows(*w.ctx.config)) {
+    w.windows = std::make_unique<ShareWindows>(*w.ctx.config, &w.dict, w.epoch);
+    w.windows->Load(state, w.partition, VehiclesOf(w.ev.current, w.in.waiting));
+    choose = [&w](std::string_view vehicle, const std::vector<engine::ValueCount>& counts) {
+      return w.windows->Advance(vehicle, counts);
+    };
+  }
+  release::BuiltTuples built = builder.Build(w.ev.current, choose);
+  share->qi_at_root = built.qi_at_root;
   w.tuple_events = EventsOfBuiltTuples(built, w.ev.current, w.in.waiting.size());
   w.in.tuples = std::move(built.tuples);
 
@@ -144,6 +171,7 @@ void LoadInput(ShareWork& w, release::TakenEvents taken, ComputedShare* share) {
     w.in.known_signatures.emplace(lookup[i], w.stored[i]->values);
     w.stored_by_vehicle.emplace(lookup[i], &*w.stored[i]);
   }
+  if (w.windows) w.windows->AddHistories(&w.in);
 }
 
 // Marks the events of one tuple consumed (current ones are covered by the
@@ -255,6 +283,7 @@ void WriteStateChanges(ShareWork& w, ComputedShare* share) {
   for (const engine::StillWaiting& sw : w.out.waiting) {
     delta.Add(ShareDelta::PutWaiting{engine::WaitingTuple{ResolveTuple(w.in, sw.ref), sw.first_release}});
   }
+  if (w.windows) w.windows->WriteChanges(&delta);
   if (w.ctx.dp) w.ctx.dp->Apply(share->dp, &delta);
   delta.Add(ShareDelta::PutMeta{kDictionaryMeta, w.dict.EncodeState()});
 }
@@ -276,10 +305,29 @@ void HandOverEvents(ShareWork& w, ComputedShare* share) {
   share->spent = std::make_unique<release::EpochEvents>(std::move(ev));
 }
 
+// What the checker remembers of the partition's earlier shares, from state:
+// every stored signature with the last release state records for it (at
+// most horizon/64 releases stale, which only makes the horizon rule more
+// lenient), and the waiting tuples.
+void ResumeChecker(const ShareContext& ctx, int32_t partition, PartitionChecker* checker) {
+  std::vector<engine::ReleaseChecker::Published> published;
+  ctx.state->ScanSignatures(partition, [&](std::string_view vehicle, const state::StoredSignature& s) {
+    published.push_back({std::string(vehicle), s.values, static_cast<uint64_t>(s.last_release)});
+    return true;
+  });
+  std::multimap<std::string, uint64_t> waiting;
+  for (const engine::WaitingTuple& w : ctx.state->LoadWaiting(partition)) {
+    waiting.emplace(w.tuple.vehicle, w.first_release);
+  }
+  checker->checker.Resume(published, std::move(waiting));
+  checker->resumed = true;
+}
+
 }  // namespace
 
 ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch, const release::ReleaseSeed& seed,
-                           bool committed_before, release::TakenEvents taken) {
+                           bool committed_before, release::TakenEvents taken, PartitionChecker* checker) {
+  if (!checker->resumed) ResumeChecker(ctx, partition, checker);
   ComputedShare share;
   share.partition = partition;
   share.epoch = epoch;
@@ -293,6 +341,9 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   release::SeedStream random(seed);
   w.in.params = release::ReleaseParamsFromConfig(ctx.config->privacy);
   w.in.params.seed = random.NextU64();
+  // The checker lets a signature go missing only past this many releases
+  // without publication; PurgeSignatures drops them later than that.
+  w.in.params.signature_horizon = static_cast<uint64_t>(RetentionOf(ctx).horizon);
   w.out = ComputeRelease(*ctx.schema, w.in);
   if (TakeShareCorruption() && !w.out.groups.empty() && !w.out.groups[0].members.empty()) {
     w.out.groups[0].members.push_back(w.out.groups[0].members[0]);
@@ -300,9 +351,11 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   // The independent oracle, on every share before anything of it can be
   // produced: the engine's output is re-derived from the input tuples
   // (groups m-unique, signatures stable, labels covering, every tuple
-  // accounted once). A fresh checker per share sees the stored signatures
-  // through the input; the sequence of releases is its own test.
-  share.violations = engine::ReleaseChecker(*ctx.schema).Check(w.in, w.out);
+  // accounted once), and checked against the partition's earlier shares
+  // (a vehicle published before keeps its signature, and its stored one
+  // must be in the input).
+  share.verdict = checker->checker.Verify(w.in, w.out);
+  share.violations = share.verdict.violations();
   if (!share.violations.empty()) {
     // Nothing computed from `out` may leave; the events go back whole.
     share.current_consumed.assign(w.ev.current.size(), true);
@@ -310,6 +363,7 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
     share.spent = std::make_unique<release::EpochEvents>(std::move(w.ev));
     return share;
   }
+  if (ctx.inspect) ctx.inspect(w.in, w.out);
   const double engine_ms = timer.Lap();
   share.records = WriteRelease({ctx.schema, ctx.config->sensitive ? &w.dict : nullptr, ctx.payload},
                                {partition, ctx.input_partitions, w.start, w.end}, w.in, w.out, w.tuple_events, &random);

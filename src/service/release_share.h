@@ -10,10 +10,12 @@
 #define VANON_SRC_SERVICE_RELEASE_SHARE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "vanon/config.h"
+#include "vanon/engine/checker.h"
 #include "vanon/engine/metrics.h"
 #include "vanon/engine/schema.h"
 #include "vanon/release/event_buffer.h"
@@ -35,6 +37,25 @@ struct ShareContext {
   ShareState* state = nullptr;                           // the partition's state, read only (but the DP ledger)
   DpPublisher* dp = nullptr;                             // may be null
   const release::PayloadTransformer* payload = nullptr;  // the published time bucket
+  // Benchmarks and tests: sees each share's engine input and output once
+  // the share's own check passed (the utility benchmark runs the sequence
+  // checker over them, docs/utility.md). Null in the service.
+  std::function<void(const engine::ReleaseInput&, const engine::ReleaseOutput&)> inspect;
+};
+
+// The independent check of one partition's sequence of shares
+// (engine::ReleaseChecker with the cross-release rules): resumed from the
+// partition's stored signatures and waiting tuples at its first share, so
+// that a signature that leaves the state by any other way than retention
+// (lost, a bad restore, deleted behind the engine's back) is a violation,
+// not a new vehicle; then moved only by shares that are applied
+// (Accept(ComputedShare::verdict)), never by one that is dropped or
+// withheld. One share of a partition at a time.
+struct PartitionChecker {
+  explicit PartitionChecker(const engine::Schema& schema)
+      : checker(schema, engine::ReleaseChecker::Scope::kReleaseVehicles) {}
+  engine::ReleaseChecker checker;
+  bool resumed = false;
 };
 
 struct ComputedShare {
@@ -52,7 +73,8 @@ struct ComputedShare {
   // share holds no records and no state changes, only its events (spent),
   // and must not be published.
   std::vector<std::string> violations;
-  std::vector<int64_t> published_ts;  // event times of the published events
+  engine::ReleaseChecker::Verdict verdict;  // for PartitionChecker, once the share is applied
+  std::vector<int64_t> published_ts;        // event times of the published events
   // The share's state changes: buffered events deleted, signatures, waiting
   // tuples, dictionary, DP state. The runner writes them into the share's
   // apply batch, with the release-log entry, the closed clock and the
@@ -78,8 +100,9 @@ void ReturnEvents(ComputedShare* share, release::EventBuffer* buffer);
 // EventBuffer::Take gives them (the same set as a scan of state). Safe to
 // run for different partitions at once.
 // `seed` is the release seed that prepare stores (or stored) for the share.
+// `checker` is the partition's (resumed here at its first share).
 ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch, const release::ReleaseSeed& seed,
-                           bool committed_before, release::TakenEvents events);
+                           bool committed_before, release::TakenEvents events, PartitionChecker* checker);
 
 // Meta record holding a partition's SensitiveDictionary.
 inline constexpr const char* kDictionaryMeta = "dictionary";

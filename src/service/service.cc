@@ -97,6 +97,7 @@ struct Service::Rep {
   std::unique_ptr<kafka::Producer> dlq;
   std::unique_ptr<IngestPipeline> pipeline;
   std::unique_ptr<kafka::TransactionalProducer> out;
+  std::unique_ptr<kafka::TransactionalProducer> prepare_out;  // with the changelog: prepare records
   OutputTopology topology;
   std::unique_ptr<PartitionGuard> guard;
   std::unique_ptr<DpPublisher> dp;
@@ -341,6 +342,7 @@ void Service::Rep::BuildReleasePath() {
   const config::Config& c = config;
   if (c.dp.enabled) {
     dp = std::make_unique<DpPublisher>(c, hmac_key, store.get(), *registry);
+    dp->SetSensitiveExtra(pipeline->layout().sensitive);
     if (dp->aggregating()) {
       dp->SetAggregation(topology.input_partitions, NewKafkaPartialSource(c, sealer.get()));
     }
@@ -349,9 +351,15 @@ void Service::Rep::BuildReleasePath() {
                                            topology, dp.get());
   if (dp && dp->aggregating()) runner->SetPartialSealer(sealer.get());
   if (c.state.changelog.enabled) {
-    changelog = std::make_unique<ChangelogWriter>(c, store.get(), out.get(), sealer.get());
+    // The prepare records' own transactions (ChangelogWriter::PublishPrepared)
+    // run while a release transaction may be open on `out`.
+    const config::KafkaConfig& k = c.kafka;
+    const std::string prepare_id = k.transactional_id_prefix + "-" + InstanceId() + "-prepare";
+    prepare_out = std::make_unique<kafka::TransactionalProducer>(k.bootstrap, prepare_id, k.properties,
+                                                                 k.producer_properties, 60000, nullptr);
+    changelog = std::make_unique<ChangelogWriter>(c, store.get(), out.get(), sealer.get(), prepare_out.get());
     runner->SetChangelog(changelog.get());
-    restorer = std::make_unique<StateRestorer>(c, store.get(), sealer.get(), *registry);
+    restorer = std::make_unique<StateRestorer>(c, store.get(), sealer.get(), changelog.get(), *registry);
     restoring = restorer.get();
     spdlog::info("state changelog on: {}", c.state.changelog.topic);
   }
@@ -412,6 +420,7 @@ void Service::Rep::OnRevoked(const std::vector<int32_t>& gone) {
   try {
     NoteOutcomes(runner->Apply(StateOf(), /*wait=*/true));
     runner->DropPrecomputed(StateOf());
+    runner->ForgetPartitions(gone);
     pipeline->Checkpoint(gone);
   } catch (...) {
     if (!rebalance_error) rebalance_error = std::current_exception();
@@ -587,6 +596,7 @@ void Service::Rep::Close(int exit_code) {
   consumer.reset();
   restorer.reset();
   changelog.reset();
+  prepare_out.reset();
   dp.reset();
   guard.reset();
   out.reset();

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "vanon/engine/release.h"
+#include "vanon/engine/value_window.h"
 #include "vanon/state/release_state.h"
 
 namespace vanon::service {
@@ -25,6 +26,7 @@ namespace vanon::service {
 class ShareState {
  public:
   using SignatureVisitor = std::function<bool(std::string_view vehicle, const state::StoredSignature&)>;
+  using WindowVisitor = std::function<bool(std::string_view vehicle, const engine::ValueWindow&)>;
 
   virtual ~ShareState() = default;
 
@@ -34,6 +36,11 @@ class ShareState {
       int32_t partition, const std::vector<std::string>& vehicles) const = 0;
   // In vehicle key order; fn returns false to stop.
   virtual void ScanSignatures(int32_t partition, const SignatureVisitor& fn) const = 0;
+  // Value windows of vehicles (sensitive.window_epochs, carry, histories),
+  // as GetSignatures and ScanSignatures.
+  virtual std::vector<std::optional<engine::ValueWindow>> GetWindows(
+      int32_t partition, const std::vector<std::string>& vehicles) const = 0;
+  virtual void ScanWindows(int32_t partition, const WindowVisitor& fn) const = 0;
   // Sorted by vehicle key.
   virtual std::vector<engine::WaitingTuple> LoadWaiting(int32_t partition) const = 0;
   // Writes one meta record at once, durable against a machine crash (not
@@ -69,6 +76,13 @@ struct ShareDelta {
   struct DeleteWaiting {
     std::string vehicle;
   };
+  struct PutWindow {
+    std::string vehicle;
+    engine::ValueWindow window;
+  };
+  struct DeleteWindow {
+    std::string vehicle;
+  };
   struct PutMeta {
     std::string name, value;
   };
@@ -76,7 +90,7 @@ struct ShareDelta {
     std::string name;
   };
   using Op = std::variant<DeleteEventRange, DeleteEvent, PutEvent, PutSignature, DeleteSignature, PutWaiting,
-                          DeleteWaiting, PutMeta, DeleteMeta>;
+                          DeleteWaiting, PutWindow, DeleteWindow, PutMeta, DeleteMeta>;
 
   int32_t partition = 0;
   std::vector<Op> ops;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 
 #include "changelog_writer.h"
@@ -32,52 +33,53 @@ prometheus::Counter& RestoreCounter(prometheus::Registry& r, const std::string& 
       .Add({{"outcome", outcome}});
 }
 
-// The newest committed release-log entry among `records` (release keys sort
-// by release id), or nullopt.
-std::optional<state::ReleaseLogEntry> NewestCommitted(int32_t partition,
-                                                      const std::map<std::string, std::string>& releases) {
-  for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
-    std::optional<state::ReleaseLogEntry> e = state::ReleaseLogEntry::Decode(it->second);
-    if (!e) throw std::runtime_error("changelog: corrupt release-log entry of partition " + std::to_string(partition));
-    if (e->status == state::ReleaseStatus::kCommitted) return e;
-  }
-  return std::nullopt;
-}
-
-bool SameRelease(const std::optional<state::ReleaseLogEntry>& a, const std::optional<state::ReleaseLogEntry>& b) {
-  if (!a || !b) return !a && !b;
-  return a->seed == b->seed && a->summary == b->summary;
+bool Same(const std::optional<int64_t>& a_release, const state::ReleaseLogEntry* a,
+          const std::optional<int64_t>& b_release, const state::ReleaseLogEntry* b) {
+  if (!a_release || !b_release) return !a_release && !b_release;
+  return *a_release == *b_release && a->seed == b->seed && a->summary == b->summary;
 }
 
 // Local-only meta record (never changelogged): the changelog offset up to
-// which local state is known to hold everything the changelog does. Set
-// after every check or restore; dropped with the partition's state.
+// which local state is known to hold everything the changelog does, and the
+// newest committed release the changelog held then ("-": none). Set after
+// every check, restore or seed; dropped with the partition's state. Builds
+// before the release was recorded wrote the offset alone: then the release
+// is unknown and the next check reads the whole changelog once.
 constexpr const char* kChangelogOffsetMeta = "changelog_offset";
 
-int64_t LocalChangelogOffset(const state::StateStore& store, int32_t partition) {
+struct OffsetMark {
+  int64_t offset = 0;
+  bool release_known = false;
+  std::optional<int64_t> release;
+};
+
+OffsetMark LocalMark(const state::StateStore& store, int32_t partition) {
+  OffsetMark m;
   std::optional<std::string> v = store.GetMeta(partition, kChangelogOffsetMeta);
-  if (!v) return 0;
-  try {
-    return std::stoll(*v);
-  } catch (const std::exception&) {
+  if (!v) return m;
+  std::istringstream in(*v);
+  std::string release;
+  if (!(in >> m.offset)) {
     throw std::runtime_error("state: corrupt changelog offset of partition " + std::to_string(partition));
   }
+  if (in >> release) {
+    m.release_known = true;
+    if (release != "-") {
+      try {
+        m.release = std::stoll(release);
+      } catch (const std::exception&) {
+        throw std::runtime_error("state: corrupt changelog offset of partition " + std::to_string(partition));
+      }
+    }
+  }
+  return m;
 }
 
-void SaveLocalChangelogOffset(state::StateStore* store, int32_t partition, int64_t offset) {
+void SaveLocalMark(state::StateStore* store, int32_t partition, int64_t offset, std::optional<int64_t> release) {
   state::ReleaseWrite w(*store);
-  w.PutMeta(partition, kChangelogOffsetMeta, std::to_string(offset));
+  w.PutMeta(partition, kChangelogOffsetMeta,
+            std::to_string(offset) + " " + (release ? std::to_string(*release) : std::string("-")));
   store->Commit(w);
-}
-
-std::optional<state::ReleaseLogEntry> LocalNewestCommitted(const state::StateStore& store, int32_t partition) {
-  std::optional<state::ReleaseLogEntry> local;
-  store.ScanReleasesNewestFirst(partition, [&](int64_t, const state::ReleaseLogEntry& e) {
-    if (e.status != state::ReleaseStatus::kCommitted) return true;
-    local = e;
-    return false;
-  });
-  return local;
 }
 
 }  // namespace
@@ -93,6 +95,8 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(int32_t partition, int
   ChangelogRead read;
   std::map<std::string, int64_t> offsets;  // changelog key -> offset of its live record
   read.next_offset = from;
+  const std::string seeding_key =
+      ChangelogKey(partition, {state::StateFamily::kMeta, state::MetaRecordKey(partition, kSeedingMeta), {}});
   kafka::ReadCommitted(
       config.kafka.bootstrap, config.kafka.properties, config.kafka.consumer_properties, config.state.changelog.topic,
       partition, from,
@@ -120,8 +124,68 @@ StateRestorer::ChangelogRead StateRestorer::ReadChangelog(int32_t partition, int
       kRestoreTimeoutMs);
   if (lag != nullptr) lag->Set(0);
   OpenValues(partition, offsets, &read);
+  const std::string prepared_key = ChangelogKey(
+      partition, {state::StateFamily::kMeta, state::MetaRecordKey(partition, ChangelogWriter::kPreparedMeta), {}});
+  if (auto prepared = read.latest.find(prepared_key); prepared != read.latest.end()) {
+    std::optional<ChangelogWriter::Prepared> p = ChangelogWriter::DecodePrepared(partition, *prepared->second.value);
+    if (!p) throw std::runtime_error("changelog: corrupt prepare record of partition " + std::to_string(partition));
+    read.prepared = Newest{p->release, std::move(p->entry)};
+  }
+  if (auto mark = read.latest.find(seeding_key); mark != read.latest.end()) {
+    try {
+      read.seeding = std::stoll(*mark->second.value);
+    } catch (const std::exception&) {
+      throw std::runtime_error("changelog: corrupt seeding mark of partition " + std::to_string(partition));
+    }
+  }
   return read;
 }
+
+namespace {
+
+// The newest committed release-log entry among `releases` (release keys sort
+// by release id), or nullopt.
+template <typename Newest>
+std::optional<Newest> NewestCommitted(int32_t partition, const std::map<std::string, std::string>& releases) {
+  for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
+    std::optional<state::ReleaseLogEntry> e = state::ReleaseLogEntry::Decode(it->second);
+    std::optional<int64_t> release = state::ReleaseOfKey(it->first);
+    if (!e || !release) {
+      throw std::runtime_error("changelog: corrupt release-log entry of partition " + std::to_string(partition));
+    }
+    if (e->status == state::ReleaseStatus::kCommitted) return Newest{*release, std::move(*e)};
+  }
+  return std::nullopt;
+}
+
+template <typename Newest>
+std::optional<Newest> LocalNewestCommitted(const state::StateStore& store, int32_t partition) {
+  std::optional<Newest> local;
+  store.ScanReleasesNewestFirst(partition, [&](int64_t release, const state::ReleaseLogEntry& e) {
+    if (e.status != state::ReleaseStatus::kCommitted) return true;
+    local = Newest{release, e};
+    return false;
+  });
+  return local;
+}
+
+// Local state went on from `release` of the changelog: its log holds that
+// release committed with the same summary, or its log no longer reaches
+// back that far (it keeps the last 1000 releases).
+bool LocalContinues(const state::StateStore& store, int32_t partition, int64_t release,
+                    const state::ReleaseLogEntry& changelog_entry) {
+  if (std::optional<state::ReleaseLogEntry> e = store.GetRelease(partition, release)) {
+    return e->status == state::ReleaseStatus::kCommitted && e->summary == changelog_entry.summary;
+  }
+  int64_t oldest = INT64_MAX;
+  store.ScanReleasesNewestFirst(partition, [&](int64_t r, const state::ReleaseLogEntry&) {
+    oldest = r;
+    return true;
+  });
+  return oldest > release;
+}
+
+}  // namespace
 
 // Opens every live value in place; the first that does not open stops the
 // restore before anything is applied (fail closed).
@@ -142,17 +206,24 @@ void StateRestorer::OpenValues(int32_t partition, const std::map<std::string, in
 }
 
 StateRestorer::StateRestorer(const config::Config& config, state::StateStore* store, const seal::RecordSealer* sealer,
-                             prometheus::Registry& registry)
+                             ChangelogWriter* writer, prometheus::Registry& registry)
     : config_(config),
       store_(store),
       sealer_(sealer),
+      writer_(writer),
       restored_(RestoreCounter(registry, "restored")),
       up_to_date_(RestoreCounter(registry, "up_to_date")),
+      seeded_(RestoreCounter(registry, "seeded")),
       records_(prometheus::BuildCounter()
                    .Name("vanon_state_restored_records_total")
                    .Help("State changelog records read while restoring partitions")
                    .Register(registry)
                    .Add({})),
+      seeded_records_(prometheus::BuildCounter()
+                          .Name("vanon_state_seeded_records_total")
+                          .Help("State changelog records written from local state that the changelog lacked")
+                          .Register(registry)
+                          .Add({})),
       seconds_(prometheus::BuildCounter()
                    .Name("vanon_state_restore_seconds_total")
                    .Help("Time spent reading the state changelog on partition assignment")
@@ -174,6 +245,56 @@ std::vector<int32_t> StateRestorer::Restoring() const {
   return {restoring_.begin(), restoring_.end()};
 }
 
+bool StateRestorer::TailInSync(int32_t partition, const std::optional<Newest>& local, const ChangelogRead& tail) const {
+  if (tail.seeding) return false;
+  if (std::optional<Newest> ahead = NewestCommitted<Newest>(partition, tail.releases)) {
+    // Released since the mark: in sync only if local state's newest release
+    // is that one (this instance released it itself).
+    return local && local->release == ahead->release && local->entry.seed == ahead->entry.seed &&
+           local->entry.summary == ahead->entry.summary;
+  }
+  // Nothing released into the changelog since the mark: local state must
+  // not have released anything since either (it did, with the changelog
+  // off, if its newest release is not the one the mark recorded).
+  const OffsetMark mark = LocalMark(*store_, partition);
+  if (!mark.release_known) return false;
+  if (!local) return !mark.release.has_value();
+  return mark.release.has_value() && *mark.release == local->release;
+}
+
+StateRestorer::Action StateRestorer::Decide(int32_t partition, const std::optional<Newest>& local,
+                                            const ChangelogRead& read) const {
+  const std::optional<Newest> theirs = NewestCommitted<Newest>(partition, read.releases);
+  const std::optional<int64_t> local_release = local ? std::optional<int64_t>(local->release) : std::nullopt;
+  const std::optional<int64_t> their_release = theirs ? std::optional<int64_t>(theirs->release) : std::nullopt;
+  const bool same =
+      Same(local_release, local ? &local->entry : nullptr, their_release, theirs ? &theirs->entry : nullptr);
+  // An unfinished seed is finished by an instance whose state is at least as
+  // new as the seeding one's, and never restored.
+  if (read.seeding) {
+    if (local && local->release >= *read.seeding && (same || !theirs || local->release > theirs->release)) {
+      return Action::kSeed;
+    }
+    throw std::runtime_error(
+        "partition " + std::to_string(partition) + ": the state changelog holds an unfinished copy of the state of " +
+        "an instance that turned the changelog on (its newest release " + std::to_string(*read.seeding) +
+        "); start that instance with its state dir to finish it (docs/operations.md, \"Turning the state " +
+        "changelog on\")");
+  }
+  if (same) return Action::kKeep;
+  if (local && (!theirs || (local->release > theirs->release &&
+                            LocalContinues(*store_, partition, theirs->release, theirs->entry)))) {
+    return Action::kSeed;
+  }
+  if (local && theirs && local->release >= theirs->release) {
+    spdlog::error(
+        "partition {}: local state (newest release {}) and the state changelog (newest release {}) diverged: "
+        "another instance released the partition from other state; keeping the changelog's",
+        partition, local->release, theirs->release);
+  }
+  return Action::kReplace;
+}
+
 bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32_t)>& committed_offset) {
   const auto t0 = std::chrono::steady_clock::now();
   {
@@ -190,44 +311,70 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   } done{this, partition};
 
   const int64_t committed = committed_offset(partition);
-  const std::optional<state::ReleaseLogEntry> local = LocalNewestCommitted(*store_, partition);
+  const std::optional<Newest> local = LocalNewestCommitted<Newest>(*store_, partition);
+  const std::optional<int64_t> local_release = local ? std::optional<int64_t>(local->release) : std::nullopt;
   // First only what is ahead of the offset local state already holds: if
-  // no release was committed there since, or only the ones this instance
-  // committed itself, local state is the changelog's head.
-  const int64_t from = LocalChangelogOffset(*store_, partition);
+  // nothing was released since on either side, or only what this instance
+  // released itself into the changelog, local state is the changelog's head.
+  const int64_t from = LocalMark(*store_, partition).offset;
   ChangelogRead read;
-  bool replace = false;
+  uint64_t records = 0;
+  Action action = Action::kKeep;
   if (from > 0) {
     read = ReadChangelog(partition, from, &lag_);
-    const std::optional<state::ReleaseLogEntry> ahead = NewestCommitted(partition, read.releases);
-    replace = ahead && !SameRelease(local, ahead);
+    records = read.records;
   }
-  // An empty (or pre-changelog) store, or another owner released the
-  // partition since: the whole changelog, to replace the partition with.
-  if (from == 0 || replace) {
-    const uint64_t ahead_records = read.records;
+  if (from == 0 || !TailInSync(partition, local, read)) {
     read = ReadChangelog(partition, 0, &lag_);
-    read.records += ahead_records;
-    replace = !SameRelease(local, NewestCommitted(partition, read.releases));
+    records += read.records;
+    action = Decide(partition, local, read);
   }
-  records_.Increment(static_cast<double>(read.records));
-  if (replace) ApplyRestore(partition, &read, committed);
-  SaveLocalChangelogOffset(store_, partition, std::max(from, read.next_offset));
+  records_.Increment(static_cast<double>(records));
+  if (action == Action::kReplace) ApplyRestore(partition, &read, committed);
+  if (action == Action::kSeed) Seed(partition, *local, read);
+  if (action == Action::kKeep) AdoptPrepared(partition, local, read);
+  std::optional<int64_t> now_release = local_release;
+  if (action == Action::kReplace) {
+    const std::optional<Newest> theirs = NewestCommitted<Newest>(partition, read.releases);
+    now_release = theirs ? std::optional<int64_t>(theirs->release) : std::nullopt;
+  }
+  SaveLocalMark(store_, partition, std::max(from, read.next_offset), now_release);
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   seconds_.Increment(seconds);
   last_seconds_.Set(seconds);
-  (replace ? restored_ : up_to_date_).Increment();
+  (action == Action::kReplace ? restored_ : action == Action::kSeed ? seeded_ : up_to_date_).Increment();
   spdlog::info("partition {}: {} (changelog read from offset {}: {} records, {} keys, {:.3f} s)", partition,
-               replace ? "state restored from the changelog" : "local state is up to date with the changelog",
-               replace || from == 0 ? 0 : from, read.records, read.latest.size(), seconds);
-  return replace;
+               action == Action::kReplace ? "state restored from the changelog"
+               : action == Action::kSeed  ? "changelog seeded from local state"
+                                          : "local state is up to date with the changelog",
+               action != Action::kKeep || from == 0 ? 0 : from, records, read.latest.size(), seconds);
+  return action == Action::kReplace;
 }
+
+namespace {
+bool ChangelogOnly(int32_t partition, const state::StateChange& c) {
+  return c.family == state::StateFamily::kMeta &&
+         (c.key == state::MetaRecordKey(partition, ChangelogWriter::kPreparedMeta) ||
+          c.key == state::MetaRecordKey(partition, StateRestorer::kSeedingMeta));
+}
+}  // namespace
 
 void StateRestorer::ApplyRestore(int32_t partition, ChangelogRead* read, int64_t committed) {
   std::vector<state::StateChange> records;
   records.reserve(read->latest.size());
-  for (auto& [k, c] : read->latest) records.push_back(std::move(c));
+  for (auto& [k, c] : read->latest) {
+    if (!ChangelogOnly(partition, c)) records.push_back(c);
+  }
+  // A release the previous owner prepared after its last committed one: its
+  // log entry as that owner stored it, so that it is resumed with its seed.
+  const std::optional<Newest> theirs = NewestCommitted<Newest>(partition, read->releases);
+  if (read->prepared && (!theirs || read->prepared->release > theirs->release)) {
+    records.push_back({state::StateFamily::kReleases, state::ReleaseRecordKey(partition, read->prepared->release),
+                       read->prepared->entry.Encode()});
+    spdlog::info("partition {}: release {} was prepared by the previous owner; it is resumed with its seed", partition,
+                 read->prepared->release);
+  }
   store_->ReplacePartition(partition, records);
   // Each release commits its progress record's next offset to the group:
   // they differ only if the changelog was lost or replaced (or the broker
@@ -239,6 +386,76 @@ void StateRestorer::ApplyRestore(int32_t partition, ChangelogRead* read, int64_t
   // The input is read again from the changelogged offset; the clock is
   // rewound when the partition is loaded (StoredClockForReplay), as after a
   // restart on local state.
+}
+
+// What local state holds and the changelog lacks (or holds otherwise), and
+// tombstones for what the changelog holds beyond it: between a mark that
+// says a seed is under way and its removal, the release log last. A seed
+// that stops midway is finished by the next one, which writes only what is
+// still missing.
+void StateRestorer::AdoptPrepared(int32_t partition, const std::optional<Newest>& local, const ChangelogRead& read) {
+  if (!read.prepared || (local && read.prepared->release <= local->release)) return;
+  if (store_->GetRelease(partition, read.prepared->release) == read.prepared->entry) return;
+  state::ReleaseWrite w(*store_);
+  w.PutRelease(partition, read.prepared->release, read.prepared->entry);
+  store_->Commit(w, state::Durability::kMachineCrash);
+  spdlog::info("partition {}: release {} was prepared by another owner since; it is resumed with its seed", partition,
+               read.prepared->release);
+}
+
+void StateRestorer::Seed(int32_t partition, const Newest& local, const ChangelogRead& read) {
+  const std::string mark_key = state::MetaRecordKey(partition, kSeedingMeta);
+  const std::string offset_key = state::MetaRecordKey(partition, kChangelogOffsetMeta);
+  std::vector<state::StateChange> out, releases;
+  out.push_back({state::StateFamily::kMeta, mark_key, std::to_string(local.release)});
+  std::set<std::string> held;
+  std::optional<Newest> prepared;  // local state's newest prepared release, if after its newest committed
+  store_->VisitPartition(partition, [&](const state::StateChange& c) {
+    if (c.family == state::StateFamily::kMeta && (c.key == offset_key || c.key == mark_key)) return true;
+    if (c.family == state::StateFamily::kReleases) {
+      // A prepared entry travels as the prepare record (kPreparedMeta), not
+      // in the release log: a later commit of the release must not be
+      // overwritten by it.
+      std::optional<state::ReleaseLogEntry> e = state::ReleaseLogEntry::Decode(*c.value);
+      std::optional<int64_t> release = state::ReleaseOfKey(c.key);
+      if (!e || !release)
+        throw std::runtime_error("state: corrupt release log of partition " + std::to_string(partition));
+      if (e->status == state::ReleaseStatus::kPrepared) {
+        if (*release > local.release && (!prepared || *release > prepared->release)) prepared = Newest{*release, *e};
+        return true;
+      }
+    }
+    const std::string k = ChangelogKey(partition, c);
+    held.insert(k);
+    auto it = read.latest.find(k);
+    if (it == read.latest.end() || it->second.value != c.value) {
+      (c.family == state::StateFamily::kReleases ? releases : out).push_back(c);
+    }
+    return true;
+  });
+  const std::string prepared_key = state::MetaRecordKey(partition, ChangelogWriter::kPreparedMeta);
+  for (const auto& [k, c] : read.latest) {
+    if (held.count(k) || (c.family == state::StateFamily::kMeta && (c.key == mark_key || c.key == prepared_key))) {
+      continue;
+    }
+    (c.family == state::StateFamily::kReleases ? releases : out).push_back({c.family, c.key, std::nullopt});
+  }
+  if (prepared) {
+    releases.push_back(
+        {state::StateFamily::kMeta, prepared_key, ChangelogWriter::EncodePrepared(prepared->release, prepared->entry)});
+  } else if (read.prepared) {
+    releases.push_back({state::StateFamily::kMeta, prepared_key, std::nullopt});
+  }
+  const size_t changed = out.size() - 1 + releases.size();
+  out.insert(out.end(), std::make_move_iterator(releases.begin()), std::make_move_iterator(releases.end()));
+  out.push_back({state::StateFamily::kMeta, mark_key, std::nullopt});
+  if (writer_ == nullptr) throw std::logic_error("StateRestorer: a seed needs a changelog writer");
+  writer_->Seed(partition, out, store_->LoadProgress(partition).next_offset);
+  seeded_records_.Increment(static_cast<double>(out.size()));
+  spdlog::info(
+      "partition {}: local state holds releases the state changelog lacks (newest {}): {} records written to the "
+      "changelog",
+      partition, local.release, changed);
 }
 
 }  // namespace vanon::service

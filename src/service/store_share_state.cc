@@ -19,6 +19,15 @@ void StoreShareState::ScanSignatures(int32_t partition, const SignatureVisitor& 
   store_->ScanSignatures(partition, fn);
 }
 
+std::vector<std::optional<engine::ValueWindow>> StoreShareState::GetWindows(
+    int32_t partition, const std::vector<std::string>& vehicles) const {
+  return store_->GetWindows(partition, vehicles);
+}
+
+void StoreShareState::ScanWindows(int32_t partition, const WindowVisitor& fn) const {
+  store_->ScanWindows(partition, fn);
+}
+
 std::vector<engine::WaitingTuple> StoreShareState::LoadWaiting(int32_t partition) const {
   return store_->LoadWaiting(partition);
 }
@@ -49,6 +58,10 @@ void AddShareDelta(const ShareDelta& delta, state::ReleaseWrite* w) {
             w->PutWaiting(p, o.waiting);
           } else if constexpr (std::is_same_v<T, ShareDelta::DeleteWaiting>) {
             w->DeleteWaiting(p, o.vehicle);
+          } else if constexpr (std::is_same_v<T, ShareDelta::PutWindow>) {
+            w->PutWindow(p, o.vehicle, o.window);
+          } else if constexpr (std::is_same_v<T, ShareDelta::DeleteWindow>) {
+            w->DeleteWindow(p, o.vehicle);
           } else if constexpr (std::is_same_v<T, ShareDelta::PutMeta>) {
             w->PutMeta(p, o.name, o.value);
           } else {

@@ -27,6 +27,9 @@ class StoreShareState final : public ShareState {
   std::vector<std::optional<state::StoredSignature>> GetSignatures(
       int32_t partition, const std::vector<std::string>& vehicles) const override;
   void ScanSignatures(int32_t partition, const SignatureVisitor& fn) const override;
+  std::vector<std::optional<engine::ValueWindow>> GetWindows(int32_t partition,
+                                                             const std::vector<std::string>& vehicles) const override;
+  void ScanWindows(int32_t partition, const WindowVisitor& fn) const override;
   std::vector<engine::WaitingTuple> LoadWaiting(int32_t partition) const override;
   void CommitMetaNow(int32_t partition, std::string_view name, std::string_view value) override;
 

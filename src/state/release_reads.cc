@@ -35,11 +35,14 @@ void ScanPartition(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, int32_t par
   }
   CheckStatus(it->status(), std::string("scan ") + what + " of partition " + std::to_string(partition));
 }
-}  // namespace
 
-std::vector<std::optional<StoredSignature>> StateStore::GetSignatures(int32_t partition,
-                                                                      const std::vector<std::string>& vehicles) const {
-  std::vector<std::optional<StoredSignature>> out(vehicles.size());
+// One MultiGet of vehicle records; decode(value) returns nullopt for a
+// corrupt record.
+template <typename T, typename Decode>
+std::vector<std::optional<T>> GetVehicleRecords(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, int32_t partition,
+                                                const std::vector<std::string>& vehicles, const char* what,
+                                                Decode&& decode) {
+  std::vector<std::optional<T>> out(vehicles.size());
   if (vehicles.empty()) return out;
   std::vector<std::string> keys;
   keys.reserve(vehicles.size());
@@ -47,15 +50,38 @@ std::vector<std::optional<StoredSignature>> StateStore::GetSignatures(int32_t pa
   std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
   std::vector<rocksdb::PinnableSlice> values(keys.size());
   std::vector<rocksdb::Status> statuses(keys.size());
-  rep_->db->MultiGet(rocksdb::ReadOptions(), rep_->signatures, slices.size(), slices.data(), values.data(),
-                     statuses.data());
+  db->MultiGet(rocksdb::ReadOptions(), cf, slices.size(), slices.data(), values.data(), statuses.data());
   for (size_t i = 0; i < keys.size(); ++i) {
     if (statuses[i].IsNotFound()) continue;
-    CheckStatus(statuses[i], "read signatures of partition " + std::to_string(partition));
-    out[i] = StoredSignature::Decode(values[i].ToStringView());
-    if (!out[i]) ThrowCorrupt("signature", partition);
+    CheckStatus(statuses[i], std::string("read ") + what + "s of partition " + std::to_string(partition));
+    out[i] = decode(values[i].ToStringView());
+    if (!out[i]) ThrowCorrupt(what, partition);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::optional<StoredSignature>> StateStore::GetSignatures(int32_t partition,
+                                                                      const std::vector<std::string>& vehicles) const {
+  return GetVehicleRecords<StoredSignature>(rep_->db.get(), rep_->signatures, partition, vehicles, "signature",
+                                            [](std::string_view v) { return StoredSignature::Decode(v); });
+}
+
+std::vector<std::optional<engine::ValueWindow>> StateStore::GetWindows(int32_t partition,
+                                                                       const std::vector<std::string>& vehicles) const {
+  return GetVehicleRecords<engine::ValueWindow>(rep_->db.get(), rep_->windows, partition, vehicles, "value window",
+                                                [](std::string_view v) { return DecodeValueWindow(v); });
+}
+
+void StateStore::ScanWindows(int32_t partition,
+                             const std::function<bool(std::string_view, const engine::ValueWindow&)>& fn) const {
+  ScanPartition(rep_->db.get(), rep_->windows, partition, "value windows",
+                [&](std::string_view vehicle, std::string_view value) {
+                  auto w = DecodeValueWindow(value);
+                  if (!w) ThrowCorrupt("value window", partition);
+                  return fn(vehicle, *w);
+                });
 }
 
 void StateStore::ScanSignatures(int32_t partition,

@@ -14,7 +14,72 @@ constexpr uint8_t kReleaseLogV1 = 1;
 // v2 = v1 + [OffsetSet], written only for an entry with epoch_offsets, so
 // every other entry keeps its v1 bytes.
 constexpr uint8_t kReleaseLogV2 = 2;
+constexpr uint8_t kWindowV1 = 1;
+
+void PutCounts(std::string* out, const std::vector<engine::ValueCount>& counts) {
+  base::PutVarint64(out, counts.size());
+  for (const engine::ValueCount& c : counts) {
+    base::PutVarint64(out, c.value);
+    base::PutVarint64(out, c.count);
+  }
+}
+
+bool GetCounts(base::ByteReader* r, std::vector<engine::ValueCount>* counts) {
+  uint32_t n;
+  if (!r->GetCount(&n)) return false;
+  counts->resize(n);
+  for (engine::ValueCount& c : *counts) {
+    if (!r->GetVarint32(&c.value) || !r->GetVarint32(&c.count)) return false;
+  }
+  return true;
+}
 }  // namespace
+
+// [v1][advanced][last_epoch][0 | 1 last][n][n x (epoch, counts)][history
+// counts]; counts = [k][k x (value, count)].
+std::string EncodeValueWindow(const engine::ValueWindow& w) {
+  const engine::ValueWindow::Parts p = w.parts();
+  std::string out;
+  out.push_back(static_cast<char>(kWindowV1));
+  base::PutVarint64(&out, p.advanced);
+  base::PutVarint64(&out, p.last_epoch);
+  out.push_back(static_cast<char>(p.last ? 1 : 0));
+  if (p.last) base::PutVarint64(&out, *p.last);
+  base::PutVarint64(&out, p.epochs.size());
+  for (const auto& [epoch, counts] : p.epochs) {
+    base::PutVarint64(&out, epoch);
+    PutCounts(&out, counts);
+  }
+  PutCounts(&out, p.history);
+  return out;
+}
+
+std::optional<engine::ValueWindow> DecodeValueWindow(std::string_view bytes) {
+  base::ByteReader r(bytes);
+  uint8_t version, has_last;
+  engine::ValueWindow::Parts p;
+  if (!r.GetByte(&version) || version != kWindowV1) return std::nullopt;
+  if (!r.GetVarint64(&p.advanced) || !r.GetVarint64(&p.last_epoch) || !r.GetByte(&has_last) || has_last > 1) {
+    return std::nullopt;
+  }
+  if (has_last) {
+    engine::SensitiveId last;
+    if (!r.GetVarint32(&last)) return std::nullopt;
+    p.last = last;
+  }
+  uint32_t n;
+  if (!r.GetCount(&n)) return std::nullopt;
+  p.epochs.resize(n);
+  for (auto& [epoch, counts] : p.epochs) {
+    if (!r.GetVarint64(&epoch) || !GetCounts(&r, &counts)) return std::nullopt;
+  }
+  // Epochs increase and none lies after the last Advance.
+  for (size_t i = 0; i < p.epochs.size(); ++i) {
+    if ((i > 0 && p.epochs[i].first <= p.epochs[i - 1].first) || p.epochs[i].first > p.advanced) return std::nullopt;
+  }
+  if (!GetCounts(&r, &p.history) || !r.done()) return std::nullopt;
+  return engine::ValueWindow::FromParts(std::move(p));
+}
 
 OffsetSet OffsetSet::Of(const std::vector<int64_t>& offsets) {
   OffsetSet s;

@@ -1,5 +1,5 @@
 // ReleaseWrite: the release loop's atomic unit, a WriteBatch over the
-// events, meta, signatures, waiting and releases column families.
+// events, meta, signatures, waiting, releases and windows column families.
 #include <rocksdb/write_batch.h>
 
 #include "key_codec.h"
@@ -51,6 +51,14 @@ void ReleaseWrite::DeleteWaiting(int32_t partition, std::string_view vehicle) {
   CheckStatus(rep_->batch.Delete(rep_->store->waiting, VehicleKey(partition, vehicle)), "batch delete");
 }
 
+void ReleaseWrite::PutWindow(int32_t partition, std::string_view vehicle, const engine::ValueWindow& w) {
+  CheckStatus(rep_->batch.Put(rep_->store->windows, VehicleKey(partition, vehicle), EncodeValueWindow(w)), "batch put");
+}
+
+void ReleaseWrite::DeleteWindow(int32_t partition, std::string_view vehicle) {
+  CheckStatus(rep_->batch.Delete(rep_->store->windows, VehicleKey(partition, vehicle)), "batch delete");
+}
+
 void ReleaseWrite::PutRelease(int32_t partition, int64_t release, const ReleaseLogEntry& e) {
   CheckStatus(rep_->batch.Put(rep_->store->releases, ReleaseKey(partition, release), e.Encode()), "batch put");
 }
@@ -92,7 +100,8 @@ std::vector<StateChange> ReleaseWrite::Changes() const {
                          {StateFamily::kMeta, r.meta},
                          {StateFamily::kSignatures, r.signatures},
                          {StateFamily::kWaiting, r.waiting},
-                         {StateFamily::kReleases, r.releases}},
+                         {StateFamily::kReleases, r.releases},
+                         {StateFamily::kWindows, r.windows}},
                         rep_->batch);
 }
 }  // namespace vanon::state

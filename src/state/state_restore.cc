@@ -1,6 +1,7 @@
 // The two ends of the state changelog inside the store: the changes a
 // release batch makes (ReleaseWrite::Changes) and a partition replaced by
-// what the changelog holds (StateStore::ReplacePartition).
+// what the changelog holds (StateStore::ReplacePartition); and the whole of
+// a partition, for a changelog seeded from local state (VisitPartition).
 #include <rocksdb/write_batch.h>
 
 #include "key_codec.h"
@@ -43,6 +44,16 @@ class ChangeCollector : public rocksdb::WriteBatch::Handler {
 
 }  // namespace
 
+std::string MetaRecordKey(int32_t partition, std::string_view name) { return MetaKey(partition, name); }
+
+std::string ReleaseRecordKey(int32_t partition, int64_t release) { return ReleaseKey(partition, release); }
+
+std::optional<int64_t> ReleaseOfKey(std::string_view key) {
+  int64_t release = 0;
+  if (!DecodeReleaseKey(key, &release)) return std::nullopt;
+  return release;
+}
+
 std::vector<StateChange> CollectChanges(const FamilyHandles& families, const rocksdb::WriteBatch& batch) {
   std::vector<StateChange> out;
   ChangeCollector c(families, &out);
@@ -57,7 +68,8 @@ void StateStore::ReplacePartition(int32_t partition, const std::vector<StateChan
   // Partition-prefixed families: one range tombstone each. (Partition ids
   // are far below 2^32 - 1, so `next` never wraps.)
   const std::string to = PartitionPrefix(static_cast<int32_t>(next));
-  for (rocksdb::ColumnFamilyHandle* cf : {rep_->events, rep_->signatures, rep_->waiting, rep_->releases}) {
+  for (rocksdb::ColumnFamilyHandle* cf :
+       {rep_->events, rep_->signatures, rep_->waiting, rep_->releases, rep_->windows}) {
     CheckStatus(b.DeleteRange(cf, from, to), "restore: delete range");
   }
   // Meta keys end with the partition: the family is small, so scan it.
@@ -85,11 +97,36 @@ void StateStore::ReplacePartition(int32_t partition, const std::vector<StateChan
       case StateFamily::kReleases:
         cf = rep_->releases;
         break;
+      case StateFamily::kWindows:
+        cf = rep_->windows;
+        break;
     }
     if (cf == nullptr) throw std::runtime_error("state: unknown column family in a restored record");
     if (c.value) CheckStatus(b.Put(cf, c.key, *c.value), "restore: put");
   }
   CheckStatus(rep_->db->Write(rocksdb::WriteOptions(), &b), "restore partition " + std::to_string(partition));
+}
+
+void StateStore::VisitPartition(int32_t partition, const std::function<bool(const StateChange&)>& fn) const {
+  const std::string prefix = PartitionPrefix(partition);
+  const std::pair<StateFamily, rocksdb::ColumnFamilyHandle*> prefixed[] = {{StateFamily::kEvents, rep_->events},
+                                                                           {StateFamily::kSignatures, rep_->signatures},
+                                                                           {StateFamily::kWaiting, rep_->waiting},
+                                                                           {StateFamily::kReleases, rep_->releases}};
+  for (const auto& [family, cf] : prefixed) {
+    std::unique_ptr<rocksdb::Iterator> it(rep_->db->NewIterator(rocksdb::ReadOptions(), cf));
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      if (!fn(StateChange{family, it->key().ToString(), it->value().ToString()})) return;
+    }
+    CheckStatus(it->status(), "scan partition " + std::to_string(partition));
+  }
+  const std::string suffix = "/" + prefix;
+  std::unique_ptr<rocksdb::Iterator> it(rep_->db->NewIterator(rocksdb::ReadOptions(), rep_->meta));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    if (!it->key().ToStringView().ends_with(suffix)) continue;
+    if (!fn(StateChange{StateFamily::kMeta, it->key().ToString(), it->value().ToString()})) return;
+  }
+  CheckStatus(it->status(), "scan meta of partition " + std::to_string(partition));
 }
 
 }  // namespace vanon::state

@@ -20,6 +20,7 @@ constexpr const char* kMetaCf = "meta";
 constexpr const char* kSignaturesCf = "signatures";
 constexpr const char* kWaitingCf = "waiting";
 constexpr const char* kReleasesCf = "releases";
+constexpr const char* kWindowsCf = "windows";
 
 std::string ProgressKey(int32_t partition) { return MetaKey(partition, "progress"); }
 }  // namespace
@@ -61,7 +62,8 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir, std::shared
                                                       {kMetaCf, cf},
                                                       {kSignaturesCf, cf},
                                                       {kWaitingCf, cf},
-                                                      {kReleasesCf, cf}};
+                                                      {kReleasesCf, cf},
+                                                      {kWindowsCf, cf}};
   rocksdb::DB* db = nullptr;
   CheckStatus(rocksdb::DB::Open(opts, dir, cfs, &s->rep_->handles, &db), "open " + dir);
   s->rep_->db.reset(db);
@@ -70,6 +72,7 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir, std::shared
   s->rep_->signatures = s->rep_->handles[3];
   s->rep_->waiting = s->rep_->handles[4];
   s->rep_->releases = s->rep_->handles[5];
+  s->rep_->windows = s->rep_->handles[6];
   return s;
 }
 

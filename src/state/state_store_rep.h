@@ -24,6 +24,7 @@ struct StateStore::Rep {
   rocksdb::ColumnFamilyHandle* signatures = nullptr;
   rocksdb::ColumnFamilyHandle* waiting = nullptr;
   rocksdb::ColumnFamilyHandle* releases = nullptr;
+  rocksdb::ColumnFamilyHandle* windows = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
 };
 

@@ -151,14 +151,17 @@ TEST(StoredFormatTest, ColumnFamilyKeys) {
 
 TEST(StoredFormatTest, ChangelogKey) {
   // [partition u32 BE][family u8][key as stored in the column family]
-  const std::string old = Bytes("0000000703616263");
+  const std::string old = Bytes("00000007030000000761626364");
   state::StateChange c;
   int32_t partition = 0;
   ASSERT_TRUE(service::DecodeChangelogKey(old, &partition, &c));
   EXPECT_EQ(partition, 7);
   EXPECT_EQ(c.family, state::StateFamily::kSignatures);
-  EXPECT_EQ(c.key, "abc");
+  EXPECT_EQ(c.key, Bytes("0000000761626364"));
   EXPECT_EQ(service::ChangelogKey(7, c), old);
+  // The store key must be one of the partition's own (a restore writes it
+  // as it is): here partition 8's, in partition 7's changelog.
+  EXPECT_FALSE(service::DecodeChangelogKey(Bytes("00000007030000000861626364"), &partition, &c));
 }
 
 }  // namespace

@@ -106,6 +106,56 @@ TEST_F(LoadConfigTest, DefaultsApplyForOmittedKeys) {
   EXPECT_EQ(c.logging.level, config::LogLevel::kInfo);
 }
 
+// privacy.preset supplies the defaults of the keys it governs; absent, it is
+// the preset the utility benchmark measured best (docs/config.md).
+TEST_F(LoadConfigTest, PresetSetsTheDefaultsOfItsKeys) {
+  const config::Config absent = config::LoadConfig(WriteConfig(kBaseConfig));
+  EXPECT_EQ(absent.privacy.preset, config::PrivacyPreset::kHistory);
+  EXPECT_EQ(absent.sensitive->window_epochs, 3);
+  EXPECT_EQ(absent.sensitive->missing_policy, config::MissingPolicy::kCarry);
+  EXPECT_EQ(absent.sensitive->carry_epochs, 24);
+  EXPECT_EQ(absent.privacy.history_slots, 8);
+  EXPECT_EQ(absent.privacy.learn_events, 20);
+  EXPECT_EQ(absent.privacy.max_delay_epochs, 4);
+  EXPECT_EQ(absent.privacy.shared_signatures, 0);
+  EXPECT_FALSE(absent.privacy.preset_customized);
+
+  const config::Config epoch = config::LoadConfig(WriteConfig(kBaseConfig), {"privacy.preset=epoch"});
+  EXPECT_EQ(epoch.sensitive->window_epochs, 1);
+  EXPECT_EQ(epoch.sensitive->missing_policy, config::MissingPolicy::kMissingValue);
+  EXPECT_EQ(epoch.privacy.history_slots, 0);
+  EXPECT_EQ(epoch.privacy.learn_events, 0);
+  EXPECT_EQ(epoch.privacy.max_delay_epochs, 2);
+
+  const config::Config shared = config::LoadConfig(WriteConfig(kBaseConfig), {"privacy.preset=shared"});
+  EXPECT_EQ(shared.privacy.shared_signatures, 20);
+  EXPECT_EQ(shared.sensitive->window_epochs, 6);
+}
+
+TEST_F(LoadConfigTest, KeysWrittenInTheFileWinOverThePreset) {
+  const config::Config c = config::LoadConfig(
+      WriteConfig(kBaseConfig), {"privacy.preset=history", "privacy.history_slots=2", "sensitive.window_epochs=1"});
+  EXPECT_EQ(c.privacy.history_slots, 2);
+  EXPECT_EQ(c.sensitive->window_epochs, 1);
+  EXPECT_EQ(c.privacy.learn_events, 20);  // still the preset's
+  EXPECT_TRUE(c.privacy.preset_customized);
+}
+
+// A preset value that does not apply is dropped; written in the file, the
+// same value is refused (invalid_config_test.cc).
+TEST_F(LoadConfigTest, PresetValuesThatDoNotApplyFallBackToPlainDefaults) {
+  const config::Config last = config::LoadConfig(WriteConfig(kBaseConfig), {"sensitive.aggregator=last"});
+  EXPECT_EQ(last.sensitive->window_epochs, 1);
+  EXPECT_EQ(last.sensitive->missing_policy, config::MissingPolicy::kCarry);
+  // A config with max_delay_epochs: 0 (no waiting) starts without learning.
+  const config::Config no_wait = config::LoadConfig(WriteConfig(kBaseConfig), {"privacy.max_delay_epochs=0"});
+  EXPECT_EQ(no_wait.privacy.learn_events, 0);
+  EXPECT_EQ(no_wait.privacy.history_slots, 8);
+  const config::Config k = config::LoadConfig(WriteConfig(kBaseConfig), {"privacy.model=k_anonymity"});
+  EXPECT_EQ(k.privacy.history_slots, 0);
+  EXPECT_EQ(k.privacy.learn_events, 0);
+}
+
 TEST_F(LoadConfigTest, RelativePathsResolveAgainstConfigDirectory) {
   config::Config c = config::LoadConfig(WriteConfig(kBaseConfig));
   EXPECT_EQ(c.quasi_identifiers[0].hierarchy, Abs("h/engine.csv"));

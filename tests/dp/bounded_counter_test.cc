@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "engine_dimension.h"
@@ -117,6 +118,33 @@ TEST(BoundedCounter, TimeBucketsAndOutOfDomain) {
   EXPECT_EQ(c.CountAt(1), 1u);  // EV x 1100
   EXPECT_EQ(c.CountAt(5), 1u);  // Gas x 1200
   EXPECT_EQ(c.CellAt(5), (Cell{{"engine", "Gas"}, {"time_bucket", "1200"}}));
+}
+
+// The sensitive dimension: listed values are cells of their own, every other
+// value counts in the last cell ("other"), an event without the value in none.
+TEST(BoundedCounter, SensitiveValuesOutsideTheListCountAsOther) {
+  Dimension sensitive;
+  sensitive.kind = Dimension::Kind::kSensitive;
+  sensitive.domain = {"Radio", "Adele", "other"};
+  sensitive.others_in_last = true;
+  CountQuery q{"vehicles_by_artist", CountUnit::kVehicles, {sensitive}, {}, {1, 4}};
+  auto play = [](std::string vehicle, std::optional<std::string> artist) {
+    DpEvent e = Ev(std::move(vehicle), "t", "media", "EV");
+    if (artist) e.qi.emplace_back(kSensitiveKey, *artist);
+    return e;
+  };
+  BoundedCounter c(q, 0, 1000, 7);
+  // v3 changes its value inside the release: it counts in both cells.
+  c.AddEvents(std::vector<DpEvent>{play("v1", "Radio"), play("v2", "Muse"), play("v3", "Adele"), play("v3", "Queen"),
+                                   play("v4", "Björk"), play("v5", std::nullopt)});
+  EXPECT_EQ(c.counts(), (std::vector<uint64_t>{1, 1, 3}));
+  EXPECT_EQ(c.stats().out_of_domain, 1u);
+  EXPECT_EQ(c.CellAt(2), (Cell{{"sensitive", "other"}}));
+  // Without others_in_last the unlisted values are dropped, as event names are.
+  sensitive.others_in_last = false;
+  BoundedCounter strict(CountQuery{"q", CountUnit::kVehicles, {sensitive}, {}, {1, 4}}, 0, 1000, 7);
+  strict.AddEvents(std::vector<DpEvent>{play("v2", "Muse")});
+  EXPECT_EQ(strict.stats().out_of_domain, 1u);
 }
 
 TEST(ValidateQuery, RejectsDataDependentOrBrokenQueries) {

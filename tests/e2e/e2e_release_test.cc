@@ -8,11 +8,16 @@
 // rejected, per partition and exactly.
 #include <gtest/gtest.h>
 
+#include <simdjson.h>
+
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <map>
+#include <regex>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "fleet_truth.h"
 #include "disclosure_attack.h"
@@ -155,7 +160,13 @@ const ServiceRun& TheRun() {
                                  "privacy.epoch.allowed_lateness_seconds=1", "privacy.epoch.idle_timeout_seconds=2",
                                  // Overrides cannot append to a list; demo.yaml's
                                  // artist rule only repeats the default (drop).
-                                 "payload.fields.3={path: seq, transform: keep}"});
+                                 "payload.fields.3={path: seq, transform: keep}",
+                                 // Noise small enough that the DP histogram
+                                 // test sees a misplaced count.
+                                 "dp.epsilon_per_release=10", "dp.budget.epsilon=1000000",
+                                 // demo.yaml's artist histogram, per engine type.
+                                 "dp.queries.3={name: vehicles_by_artist, count: vehicles, "
+                                 "dimensions: [sensitive, qi:engine]}"});
     cluster.CreateTopic(config.kafka.topics.input, kInputPartitions);
     cluster.CreateTopic(config.state.changelog.topic, kInputPartitions);
     for (const std::string& t : {config.kafka.topics.anonymized, config.kafka.topics.releases, config.kafka.topics.dlq,
@@ -314,6 +325,102 @@ TEST(E2eRelease, ConsumerAttackLeavesEveryVehicleMCandidates) {
   EXPECT_EQ(report.below_m, 0u) << shown;
   EXPECT_EQ(report.vehicles_below_m, 0u);
   EXPECT_GE(report.min_candidates, m);
+}
+
+// The channel without suppression: DP counts of vehicles per artist and
+// engine type (demo.yaml's vehicles_by_artist, sensitive dimension). Every
+// listed artist and "other" is published for every release, partition and
+// engine, and the published counts minus the input's true counts behave as
+// the record says: discrete Laplace noise of scale sensitivity / epsilon,
+// mean 0, variance 2p / (1 - p)^2 with p = exp(-1 / scale). Cells where some
+// vehicle played more artists than max_cells are left out (the service keeps
+// a keyed-hash choice of them, which the truth does not model).
+struct CellKey {
+  int64_t release;
+  int32_t partition;
+  std::string artist, engine;
+  auto operator<=>(const CellKey&) const = default;
+};
+
+std::optional<std::string> Artist(const std::string& payload) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element e;
+  std::string_view v;
+  if (parser.parse(payload).get(e) != simdjson::SUCCESS || e.at_key("artist").get(v) != simdjson::SUCCESS) {
+    return std::nullopt;
+  }
+  return std::string(v);
+}
+
+TEST(E2eRelease, DpSensitiveHistogramMatchesTheInputWithinItsNoise) {
+  const ServiceRun& run = TheRun();
+  ASSERT_TRUE(run.failure.empty()) << run.failure;
+  const config::Config& c = run.config;
+  const std::set<std::string> listed(c.dp.sensitive_values.begin(), c.dp.sensitive_values.end());
+  const int64_t len = c.privacy.epoch.length_seconds * 1000;
+  const std::set<std::string> engines = {"EV", "Hybrid", "Plug-in Hybrid", "Gas", "Diesel", "Hydrogen", "CNG"};
+  // Truth: distinct vehicles per cell, and the cells of vehicle-epochs
+  // bounding may have cut.
+  std::map<CellKey, std::set<std::string>> vehicles;
+  std::map<std::tuple<int64_t, int32_t, std::string>, std::set<CellKey>> touched;
+  for (const TruthMessage& t : run.in.truth) {
+    const auto artist = Artist(t.payload_json);
+    if (!artist || t.qi.size() < 2 || !engines.count(t.qi[1])) continue;
+    const CellKey k{t.ts_ms / len, t.partition, listed.count(*artist) ? *artist : "other", t.qi[1]};
+    vehicles[k].insert(t.vin);
+    touched[{k.release, k.partition, t.vin}].insert(k);
+  }
+  std::set<CellKey> uncertain;
+  for (const auto& [who, cells] : touched) {
+    if (cells.size() > static_cast<size_t>(c.dp.max_cells)) uncertain.insert(cells.begin(), cells.end());
+  }
+  // Published counts.
+  static const std::regex kRecord(
+      R"re("release":(\d+),"query":"vehicles_by_artist","cell":\{"sensitive":"((?:[^"\\]|\\.)*)","engine":"([^"]*)"\},"kind":"count","value":(-?\d+)(?:,"unclamped":(-?\d+))?,"epsilon":([0-9.e-]+),"sensitivity":(\d+),"mechanism":"discrete_laplace".*"partition":(\d+)\})re");
+  std::map<std::pair<int64_t, int32_t>, size_t> cells_of;
+  std::vector<double> errors;
+  std::map<std::string, std::pair<double, size_t>> by_value;  // sum of errors, cells
+  double scale = 0;
+  size_t truth_total = 0;
+  for (const testing::TopicRecord& r : testing::ReadTopic(run.cluster->Bootstrap(), c.kafka.topics.counts)) {
+    std::smatch m;
+    if (!std::regex_search(r.value, m, kRecord)) continue;
+    const CellKey k{std::stoll(m[1]), std::stoi(m[8]), m[2].str(), m[3].str()};
+    ++cells_of[{k.release, k.partition}];
+    scale = std::stod(m[7]) / std::stod(m[6]);
+    if (uncertain.count(k)) continue;
+    const int64_t noisy = std::stoll(m[5].matched ? m[5].str() : m[4].str());
+    auto it = vehicles.find(k);
+    const size_t truth = it == vehicles.end() ? 0 : it->second.size();
+    truth_total += truth;
+    errors.push_back(static_cast<double>(noisy) - static_cast<double>(truth));
+    by_value[k.artist].first += errors.back();
+    ++by_value[k.artist].second;
+  }
+  ASSERT_GE(cells_of.size(), 6u * kInputPartitions) << "a histogram per release and partition";
+  for (const auto& [release, n] : cells_of) {
+    EXPECT_EQ(n, (listed.size() + 1) * engines.size())
+        << "release " << release.first << " partition " << release.second;
+  }
+  ASSERT_GT(errors.size(), 500u);
+  EXPECT_GT(truth_total, 200u) << "too few counted vehicles for the check to mean much";
+  EXPECT_LT(uncertain.size() * 10, errors.size()) << "bounding cut too many cells to compare";
+  double mean = 0, var = 0;
+  for (double e : errors) mean += e;
+  mean /= static_cast<double>(errors.size());
+  for (double e : errors) var += (e - mean) * (e - mean);
+  var /= static_cast<double>(errors.size() - 1);
+  const double p = std::exp(-1 / scale), expected = 2 * p / ((1 - p) * (1 - p));
+  std::cout << "dp histogram: " << errors.size() << " cells, " << truth_total << " vehicle-cells, scale " << scale
+            << ", error mean " << mean << ", variance " << var << " (expected " << expected << ")\n";
+  EXPECT_LT(std::abs(mean), 5 * std::sqrt(expected / static_cast<double>(errors.size())));
+  // Per value (a count put in the wrong cell, or dropped, shows here).
+  EXPECT_EQ(by_value.size(), listed.size() + 1);
+  for (const auto& [value, e] : by_value) {
+    EXPECT_LT(std::abs(e.first), 5 * std::sqrt(expected * static_cast<double>(e.second))) << value;
+  }
+  EXPECT_GT(var, 0.7 * expected);
+  EXPECT_LT(var, 1.4 * expected);
 }
 
 }  // namespace

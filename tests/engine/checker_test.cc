@@ -55,6 +55,38 @@ TEST(CheckerTest, ReportsFigure41SignatureChange) {
       << ::testing::PrintToString(violations);
 }
 
+// A checker resumed from stored state applies the cross-release rules from
+// its first release on. With inputs that hold only their own vehicles'
+// signatures, a vehicle of the release whose stored signature the input
+// lacks is a violation (the engine would take it for a new vehicle), while
+// published vehicles absent from the release are not.
+TEST(CheckerTest, ResumedCheckerReportsAStoredSignatureMissingFromTheInput) {
+  const Schema schema = testing::TestSchema();
+  ReleaseChecker checker(schema, ReleaseChecker::Scope::kReleaseVehicles);
+  checker.Resume({{"Alice", {kGastritis, kApnea}, 1}, {"Bob", {kGastritis, kApnea}, 1}}, {});
+
+  ReleaseInput in;
+  in.release_id = 2;
+  in.params.m = 2;
+  in.tuples = {Patient("Bob", kApnea, 3)};
+  ReleaseOutput out;
+  out.groups = {Group{{Cover{0, 0}, Cover{2010, 2014}, Cover{2, 3}}, {0}, {kGastritis, kApnea}, {kGastritis}}};
+  out.metrics.published = 1;
+  out.metrics.counterfeits = 1;
+  in.known_signatures = {{"Bob", {kGastritis, kApnea}}};
+  EXPECT_TRUE(checker.Verify(in, out).violations().empty()) << "Alice is not in the release";
+
+  in.known_signatures.clear();  // Bob's stored signature is gone
+  out.new_signatures = {{"Bob", {kGastritis, kApnea}}};
+  const std::vector<std::string> v = checker.Verify(in, out).violations();
+  EXPECT_TRUE(Mentions(v, "release 2: a published signature is missing from the input")) << ::testing::PrintToString(v);
+
+  // Without the memory (a checker that starts at this release) the same
+  // release passes: Bob looks new.
+  ReleaseChecker fresh(schema, ReleaseChecker::Scope::kReleaseVehicles);
+  EXPECT_TRUE(fresh.Verify(in, out).violations().empty());
+}
+
 TEST(CheckerTest, ReportsUncoveredQiMissingTupleAndBadCounterfeits) {
   const Schema schema = testing::TestSchema();
   ReleaseChecker checker(schema);

@@ -134,10 +134,11 @@ TEST(HistorySignatureTest, NewVehiclesWaitToLearnWithinTheirDelay) {
 namespace vanon::engine {
 namespace {
 
-// The signature horizon: A (value 1, then 4 from release 2 on) is suppressed
-// as a conflict; the caller drops A's signature at release `drop_at` and A
-// joins two new vehicles in a new signature. Returns the checker's findings.
-std::vector<std::string> DropSignatureAt(uint64_t horizon, uint64_t drop_at) {
+// The signature horizon: A (value 1 until release `published_until`, then 4)
+// is suppressed as a conflict once its value moved; the caller drops A's
+// signature at release `drop_at` and A joins two new vehicles in a new
+// signature. Returns the checker's findings.
+std::vector<std::string> DropSignatureAt(uint64_t horizon, uint64_t drop_at, uint64_t published_until = 1) {
   const Schema schema = testing::TestSchema();
   ReleaseChecker checker(schema);
   std::vector<std::string> found;
@@ -146,7 +147,7 @@ std::vector<std::string> DropSignatureAt(uint64_t horizon, uint64_t drop_at) {
   in.params.signature_horizon = horizon;
   for (uint64_t release = 1; release <= drop_at; ++release) {
     in.release_id = release;
-    in.tuples = {Tuple{"A", {0, 2010, 4}, release == 1 ? 1u : 4u, 1}, Tuple{"B", {0, 2010, 4}, 2, 1},
+    in.tuples = {Tuple{"A", {0, 2010, 4}, release <= published_until ? 1u : 4u, 1}, Tuple{"B", {0, 2010, 4}, 2, 1},
                  Tuple{"C", {0, 2010, 4}, 3, 1}};
     if (release == drop_at) {
       in.known_signatures.erase("A");
@@ -163,7 +164,7 @@ std::vector<std::string> DropSignatureAt(uint64_t horizon, uint64_t drop_at) {
         a_published |= vehicle == "A" && sig == Signature{4, 5, 6};
       }
       if (!a_published) found.push_back("A was not published under a new signature");
-    } else if (release > 1 && out.metrics.suppressed_by_reason[0] != 1) {
+    } else if (release > published_until && out.metrics.suppressed_by_reason[0] != 1) {
       found.push_back("A was not suppressed as a conflict");
     }
     ReleaseInput next;
@@ -186,6 +187,20 @@ TEST(SignatureHorizonTest, CheckerAllowsDroppingASignatureOnlyAfterTheHorizon) {
   EXPECT_TRUE(has(early, "release 3: a published signature is missing from the input"));
   EXPECT_TRUE(has(early, "release 3: group 1: signature changed from {1,2,3} to {4,5,6}"));
   EXPECT_TRUE(has(DropSignatureAt(0, 4), "release 4: a published signature is missing from the input"));
+}
+
+TEST(SignatureHorizonTest, HorizonCountsFromTheLastPublicationNotTheFirst) {
+  // A is published in releases 1 to 3, then suppressed. With a horizon of 2
+  // its signature may go from release 6 on (more than 2 releases after its
+  // last publication, 3), not in release 5, though release 5 is more than 2
+  // after its first publication.
+  auto has = [](const std::vector<std::string>& found, const std::string& what) {
+    return std::find(found.begin(), found.end(), what) != found.end();
+  };
+  EXPECT_EQ(DropSignatureAt(2, 6, /*published_until=*/3), std::vector<std::string>{});
+  const auto early = DropSignatureAt(2, 5, /*published_until=*/3);
+  EXPECT_TRUE(has(early, "release 5: a published signature is missing from the input"));
+  EXPECT_TRUE(has(early, "release 5: group 1: signature changed from {1,2,3} to {4,5,6}"));
 }
 
 }  // namespace

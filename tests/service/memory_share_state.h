@@ -40,6 +40,20 @@ class MemoryShareState final : public ShareState {
       if (!fn(it->first.second, it->second)) return;
     }
   }
+  std::vector<std::optional<engine::ValueWindow>> GetWindows(int32_t partition,
+                                                             const std::vector<std::string>& vehicles) const override {
+    std::vector<std::optional<engine::ValueWindow>> out;
+    for (const std::string& v : vehicles) {
+      auto it = windows_.find({partition, v});
+      out.push_back(it == windows_.end() ? std::nullopt : std::optional<engine::ValueWindow>(it->second));
+    }
+    return out;
+  }
+  void ScanWindows(int32_t partition, const ShareState::WindowVisitor& fn) const override {
+    for (auto it = windows_.lower_bound({partition, ""}); it != windows_.end() && it->first.first == partition; ++it) {
+      if (!fn(it->first.second, it->second)) return;
+    }
+  }
   std::vector<engine::WaitingTuple> LoadWaiting(int32_t partition) const override {
     std::vector<engine::WaitingTuple> out;
     for (const auto& [key, w] : waiting_) {
@@ -67,6 +81,10 @@ class MemoryShareState final : public ShareState {
               waiting_[{d.partition, o.waiting.tuple.vehicle}] = o.waiting;
             } else if constexpr (std::is_same_v<T, ShareDelta::DeleteWaiting>) {
               waiting_.erase({d.partition, o.vehicle});
+            } else if constexpr (std::is_same_v<T, ShareDelta::PutWindow>) {
+              windows_[{d.partition, o.vehicle}] = o.window;
+            } else if constexpr (std::is_same_v<T, ShareDelta::DeleteWindow>) {
+              windows_.erase({d.partition, o.vehicle});
             } else if constexpr (std::is_same_v<T, ShareDelta::PutMeta>) {
               meta_[{d.partition, o.name}] = o.value;
             } else if constexpr (std::is_same_v<T, ShareDelta::DeleteMeta>) {
@@ -80,8 +98,11 @@ class MemoryShareState final : public ShareState {
   void PutSignature(int32_t partition, const std::string& vehicle, const state::StoredSignature& s) {
     signatures_[{partition, vehicle}] = s;
   }
+  // Behind the share's back, as a lost record or a bad restore would.
+  void EraseSignature(int32_t partition, const std::string& vehicle) { signatures_.erase({partition, vehicle}); }
   size_t signatures() const { return signatures_.size(); }
   size_t waiting() const { return waiting_.size(); }
+  size_t windows() const { return windows_.size(); }
   int durable_commits() const { return durable_commits_; }
 
  private:
@@ -89,6 +110,7 @@ class MemoryShareState final : public ShareState {
   std::map<Key, std::string> meta_;
   std::map<Key, state::StoredSignature> signatures_;
   std::map<Key, engine::WaitingTuple> waiting_;
+  std::map<Key, engine::ValueWindow> windows_;
   int durable_commits_ = 0;
 };
 

@@ -23,6 +23,7 @@
 #include "vanon/release/event_buffer.h"
 #include "vanon/release/payload_transformer.h"
 #include "vanon/release/schema_from_config.h"
+#include "vanon/release/sensitive_dictionary.h"
 #include "vanon/service/dp_publisher.h"
 
 namespace vanon::service {
@@ -74,12 +75,19 @@ class Partition {
   void Add(const std::vector<ingest::BufferedEvent>& events) {
     for (const ingest::BufferedEvent& e : events) buffer_.Add({e.ts_ms, next_offset_++, e});
   }
-  ComputedShare Compute(int64_t epoch, uint8_t seed) {
+  // With the partition's checker, or another one.
+  ComputedShare Compute(int64_t epoch, uint8_t seed, PartitionChecker* checker = nullptr) {
     const release::EpochClock clock(config_.privacy.epoch);
-    return ComputeShare(ctx_, kPartition, epoch, SeedOf(seed), false, buffer_.Take(clock.EpochEnd(epoch)));
+    return ComputeShare(ctx_, kPartition, epoch, SeedOf(seed), false, buffer_.Take(clock.EpochEnd(epoch)),
+                        checker != nullptr ? checker : &checker_);
   }
+  const engine::Schema& schema() const { return schema_; }
+  // A share not applied (a precomputed one dropped, a withheld batch): its
+  // events go back to the buffer, and nothing else of it remains.
+  void Drop(ComputedShare* share) { ReturnEvents(share, &buffer_); }
   void Apply(ComputedShare* share) {
     state_.Apply(share->delta);
+    checker_.checker.Accept(std::move(share->verdict));
     for (release::KeyedEvent& e : share->remaining) buffer_.Restore(std::move(e));
     share->remaining.clear();
   }
@@ -104,6 +112,7 @@ class Partition {
   prometheus::Registry registry_;
   std::unique_ptr<DpPublisher> dp_;
   ShareContext ctx_;
+  PartitionChecker checker_{schema_};
 };
 
 config::Config ShareConfig() {
@@ -248,6 +257,233 @@ TEST(ReleaseShareTest, SignaturesPastTheRetentionHorizonArePurged) {
   p.state().PutSignature(kPartition, old_vehicle, state::StoredSignature{{0, 1, 2}, 1, 0});
   const ComputedShare next = p.Release(epoch + 1, Vehicles(0, 40, epoch + 1, 4));
   EXPECT_TRUE(OpsOf<ShareDelta::DeleteSignature>(next.delta).empty());
+}
+
+// privacy-model.md section 3: a signature is kept for the horizon counted
+// from the vehicle's last publication, and a vehicle gets a new one only
+// after a gap of more than the horizon between its publications. H = 1440
+// epochs (1 day of minutes). Vehicles 0-19 are published every 640 epochs,
+// 20-29 at the first two releases only, 30-39 at the first only, then
+// 30-39 come back. Every signature the shares write or delete is checked
+// against the gap since the vehicle's last publication.
+TEST(ReleaseShareTest, SignatureIsRenewedOnlyAfterAGapLongerThanTheHorizon) {
+  config::Config c = ShareConfig();
+  c.privacy.signature_retention_days = 1;
+  const int64_t horizon = 1440;
+  Partition p(c);
+  struct Seen {
+    engine::Signature values;
+    int64_t last = 0;
+  };
+  std::map<std::string, Seen> seen;
+  auto release = [&](int64_t epoch, std::vector<ingest::BufferedEvent> events) -> ComputedShare {
+    ComputedShare s = p.Release(epoch, events);
+    for (const auto& del : OpsOf<ShareDelta::DeleteSignature>(s.delta)) {
+      EXPECT_TRUE(seen.count(del.vehicle));
+      EXPECT_GT(epoch - seen[del.vehicle].last, horizon) << "signature forgotten inside the horizon at " << epoch;
+    }
+    for (const auto& put : OpsOf<ShareDelta::PutSignature>(s.delta)) {
+      auto it = seen.find(put.vehicle);
+      if (put.signature.first_release == epoch && it != seen.end()) {
+        EXPECT_GT(epoch - it->second.last, horizon) << "new signature inside the horizon at " << epoch;
+      } else if (it != seen.end()) {
+        EXPECT_EQ(put.signature.values, it->second.values);
+      }
+      // Every publication here refreshes last_release (gaps >= 22 epochs).
+      EXPECT_EQ(put.signature.last_release, epoch);
+      seen[put.vehicle] = Seen{put.signature.values, epoch};
+    }
+    return s;
+  };
+  auto live = [&](uint32_t first, uint32_t n) {
+    std::vector<std::string> keys;
+    for (uint32_t v = first; v < first + n; ++v) keys.push_back(VehicleOf(v));
+    size_t count = 0;
+    for (const auto& s : p.state().GetSignatures(kPartition, keys)) count += s.has_value();
+    return count;
+  };
+  const int64_t e0 = 64 * 100;
+  release(e0, Vehicles(0, 40, e0, 1));
+  const size_t regular = live(0, 20), twice = live(20, 10), once = live(30, 10);
+  ASSERT_GT(regular, 10u);
+  ASSERT_GT(twice, 5u);
+  ASSERT_GT(once, 5u);
+  release(e0 + 640, Vehicles(0, 30, e0 + 640, 2));
+  release(e0 + 1280, Vehicles(0, 20, e0 + 1280, 3));
+  // 1408 epochs after their last publication: every signature is kept.
+  release(e0 + 1408, Vehicles(0, 20, e0 + 1408, 4));
+  EXPECT_EQ(live(30, 10), once);
+  // 1472 (> 1440 + 22) after 30-39's only publication: theirs go. 20-29
+  // were first published as long ago but last 832 epochs ago: theirs stay.
+  release(e0 + 1472, Vehicles(0, 20, e0 + 1472, 5));
+  EXPECT_EQ(live(30, 10), 0u);
+  EXPECT_EQ(live(20, 10), twice);
+  EXPECT_EQ(live(0, 20), regular);
+  // 30-39 come back after the gap and are new: new signatures are allowed.
+  const ComputedShare back = release(e0 + 1920, Vehicles(0, 40, e0 + 1920, 1));
+  size_t renewed = 0;
+  for (const auto& put : OpsOf<ShareDelta::PutSignature>(back.delta))
+    renewed += put.signature.first_release == e0 + 1920;
+  EXPECT_GT(renewed, 0u);
+  // 0-19, published every 640 epochs, kept theirs 1920 epochs after the first.
+  EXPECT_EQ(live(0, 20), regular);
+}
+
+// The windowed aggregator and `carry` (privacy-model.md section 1): the
+// value moves only when another one is strictly more frequent in the last
+// window_epochs epochs, and a vehicle without the field keeps its last value.
+// Vehicle 0 plays X three times, then Y once, then nothing with the field;
+// eight others play their own artists so that groups form.
+config::Config WindowConfig() {
+  config::Config c = ShareConfig();
+  c.sensitive->window_epochs = 3;
+  c.sensitive->missing_policy = config::MissingPolicy::kCarry;
+  c.sensitive->carry_epochs = 5;
+  return c;
+}
+
+std::vector<ingest::BufferedEvent> Played(int64_t epoch, const std::vector<std::optional<std::string>>& vehicle0) {
+  std::vector<ingest::BufferedEvent> out = Vehicles(1, 8, epoch, 40 + static_cast<uint64_t>(epoch));
+  int64_t ts = epoch * kEpochMs;
+  for (const auto& artist : vehicle0) out.push_back(release_test::Event(0, ts++, "Petrol", "4", artist));
+  return out;
+}
+
+std::optional<std::string> WindowValue(Partition& p, const ComputedShare& s) {
+  release::SensitiveDictionary dict;
+  if (!dict.DecodeState(*p.state().GetMeta(kPartition, kDictionaryMeta))) return std::nullopt;
+  for (const auto& put : OpsOf<ShareDelta::PutWindow>(s.delta)) {
+    if (put.vehicle != VehicleOf(0)) continue;
+    if (auto last = put.window.parts().last) return dict.Value(*last);
+  }
+  return std::nullopt;
+}
+
+TEST(ReleaseShareTest, WindowedValueMovesOnlyWhenAnotherIsMoreFrequentAndCarriesOver) {
+  Partition p(WindowConfig());
+  const ComputedShare first = p.Release(kEpoch, Played(kEpoch, {"X", "X", "X"}));
+  EXPECT_EQ(WindowValue(p, first), "X");
+  // The epoch's mode would be Y; over the window X (3) still leads Y (1).
+  const ComputedShare second = p.Release(kEpoch + 1, Played(kEpoch + 1, {"Y"}));
+  EXPECT_EQ(WindowValue(p, second), "X");
+  // No event with the field: X is carried, the vehicle is not ineligible.
+  const ComputedShare third = p.Release(kEpoch + 2, Played(kEpoch + 2, {std::nullopt}));
+  EXPECT_EQ(WindowValue(p, third), "X");
+  EXPECT_EQ(third.metrics.suppressed_by_reason[static_cast<size_t>(engine::SuppressReason::kIneligible)], 0u);
+  // Every active vehicle's window is stored, and nothing else.
+  EXPECT_EQ(OpsOf<ShareDelta::PutWindow>(third.delta).size(), 9u);
+  EXPECT_EQ(p.state().windows(), 9u);
+  // Once X has left the window, three Ys make Y the value.
+  p.Release(kEpoch + 3, Played(kEpoch + 3, {"Y"}));
+  const ComputedShare fifth = p.Release(kEpoch + 4, Played(kEpoch + 4, {"Y", "Y"}));
+  EXPECT_EQ(WindowValue(p, fifth), "Y");
+}
+
+TEST(ReleaseShareTest, WithoutCarryAVehicleWithoutTheFieldIsIneligible) {
+  config::Config c = WindowConfig();
+  c.sensitive->missing_policy = config::MissingPolicy::kMissingValue;
+  c.sensitive->carry_epochs = 0;
+  Partition p(c);
+  p.Release(kEpoch, Played(kEpoch, {"X", "X", "X"}));
+  // Inside the window the vehicle still has X's events; three epochs on
+  // it has none, and without carry nothing is kept.
+  const ComputedShare inside = p.Release(kEpoch + 1, Played(kEpoch + 1, {std::nullopt}));
+  EXPECT_EQ(inside.metrics.suppressed_by_reason[static_cast<size_t>(engine::SuppressReason::kIneligible)], 0u);
+  p.Release(kEpoch + 2, Played(kEpoch + 2, {}));
+  const ComputedShare after = p.Release(kEpoch + 4, Played(kEpoch + 4, {std::nullopt}));
+  EXPECT_EQ(after.metrics.suppressed_by_reason[static_cast<size_t>(engine::SuppressReason::kIneligible)], 1u);
+}
+
+// Without a window, carry or history the share keeps no per-vehicle state.
+TEST(ReleaseShareTest, EpochValuesKeepNoWindows) {
+  Partition p(ShareConfig());
+  const ComputedShare s = p.Release(kEpoch, Played(kEpoch, {"X"}));
+  EXPECT_TRUE(OpsOf<ShareDelta::PutWindow>(s.delta).empty());
+  EXPECT_EQ(p.state().windows(), 0u);
+}
+
+// Learning: a new vehicle with fewer than learn_events events in its
+// history waits (within max_delay_epochs) instead of being placed from one
+// epoch; history slots then give new signatures more than m values.
+TEST(ReleaseShareTest, NewVehiclesLearnBeforeTheirSignatureAndGetHistorySlots) {
+  config::Config c = WindowConfig();
+  c.privacy.max_delay_epochs = 3;
+  c.privacy.learn_events = 4;
+  c.privacy.history_slots = 3;
+  c.privacy.history_min_share = 0.1;
+  Partition p(c);
+  // Each vehicle plays its own artist and, now and then, another one.
+  auto epoch_events = [](int64_t e) {
+    std::vector<ingest::BufferedEvent> out;
+    for (uint32_t v = 0; v < 30; ++v) {
+      int64_t ts = e * kEpochMs + v;
+      const std::string own = "artist-" + std::to_string(v % 6), other = "artist-" + std::to_string((v + 1) % 6);
+      out.push_back(release_test::Event(v, ts, "Petrol", std::to_string(2 + v % 8), own));
+      out.push_back(release_test::Event(v, ts + 100, "Petrol", std::to_string(2 + v % 8), (e + v) % 3 ? own : other));
+    }
+    return out;
+  };
+  const ComputedShare first = p.Release(kEpoch, epoch_events(kEpoch));
+  EXPECT_EQ(first.published_events, 0u) << "two events per vehicle: every new vehicle waits to learn";
+  EXPECT_EQ(first.waiting, 30u);
+  EXPECT_TRUE(OpsOf<ShareDelta::PutSignature>(first.delta).empty());
+  const ComputedShare second = p.Release(kEpoch + 1, epoch_events(kEpoch + 1));
+  ASSERT_GT(second.published_events, 0u) << "four events: learnt";
+  size_t wider = 0;
+  for (const auto& put : OpsOf<ShareDelta::PutSignature>(second.delta)) wider += put.signature.values.size() > 3;
+  EXPECT_GT(wider, 0u) << "no new signature carries a history slot";
+}
+
+// The checker remembers the partition's earlier shares: a stored signature
+// that disappears (a lost record, a bad restore; here erased behind the
+// engine's back) makes its vehicle look new to the engine, which would
+// publish it under a second signature. The share is refused instead. A
+// checker that knows only what the share's input claims (what a fresh
+// checker per share knew) passes the same share.
+TEST(ReleaseShareTest, ShareOfAVehicleWhoseStoredSignatureVanishedIsRefused) {
+  Partition p(ShareConfig());
+  const ComputedShare first = p.Release(kEpoch, Vehicles(0, 40, kEpoch, 11));
+  const auto stored = OpsOf<ShareDelta::PutSignature>(first.delta);
+  ASSERT_FALSE(stored.empty());
+  p.state().EraseSignature(kPartition, stored.front().vehicle);
+
+  p.Add(Vehicles(0, 40, kEpoch + 1, 12));
+  ComputedShare second = p.Compute(kEpoch + 1, 2);
+  ASSERT_FALSE(second.violations.empty()) << "the share of a vehicle whose signature vanished was accepted";
+  EXPECT_NE(second.violations.front().find("a published signature is missing from the input"), std::string::npos)
+      << second.violations.front();
+  EXPECT_TRUE(second.records.events.empty());
+  EXPECT_TRUE(second.delta.ops.empty());
+
+  p.Drop(&second);
+  ComputedShare again = p.Compute(kEpoch + 1, 2);
+  EXPECT_FALSE(again.violations.empty()) << "still refused when computed again";
+  p.Drop(&again);
+
+  // A checker that starts from the damaged state (as a fresh checker per
+  // share did, or one resumed after a restart) has no memory of the vehicle
+  // and passes the same share: the refusal rests on the memory.
+  PartitionChecker fresh(p.schema());
+  ComputedShare unseen = p.Compute(kEpoch + 1, 2, &fresh);
+  EXPECT_TRUE(unseen.violations.empty()) << unseen.violations.front();
+  p.Drop(&unseen);
+}
+
+// Checking a share changes the checker only once the share is applied: a
+// share computed and dropped (precomputed before its close, then an event
+// arrived) leaves no trace, and its recomputation with another seed (other
+// groups, other new signatures) passes.
+TEST(ReleaseShareTest, DroppedShareLeavesTheCheckerAsItWas) {
+  Partition p(ShareConfig());
+  p.Release(kEpoch, Vehicles(0, 20, kEpoch, 11));
+  p.Add(Vehicles(0, 40, kEpoch + 1, 12));
+  ComputedShare dropped = p.Compute(kEpoch + 1, 2);
+  ASSERT_TRUE(dropped.violations.empty()) << dropped.violations.front();
+  ASSERT_FALSE(OpsOf<ShareDelta::PutSignature>(dropped.delta).empty()) << "new vehicles got signatures";
+  p.Drop(&dropped);
+  ComputedShare used = p.Compute(kEpoch + 1, 3);
+  EXPECT_TRUE(used.violations.empty()) << used.violations.front();
+  p.Apply(&used);
 }
 
 config::Config DpWindowConfig() {

@@ -9,13 +9,13 @@
 
 namespace vanon::testing {
 
-std::vector<TopicRecord> ReadTopic(const std::string& bootstrap, const std::string& topic) {
+std::vector<TopicRecord> ReadTopic(const std::string& bootstrap, const std::string& topic, bool read_uncommitted) {
   std::string err;
   std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
   conf->set("bootstrap.servers", bootstrap, err);
   conf->set("group.id", "test-topic-reader", err);
   conf->set("enable.auto.commit", "false", err);
-  conf->set("isolation.level", "read_committed", err);
+  conf->set("isolation.level", read_uncommitted ? "read_uncommitted" : "read_committed", err);
   conf->set("enable.partition.eof", "true", err);
   std::unique_ptr<RdKafka::KafkaConsumer> c(RdKafka::KafkaConsumer::create(conf.get(), err));
   if (!c) throw std::runtime_error("consumer: " + err);

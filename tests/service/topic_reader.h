@@ -21,8 +21,10 @@ struct TopicRecord {
 };
 
 // Every record of every partition from the log start to the end offset at
-// call time, in (partition, offset) order.
-std::vector<TopicRecord> ReadTopic(const std::string& bootstrap, const std::string& topic);
+// call time, in (partition, offset) order. read_uncommitted: as a consumer
+// with isolation.level=read_uncommitted, which sees aborted attempts too.
+std::vector<TopicRecord> ReadTopic(const std::string& bootstrap, const std::string& topic,
+                                   bool read_uncommitted = false);
 
 // vanon-kafka arguments / in-process topic names for every topic the service uses.
 std::vector<std::string> ServiceTopicArgs(int input_partitions, int output_partitions);

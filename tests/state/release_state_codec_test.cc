@@ -190,6 +190,41 @@ TEST(ReleaseLogEntryCodec, ReadsHandBuiltRecordAndRejectsMalformed) {
           .has_value());
 }
 
+TEST(ValueWindowCodec, RoundTripsWhatTheWindowHolds) {
+  engine::WindowParams params;
+  params.epochs = 3;
+  params.missing = engine::MissingPolicy::kCarry;
+  params.carry_epochs = 4;
+  engine::ValueWindow w;
+  w.Advance(10, {{7, 3}, {2, 1}}, params);
+  w.Advance(11, {{2, 5}}, params);
+  w.Advance(12, {}, params);
+  const std::string bytes = EncodeValueWindow(w);
+  const std::optional<engine::ValueWindow> back = DecodeValueWindow(bytes);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->parts(), w.parts());
+  // The decoded window goes on as the original would.
+  engine::ValueWindow a = w, b = *back;
+  EXPECT_EQ(a.Advance(13, {{7, 1}}, params), b.Advance(13, {{7, 1}}, params));
+  EXPECT_EQ(EncodeValueWindow(a), EncodeValueWindow(b));
+}
+
+TEST(ValueWindowCodec, RejectsMalformed) {
+  engine::WindowParams params;
+  params.epochs = 2;
+  engine::ValueWindow w;
+  w.Advance(5, {{1, 2}}, params);
+  w.Advance(6, {{3, 1}}, params);
+  const std::string good = EncodeValueWindow(w);
+  EXPECT_FALSE(DecodeValueWindow(""));
+  EXPECT_FALSE(DecodeValueWindow(std::string(1, '\x02') + good.substr(1))) << "unknown version";
+  EXPECT_FALSE(DecodeValueWindow(good.substr(0, good.size() - 1))) << "truncated";
+  EXPECT_FALSE(DecodeValueWindow(good + "x")) << "trailing bytes";
+  // An epoch after the last Advance: [v1][advanced 1][last_epoch 0][no last][1 epoch: 5, no counts][no history].
+  EXPECT_FALSE(DecodeValueWindow(std::string("\x01\x01\x00\x00\x01\x05\x00\x00", 8)));
+  EXPECT_TRUE(DecodeValueWindow(std::string("\x01\x05\x00\x00\x01\x05\x00\x00", 8)));
+}
+
 TEST(OffsetSetCodec, RoundTripsAndContainsItsOffsets) {
   for (const std::vector<int64_t>& offsets : std::vector<std::vector<int64_t>>{
            {}, {0}, {7}, {5, 3, 4, 100}, {9, 9, 10}, {1000000, 1000007, 1000008, 1000063, 1000064}}) {

@@ -122,6 +122,48 @@ TEST(StateChangelog, ReplacePartitionGivesTheChangelogsStateAndKeepsOtherPartiti
   EXPECT_EQ(b->GetMeta(4, "clock"), "clock-4");
 }
 
+engine::ValueWindow WindowWith(engine::SensitiveId value, uint64_t epoch) {
+  engine::ValueWindow w;
+  engine::WindowParams params;
+  params.epochs = 3;
+  w.Advance(epoch, {{value, 2}}, params);
+  return w;
+}
+
+// Value windows are state like signatures: sent by a release batch, and
+// restored with the partition.
+TEST(StateChangelog, ValueWindowsTravelWithThePartition) {
+  TempDir a_dir, b_dir;
+  auto a = StateStore::Open(a_dir.path());
+  auto b = StateStore::Open(b_dir.path());
+  const std::string v1(32, '\x01'), v2(32, '\x02');
+  ReleaseWrite w(*a);
+  w.PutWindow(3, v1, WindowWith(4, 9));
+  w.DeleteWindow(3, v2);
+  const std::vector<StateChange> log = w.Changes();
+  a->Commit(w);
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0].family, StateFamily::kWindows);
+  EXPECT_FALSE(log[1].value.has_value());
+  {
+    ReleaseWrite stale(*b);
+    stale.PutWindow(3, v2, WindowWith(1, 2));  // dropped by the restore
+    b->Commit(stale);
+  }
+  b->ReplacePartition(3, {log[0]});
+  const auto got = b->GetWindows(3, {v1, v2});
+  ASSERT_TRUE(got[0].has_value());
+  EXPECT_EQ(got[0]->parts(), WindowWith(4, 9).parts());
+  EXPECT_FALSE(got[1].has_value());
+  size_t scanned = 0;
+  a->ScanWindows(3, [&](std::string_view vehicle, const engine::ValueWindow& window) {
+    EXPECT_EQ(vehicle, v1);
+    EXPECT_EQ(window.advanced(), 9u);
+    return ++scanned > 0;
+  });
+  EXPECT_EQ(scanned, 1u);
+}
+
 TEST(StateChangelog, ProgressKeepsReplayUntil) {
   PartitionProgress p;
   p.next_offset = 10;

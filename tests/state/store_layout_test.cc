@@ -60,7 +60,8 @@ std::vector<std::string> ColumnFamilies(const std::string& dir) {
   return names;
 }
 
-const std::vector<std::string> kAllFamilies = {"default", "events", "meta", "releases", "signatures", "waiting"};
+const std::vector<std::string> kAllFamilies = {"default",    "events",  "meta",   "releases",
+                                               "signatures", "waiting", "windows"};
 
 TEST(StoreLayout, OldStoreOpensAndGainsTheNewColumnFamilies) {
   TempDir dir;
@@ -97,6 +98,7 @@ TEST(StoreLayout, OldStoreOpensAndGainsTheNewColumnFamilies) {
   auto s = StateStore::Open(dir.path());
   EXPECT_EQ(s->CountEvents(6), 0u);
   EXPECT_EQ(s->GetSignatures(6, {std::string(32, 'v')})[0], (StoredSignature{{2, 3}, 0, 0}));
+  EXPECT_EQ(s->GetWindows(6, {std::string(32, 'v')})[0], std::nullopt) << "a store before value windows has none";
 }
 
 TEST(StoreLayout, KeysHaveTheDocumentedBytes) {

@@ -29,6 +29,8 @@ import uuid
 from collections import Counter
 from typing import Any, Dict, List, Optional, Tuple
 
+import yaml
+
 import recorded  # noqa: F401  (puts the package on sys.path)
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, Producer, TopicPartition
 from vanon_reader import IncompleteReleaseError, Reader, Release, Topics, window_counts
@@ -135,7 +137,10 @@ class LiveServiceTest(unittest.TestCase):
             "--set", f"kafka.bootstrap={cls.bootstrap}", "--set", f"state.dir={cls.workdir}/state",
             "--set", f"http.listen=127.0.0.1:{free_port()}", "--set", "privacy.epoch.length_seconds=3",
             "--set", "privacy.epoch.allowed_lateness_seconds=1", "--set", "privacy.epoch.idle_timeout_seconds=2",
-            "--set", "dp.time_bucket_seconds=3", "--set", "payload.time_bucket_seconds=3"],
+            "--set", "dp.time_bucket_seconds=3", "--set", "payload.time_bucket_seconds=3",
+            # A noise-dominated budget (10 a day): the DP check below tests
+            # the std against unit draws.
+            "--set", "dp.epsilon_per_release=0.0001", "--set", "dp.budget.epsilon=10"],
             cls.workdir, {"VANON_HMAC_KEY": "reader-live-test-key-0123456789", "VANON_STATE_KEYS": STATE_KEYS})
         loadgen = Process("vanon-loadgen", [
             vanon_bin, "loadgen", "--bootstrap", cls.bootstrap, "--topic", "vehicle.events.raw",
@@ -213,14 +218,18 @@ class LiveServiceTest(unittest.TestCase):
         self.assertEqual(set(dp["key"]), {f"{release.id}/{p}" for p in range(PARTITIONS)})
         counts = window_counts(dp, PARTITIONS)
         self.assertTrue(counts["complete"].all())
-        # The demo's budget makes each count almost pure noise (true counts
+        # The budget set above makes each count almost pure noise (true counts
         # are a few hundred, the std about 283,000), so noisy / std is about
         # a unit draw: a wrong epsilon or scale would move this by a factor
         # of 5 or more (the epsilon is split over 5 measurements).
         per = dp[(dp["kind"] == "count") & (dp["mechanism"] == "discrete_laplace")]
         z2 = float(((per["noisy"] / per["std"]) ** 2).mean())
         self.assertTrue(1 / 3 < z2 < 3, f"mean (noisy/std)^2 = {z2} over {len(per)} counts")
-        self.assertTrue(math.isclose(per["epsilon"].iloc[0], 0.0001 / 5))
+        # The epsilon is split over the measurements: a query each, two per KPI.
+        with open(os.path.join(SOURCE_DIR, "config", "demo.yaml"), encoding="utf-8") as f:
+            dp_conf = yaml.safe_load(f)["dp"]
+        measurements = len(dp_conf.get("queries", [])) + 2 * len(dp_conf.get("kpis", []))
+        self.assertTrue(math.isclose(per["epsilon"].iloc[0], 0.0001 / measurements))
 
     def test_the_example_report_draws_a_png(self) -> None:
         out = os.path.join(self.workdir, "report.png")

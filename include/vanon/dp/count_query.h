@@ -25,14 +25,19 @@ enum class CountUnit {
 };
 
 struct Dimension {
-  enum class Kind { kEvent, kQi, kTimeBucket };
+  // kSensitive: the event's raw sensitive value (DpEvent::sensitive).
+  enum class Kind { kEvent, kQi, kTimeBucket, kSensitive };
   Kind kind = Kind::kEvent;
   std::string qi;                   // kQi: quasi-identifier name
-  std::vector<std::string> domain;  // kEvent, kQi: every value that gets a cell
+  std::vector<std::string> domain;  // kEvent, kQi, kSensitive: every value that gets a cell
   int64_t bucket_ms = 0;            // kTimeBucket: bucket width (> 0)
+  // When set, a value outside the domain counts in the domain's last cell
+  // (whose label this is) instead of being dropped: the listed values are
+  // cells of their own, every other one is grouped.
+  bool others_in_last = false;
 
-  // Name used as the key in an output cell: "event", "time_bucket" or the QI
-  // name.
+  // Name used as the key in an output cell: "event", "time_bucket",
+  // "sensitive" or the QI name.
   std::string Key() const;
 };
 

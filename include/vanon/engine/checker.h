@@ -16,7 +16,29 @@ namespace vanon::engine {
 
 class ReleaseChecker {
  public:
-  explicit ReleaseChecker(const Schema& schema) : schema_(schema) {}
+  // What an input's known_signatures hold: every stored signature (the
+  // engine's tests), or only those of the release's vehicles (the service,
+  // which looks up the vehicles it releases). The rule that a published
+  // signature may not go missing applies to the vehicles the input holds in
+  // the second case.
+  enum class Scope { kAllSignatures, kReleaseVehicles };
+
+  explicit ReleaseChecker(const Schema& schema, Scope scope = Scope::kAllSignatures) : schema_(schema), scope_(scope) {}
+
+  // What one release tells the checker: its violations, and what the
+  // checker must remember of it once the release is accepted.
+  class Verdict {
+   public:
+    const std::vector<std::string>& violations() const { return violations_; }
+
+   private:
+    friend class ReleaseChecker;
+    std::vector<std::string> violations_;
+    std::map<std::string, Signature> signatures_;     // first seen now (published or claimed)
+    std::map<std::string, uint64_t> last_published_;  // vehicle -> this release
+    std::vector<std::string> forgotten_;              // past the horizon
+    std::multimap<std::string, uint64_t> waiting_;
+  };
 
   // Checks the next release of the sequence and returns its violations, each
   // a human-readable sentence (empty when the release is correct):
@@ -31,12 +53,34 @@ class ReleaseChecker {
   //   the metrics count them;
   // - every input tuple published, suppressed with a plausible reason, or
   //   still waiting, exactly once; waiting tuples come back in the next input.
+  // The same as Accept(Verify(input, output)).
   std::vector<std::string> Check(const ReleaseInput& input, const ReleaseOutput& output);
 
+  // Check() in two steps, for a caller that may still drop a release after
+  // checking it (a share computed before its epoch closed, a transaction
+  // that did not commit): Verify changes nothing; Accept makes the checked
+  // release part of the sequence the next Verify sees.
+  Verdict Verify(const ReleaseInput& input, const ReleaseOutput& output) const;
+  void Accept(Verdict verdict);
+
+  // Continues a sequence whose earlier releases this checker did not see (a
+  // restarted service, a partition moved): each published vehicle with its
+  // stored signature and a release that published it, and the tuples the
+  // last release left waiting (vehicle -> first release). The cross-release
+  // rules then apply from the next release on, against this memory rather
+  // than against what that release's input claims.
+  struct Published {
+    std::string vehicle;
+    Signature signature;
+    uint64_t last_release = 0;
+  };
+  void Resume(const std::vector<Published>& published, std::multimap<std::string, uint64_t> waiting);
+
  private:
-  struct Pass;  // one Check() call, in steps (checker.cc)
+  struct Pass;  // one Verify() call, in steps (checker.cc)
 
   const Schema& schema_;
+  const Scope scope_;
   std::map<std::string, Signature, std::less<>> signatures_;
   std::map<std::string, uint64_t, std::less<>> last_published_;  // release, by vehicle
   // Tuples the previous release left waiting: vehicle -> first_release.

@@ -57,11 +57,28 @@ class ValueWindow {
   // favourite are the ones it is likely to take next: Tuple::history.
   const std::vector<ValueCount>& history() const { return history_; }
 
+  // The epoch of the last Advance (0 before the first).
+  uint64_t advanced() const { return advanced_; }
+
+  // Everything a window holds, so the caller can store it (the service
+  // encodes it in state/release_state.h) and rebuild an equal window.
+  struct Parts {
+    std::vector<std::pair<uint64_t, std::vector<ValueCount>>> epochs;  // oldest first
+    std::vector<ValueCount> history;
+    std::optional<SensitiveId> last;
+    uint64_t last_epoch = 0;
+    uint64_t advanced = 0;
+    bool operator==(const Parts&) const = default;
+  };
+  Parts parts() const;
+  static ValueWindow FromParts(Parts parts);
+
  private:
   std::deque<std::pair<uint64_t, std::vector<ValueCount>>> epochs_;
   std::vector<ValueCount> history_;
   std::optional<SensitiveId> last_;
   uint64_t last_epoch_ = 0;  // epoch in which last_ came from events
+  uint64_t advanced_ = 0;
 };
 
 }  // namespace vanon::engine

@@ -36,6 +36,13 @@ struct AbortableKafkaError : std::runtime_error {
 struct FatalKafkaError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// The consumer group refused the transaction's offsets (SendOffsets): the
+// instance is a zombie, its partitions belong to another member now. The
+// open transaction must be aborted and nothing of it applied; the producer
+// itself is not broken, but the instance must rejoin before it may publish.
+struct FencedByGroupError : FatalKafkaError {
+  using FatalKafkaError::FatalKafkaError;
+};
 // Thrown by the constructor when `stop` was set while init_transactions was
 // still waiting for the broker: a stop during start-up, not a failure.
 struct KafkaStartInterrupted : std::runtime_error {
@@ -71,7 +78,10 @@ class TransactionalProducer {
   // Commits the input consumer's offsets (topic, partition -> next offset
   // to read) inside the open transaction (send_offsets_to_transaction): they
   // become visible with its records or not at all, and the group's
-  // generation in `group` fences a consumer that lost the partitions.
+  // generation in `group` fences a consumer that lost the partitions:
+  // the coordinator's answer to that (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID,
+  // FENCED_INSTANCE_ID) throws FencedByGroupError at once, not an
+  // AbortableKafkaError to retry.
   void SendOffsets(const std::string& topic, const std::map<int32_t, int64_t>& next_offsets,
                    const RdKafka::ConsumerGroupMetadata& group, int timeout_ms = 60000);
 

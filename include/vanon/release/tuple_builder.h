@@ -23,6 +23,7 @@
 #define VANON_RELEASE_TUPLE_BUILDER_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -60,13 +61,23 @@ class TupleBuilder {
   TupleBuilder(const std::vector<config::QuasiIdentifier>& qis, const std::optional<config::SensitiveConfig>& sensitive,
                const engine::Schema& schema, int sensitive_extra, SensitiveDictionary* dictionary);
 
+  // Decides a vehicle's value from its epoch's events per value (dictionary
+  // ids, in order of first occurrence; empty when no event carried the
+  // field) instead of the aggregator: the windowed mode and the carried
+  // value, which need the vehicle's state (release_share.cc). nullopt makes
+  // the vehicle ineligible, as a missing value does.
+  using ValueChooser = std::function<std::optional<engine::SensitiveId>(std::string_view vehicle,
+                                                                        const std::vector<engine::ValueCount>& counts)>;
+
   // Events with a wrong number of QI values make their vehicle ineligible.
-  BuiltTuples Build(std::span<const ingest::BufferedEvent> events) const;
+  BuiltTuples Build(std::span<const ingest::BufferedEvent> events, const ValueChooser& choose = {}) const;
 
  private:
   std::vector<int32_t> EncodeQi(const ingest::BufferedEvent& e, uint64_t* at_root) const;
   std::optional<std::string> Aggregate(std::span<const ingest::BufferedEvent> events,
                                        const std::vector<uint32_t>& order) const;
+  std::vector<engine::ValueCount> Count(std::span<const ingest::BufferedEvent> events,
+                                        const std::vector<uint32_t>& order) const;
 
   const engine::Schema& schema_;
   std::vector<config::QuasiIdentifier> qis_;

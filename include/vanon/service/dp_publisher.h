@@ -131,6 +131,10 @@ class DpPublisher {
   // partition's share reads the partials from. Call once before Compute.
   void SetAggregation(int32_t input_partitions, std::unique_ptr<DpPartialSource> source);
   bool aggregating() const { return !aggregation_.topic.empty(); }
+  // Where buffered events carry the raw sensitive value (the ingest
+  // pipeline's BufferLayout::sensitive), for the `sensitive` dimension.
+  // Before the first Compute; -1 (the default): events carry none.
+  void SetSensitiveExtra(int index) { sensitive_extra_ = index; }
 
   bool enabled() const { return enabled_; }
   const dp::DpPlan& plan() const { return plan_; }
@@ -199,6 +203,8 @@ class DpPublisher {
   std::unique_ptr<DpPartialSource> partial_source_;
   std::unique_ptr<engine::Schema> schema_;
   std::vector<QiLookup> qi_attrs_;  // QIs the queries use (dimension or filter)
+  int sensitive_extra_ = -1;
+  bool counts_sensitive_ = false;  // some query has the sensitive dimension
   std::vector<TreeQuery> trees_;
   int tree_levels_ = 0;
   std::mutex compute_mu_;  // Compute() and everything it touches

@@ -118,6 +118,10 @@ class ReleaseRunner {
   // Gives the events of every precomputed, not yet submitted share back to
   // its partition's EventBuffer: before partitions are revoked.
   void DropPrecomputed(const std::function<PartitionState(int32_t)>& state_of);
+  // Forgets what the runner keeps of revoked partitions (their independent
+  // checker's memory of earlier shares): their state may be replaced
+  // before they come back. After Apply(wait) and DropPrecomputed().
+  void ForgetPartitions(const std::vector<int32_t>& partitions);
 
   // Applies the shares whose transaction committed, and gives the events
   // they keep back to their EventBuffers. With wait, first waits until no

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "vanon/engine/release.h"
+#include "vanon/engine/value_window.h"
 
 namespace vanon::state {
 
@@ -28,6 +29,12 @@ struct StoredSignature {
   static std::optional<StoredSignature> Decode(std::string_view bytes);
   friend bool operator==(const StoredSignature&, const StoredSignature&) = default;
 };
+
+// A vehicle's value window (windowed mode, carried value, event history:
+// engine::ValueWindow), stored in the `windows` family under the vehicle's
+// HMAC. Values are ids of the partition's SensitiveDictionary.
+std::string EncodeValueWindow(const engine::ValueWindow& w);
+std::optional<engine::ValueWindow> DecodeValueWindow(std::string_view bytes);
 
 // Tuple::vehicle is not part of the value (it is the key).
 std::string EncodeWaitingTuple(const engine::WaitingTuple& w);

@@ -9,18 +9,26 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vanon::state {
 
 // Stable numbers: they are part of the changelog's record keys.
-enum class StateFamily : uint8_t { kEvents = 1, kMeta = 2, kSignatures = 3, kWaiting = 4, kReleases = 5 };
+enum class StateFamily : uint8_t { kEvents = 1, kMeta = 2, kSignatures = 3, kWaiting = 4, kReleases = 5, kWindows = 6 };
 
 struct StateChange {
   StateFamily family = StateFamily::kMeta;
   std::string key;                   // as stored in the column family
   std::optional<std::string> value;  // nullopt: deleted
 };
+
+// Keys of two families as the store writes them (key_codec.h), for readers
+// of the changelog: a partition's meta record, a release-log entry's key,
+// and the release id of a releases-family key (nullopt when it is not one).
+std::string MetaRecordKey(int32_t partition, std::string_view name);
+std::string ReleaseRecordKey(int32_t partition, int64_t release);
+std::optional<int64_t> ReleaseOfKey(std::string_view key);
 
 }  // namespace vanon::state
 

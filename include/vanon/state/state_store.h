@@ -10,6 +10,7 @@
 //   signatures : [partition u32 BE][vehicle 32 B] -> StoredSignature
 //   waiting    : [partition u32 BE][vehicle 32 B] -> WaitingTuple (EncodeWaitingTuple)
 //   releases   : [partition u32 BE][release u64 BE, sign bit flipped] -> ReleaseLogEntry
+//   windows    : [partition u32 BE][vehicle 32 B] -> value window (EncodeValueWindow)
 // No raw identifier is ever a key or value here: events carry HMACs only.
 #ifndef VANON_STATE_STATE_STORE_H_
 #define VANON_STATE_STATE_STORE_H_
@@ -61,6 +62,8 @@ class ReleaseWrite {
   void DeleteSignature(int32_t partition, std::string_view vehicle);
   void PutWaiting(int32_t partition, const engine::WaitingTuple& w);  // key: w.tuple.vehicle
   void DeleteWaiting(int32_t partition, std::string_view vehicle);
+  void PutWindow(int32_t partition, std::string_view vehicle, const engine::ValueWindow& w);
+  void DeleteWindow(int32_t partition, std::string_view vehicle);
   void PutRelease(int32_t partition, int64_t release, const ReleaseLogEntry& e);
   void DeleteRelease(int32_t partition, int64_t release);
   void PutMeta(int32_t partition, std::string_view name, std::string_view value);
@@ -110,6 +113,11 @@ class StateStore {
   // A record that does not decode throws std::runtime_error (corrupt state).
   void ScanSignatures(int32_t partition,
                       const std::function<bool(std::string_view vehicle, const StoredSignature&)>& fn) const;
+  // Value windows, as GetSignatures and ScanSignatures.
+  std::vector<std::optional<engine::ValueWindow>> GetWindows(int32_t partition,
+                                                             const std::vector<std::string>& vehicles) const;
+  void ScanWindows(int32_t partition,
+                   const std::function<bool(std::string_view vehicle, const engine::ValueWindow&)>& fn) const;
   // All waiting tuples of the partition, sorted by vehicle key.
   std::vector<engine::WaitingTuple> LoadWaiting(int32_t partition) const;
   std::optional<ReleaseLogEntry> GetRelease(int32_t partition, int64_t release) const;
@@ -122,6 +130,11 @@ class StateStore {
   // `records` instead, in one atomic batch (state_restore.cc): a partition
   // restored from the state changelog.
   void ReplacePartition(int32_t partition, const std::vector<StateChange>& records);
+  // Visits every record the store holds for the partition (the families'
+  // keys with its prefix, meta records with its suffix), family by family
+  // in key order: the local state a new state changelog is seeded from.
+  // fn returns false to stop.
+  void VisitPartition(int32_t partition, const std::function<bool(const StateChange&)>& fn) const;
 
   // Live bytes: SST files plus memtables, over all column families.
   uint64_t ApproximateBytes() const;

@@ -73,13 +73,15 @@ bool LabelCovers(const QiAttribute& attr, Cover cover, int32_t raw) {
 
 }  // namespace
 
-// One Check(): the input and output, the findings, and what the steps
-// hand to each other.
+// One Verify(): the input and output, the findings, and what the steps
+// hand to each other. It reads the checker and writes only the verdict.
 struct ReleaseChecker::Pass {
-  Pass(ReleaseChecker& checker, const ReleaseInput& input, const ReleaseOutput& output)
+  Pass(const ReleaseChecker& checker, const ReleaseInput& input, const ReleaseOutput& output, Verdict* verdict)
       : c(checker),
         in(input),
         out(output),
+        v(*verdict),
+        bad(verdict->violations_),
         all(Flatten(input)),
         p(input.params),
         minv(p.model == Model::kMInvariance),
@@ -95,26 +97,67 @@ struct ReleaseChecker::Pass {
     ++seen[ref];
     return true;
   }
+  // A vehicle's signature as of before this release: what the input claimed
+  // for a vehicle new to the checker, else the checker's, unless forgotten.
+  const Signature* KnownBefore(const std::string& vehicle) const {
+    if (auto it = v.signatures_.find(vehicle); it != v.signatures_.end()) return &it->second;
+    if (forgotten.count(vehicle)) return nullptr;
+    auto it = c.signatures_.find(vehicle);
+    return it == c.signatures_.end() ? nullptr : &it->second;
+  }
+  // The same, or the signature it is first published with in this release.
+  const Signature* Known(const std::string& vehicle) const {
+    if (auto it = first_time.find(vehicle); it != first_time.end()) return &it->second;
+    return KnownBefore(vehicle);
+  }
   void Handover();
+  void CheckMissing(const std::string& vehicle);
+  void ForgetPastHorizon();
   void CheckGroup(size_t gi);
   void CheckMInvariantGroup(const Group& g, const std::string& where, const std::vector<SensitiveId>& slots);
   void CheckSuppressed();
   void CheckWaiting();
   void CheckTotals();
 
-  ReleaseChecker& c;
+  const ReleaseChecker& c;
   const ReleaseInput& in;
   const ReleaseOutput& out;
+  Verdict& v;
+  std::vector<std::string>& bad;
   const std::vector<Pending> all;
   const ReleaseParams& p;
   const bool minv;
-  std::vector<std::string> bad;
-  std::map<std::string, Signature, std::less<>> known_before;
-  std::vector<int> seen;  // per tuple: how often the output accounts for it
+  std::set<std::string> forgotten;  // past the horizon: new again
+  std::vector<int> seen;            // per tuple: how often the output accounts for it
   std::map<std::string, Signature> first_time;
   uint64_t counterfeits = 0, published = 0;
   std::vector<uint64_t> by_reason;
 };
+
+// A vehicle the checker knows and the input claims no signature for: its
+// signature may leave the state only once it has not been published for
+// more than the horizon; the vehicle is then new again.
+void ReleaseChecker::Pass::CheckMissing(const std::string& vehicle) {
+  auto last = c.last_published_.find(vehicle);
+  const uint64_t at = last == c.last_published_.end() ? 0 : last->second;
+  if (p.signature_horizon > 0 && in.release_id > at + p.signature_horizon) {
+    forgotten.insert(vehicle);
+  } else {
+    Report("a published signature is missing from the input");
+  }
+}
+
+// With inputs that hold only their vehicles' signatures, the memory of
+// vehicles long gone is dropped now and then, well after their signatures
+// left the state (which may keep them up to a horizon/64 longer).
+void ReleaseChecker::Pass::ForgetPastHorizon() {
+  if (p.signature_horizon == 0 || in.release_id % 64 != 0) return;
+  for (const auto& [vehicle, last] : c.last_published_) {
+    if (in.release_id > last + 2 * p.signature_horizon + 128 && !in.known_signatures.count(vehicle)) {
+      forgotten.insert(vehicle);
+    }
+  }
+}
 
 // State handed over from the previous release: waiting tuples, stored
 // signatures, and signatures dropped only past the horizon.
@@ -128,31 +171,26 @@ void ReleaseChecker::Pass::Handover() {
     auto it = c.signatures_.find(vehicle);
     if (it == c.signatures_.end()) {
       if (c.started_) Report("input claims a stored signature never published for a vehicle");
-      c.signatures_.emplace(vehicle, sig);
-      c.last_published_.emplace(vehicle, in.release_id);
+      v.signatures_.emplace(vehicle, sig);
+      v.last_published_.emplace(vehicle, in.release_id);
     } else if (it->second != sig) {
       Report("stored signature " + Show(sig) + " differs from published " + Show(it->second));
     }
   }
-  if (c.started_ && minv) {
-    // A signature may leave the state only once its vehicle has not been
-    // published for more than the horizon; the vehicle is then new again.
-    for (auto it = c.signatures_.begin(); it != c.signatures_.end();) {
-      if (in.known_signatures.count(it->first)) {
-        ++it;
-        continue;
-      }
-      const uint64_t last = c.last_published_[it->first];
-      if (p.signature_horizon > 0 && in.release_id > last + p.signature_horizon) {
-        c.last_published_.erase(it->first);
-        it = c.signatures_.erase(it);
-      } else {
-        Report("a published signature is missing from the input");
-        ++it;
-      }
+  if (!c.started_ || !minv) return;
+  if (c.scope_ == Scope::kAllSignatures) {
+    for (const auto& [vehicle, sig] : c.signatures_) {
+      if (!in.known_signatures.count(vehicle)) CheckMissing(vehicle);
     }
+    return;
   }
-  known_before = c.signatures_;
+  std::set<std::string_view> vehicles;
+  for (const Pending& t : all) vehicles.insert(t.tuple->vehicle);
+  for (std::string_view vehicle : vehicles) {
+    auto it = c.signatures_.find(vehicle);
+    if (it != c.signatures_.end() && !in.known_signatures.count(it->first)) CheckMissing(it->first);
+  }
+  ForgetPastHorizon();
 }
 
 void ReleaseChecker::Pass::CheckGroup(size_t gi) {
@@ -201,15 +239,13 @@ void ReleaseChecker::Pass::CheckMInvariantGroup(const Group& g, const std::strin
   if (slots != g.signature) Report(where + "signature is not the set of published values");
   for (TupleRef ref : g.members) {
     if (ref >= all.size()) continue;
-    const std::string& v = all[ref].tuple->vehicle;
-    auto it = c.signatures_.find(v);
-    if (it == c.signatures_.end()) {
-      c.signatures_.emplace(v, slots);
-      first_time.emplace(v, slots);
-    } else if (it->second != slots) {
-      Report(where + "signature changed from " + Show(it->second) + " to " + Show(slots));
+    const std::string& vehicle = all[ref].tuple->vehicle;
+    if (const Signature* known = Known(vehicle); known == nullptr) {
+      first_time.emplace(vehicle, slots);
+    } else if (*known != slots) {
+      Report(where + "signature changed from " + Show(*known) + " to " + Show(slots));
     }
-    c.last_published_[v] = in.release_id;
+    v.last_published_[vehicle] = in.release_id;
   }
 }
 
@@ -223,9 +259,8 @@ void ReleaseChecker::Pass::CheckSuppressed() {
     ++by_reason[static_cast<size_t>(s.reason)];
     const Pending& t = all[s.ref];
     if (s.reason == SuppressReason::kSignatureConflict) {
-      auto it = known_before.find(t.tuple->vehicle);
-      if (!minv || it == known_before.end() ||
-          std::binary_search(it->second.begin(), it->second.end(), t.tuple->sensitive)) {
+      const Signature* known = KnownBefore(t.tuple->vehicle);
+      if (!minv || known == nullptr || std::binary_search(known->begin(), known->end(), t.tuple->sensitive)) {
         Report("signature conflict claimed for a tuple that fits its signature");
       }
     } else if (s.reason == SuppressReason::kDelay) {
@@ -247,10 +282,10 @@ void ReleaseChecker::Pass::CheckWaiting() {
     const Pending& t = all[w.ref];
     if (w.first_release != t.first_release) Report("waiting tuple lost its first release");
     if (in.release_id >= t.first_release + p.max_delay) Report("tuple still waiting after its delay");
-    if (known_before.count(t.tuple->vehicle)) Report("a vehicle with a signature is left waiting");
+    if (KnownBefore(t.tuple->vehicle) != nullptr) Report("a vehicle with a signature is left waiting");
     now_waiting.emplace(t.tuple->vehicle, t.first_release);
   }
-  c.expected_waiting_ = std::move(now_waiting);
+  v.waiting_ = std::move(now_waiting);
 }
 
 // Every tuple exactly once; new signatures and metrics as published.
@@ -270,15 +305,46 @@ void ReleaseChecker::Pass::CheckTotals() {
   }
 }
 
-std::vector<std::string> ReleaseChecker::Check(const ReleaseInput& in, const ReleaseOutput& out) {
-  Pass pass(*this, in, out);
+ReleaseChecker::Verdict ReleaseChecker::Verify(const ReleaseInput& in, const ReleaseOutput& out) const {
+  Verdict verdict;
+  Pass pass(*this, in, out, &verdict);
   pass.Handover();
   for (size_t gi = 0; gi < out.groups.size(); ++gi) pass.CheckGroup(gi);
   pass.CheckSuppressed();
   pass.CheckWaiting();
   pass.CheckTotals();
+  verdict.forgotten_.assign(pass.forgotten.begin(), pass.forgotten.end());
+  verdict.signatures_.merge(pass.first_time);
+  return verdict;
+}
+
+void ReleaseChecker::Accept(Verdict verdict) {
+  for (const std::string& vehicle : verdict.forgotten_) {
+    signatures_.erase(vehicle);
+    last_published_.erase(vehicle);
+  }
+  for (auto& [vehicle, sig] : verdict.signatures_) signatures_.insert_or_assign(vehicle, std::move(sig));
+  for (const auto& [vehicle, release] : verdict.last_published_) last_published_.insert_or_assign(vehicle, release);
+  expected_waiting_ = std::move(verdict.waiting_);
   started_ = true;
-  return std::move(pass.bad);
+}
+
+std::vector<std::string> ReleaseChecker::Check(const ReleaseInput& in, const ReleaseOutput& out) {
+  Verdict verdict = Verify(in, out);
+  std::vector<std::string> violations = verdict.violations_;
+  Accept(std::move(verdict));
+  return violations;
+}
+
+void ReleaseChecker::Resume(const std::vector<Published>& published, std::multimap<std::string, uint64_t> waiting) {
+  signatures_.clear();
+  last_published_.clear();
+  for (const Published& p : published) {
+    signatures_.insert_or_assign(p.vehicle, p.signature);
+    last_published_.insert_or_assign(p.vehicle, p.last_release);
+  }
+  expected_waiting_ = std::move(waiting);
+  started_ = true;
 }
 
 }  // namespace vanon::engine

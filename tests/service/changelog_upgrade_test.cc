@@ -1,0 +1,129 @@
+// Turning the state changelog on over an existing state dir (an upgrade
+// from a version without it, or state.changelog.enabled false -> true) with
+// the real binaries on the mock cluster: one `vanon run` releases a fleet
+// with the changelog off; the same instance restarts on the same state dir
+// with it on (it must seed the changelog from its state, not wipe the state
+// and read the input again); then its partitions move to a second instance
+// with an empty state dir, which restores them from the changelog. The
+// output, as a downstream consumer reads it, must show every share and
+// every input event published once, each vehicle under one signature
+// across the three phases, each release's DP counts drawn once, and every
+// input message accounted for in the state the last owner holds.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+
+#include "fleet_feed.h"
+#include "lifecycle_support.h"
+#include "output_audit.h"
+#include "seq_feed.h"
+#include "test_support.h"
+#include "vanon/state/state_store.h"
+
+namespace vanon::service {
+namespace {
+
+using testing::InstanceOptions;
+using testing::ScrapeMetric;
+using testing::Settled;
+using testing::TempDir;
+
+constexpr int kInputPartitions = 4;
+
+double Elapsed() {
+  static const auto t0 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool ReleasedAndSettled(int port, double releases) {
+  return ScrapeMetric(port, "vanon_partitions_assigned") == kInputPartitions &&
+         ScrapeMetric(port, "vanon_releases_total") >= releases && Settled(port);
+}
+
+TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublishesNothing) {
+  Elapsed();
+  std::string bootstrap;
+  auto kafka = testing::StartLifecycleKafka(kInputPartitions, 2, &bootstrap);
+  ASSERT_FALSE(bootstrap.empty());
+  TempDir state_a, state_b;
+  testing::SeqFeed feed;
+  InstanceOptions a{bootstrap, "upgrade-a", state_a.path(), testing::FreePort(), /*changelog=*/false, {}, {}};
+
+  // 1. Without the changelog: a few releases per partition.
+  feed.Produce(bootstrap, 3000);
+  const uint64_t phase1_last_seq = feed.seq;
+  auto run = testing::StartInstance(a);
+  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(a.port, 2 * kInputPartitions); })) << run->Output();
+  const double phase1_releases = ScrapeMetric(a.port, "vanon_releases_total");
+  run->Signal(SIGTERM);
+  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+  const std::string phase1_log = run->Output();
+
+  std::cout << "phase done at " << Elapsed() << " s\n";
+  // 2. The same instance and state dir, the changelog on.
+  a.changelog = true;
+  a.port = testing::FreePort();
+  feed.Produce(bootstrap, 3000);
+  run = testing::StartInstance(a);
+  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(a.port, 2 * kInputPartitions); })) << run->Output();
+  EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"restored\"}"), 0)
+      << "the instance replaced its own state" << run->Output();
+  EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"seeded\"}"), kInputPartitions)
+      << "positive control: the changelog was seeded from local state" << run->Output();
+  run->Signal(SIGTERM);
+  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+  const std::string phase2_log = run->Output();
+
+  std::cout << "phase done at " << Elapsed() << " s\n";
+  // 3. Every partition moves to an instance with an empty state dir.
+  InstanceOptions b{bootstrap, "upgrade-b", state_b.path(), testing::FreePort(), /*changelog=*/true, {}, {}};
+  feed.Produce(bootstrap, 3000);
+  run = testing::StartInstance(b);
+  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(b.port, 2 * kInputPartitions); })) << run->Output();
+  EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
+      << "positive control: b restored every partition from the changelog";
+  run->Signal(SIGTERM);
+  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+  const std::string phase3_log = run->Output();
+
+  std::cout << "phase done at " << Elapsed() << " s\n";
+  ASSERT_EQ(testing::SumLowWatermarks(bootstrap, "vehicle.events.raw", kInputPartitions), 0);
+  ASSERT_EQ(testing::SumLowWatermarks(bootstrap, testing::kLifecycleChangelog, kInputPartitions), 0);
+
+  const testing::OutputAudit audit = testing::AuditOutputs(bootstrap, feed.vin_of_seq);
+  std::cout << audit.Describe() << "\n";
+  EXPECT_EQ(audit.shares_repeated, 0u) << "release shares published more than once";
+  EXPECT_EQ(audit.group_ids_repeated, 0u);
+  EXPECT_EQ(audit.events_repeated, 0u) << "input events published more than once";
+  EXPECT_EQ(audit.vehicles_two_signatures, 0u) << "vehicles under a second signature";
+  EXPECT_EQ(audit.dp_repeated, 0u) << "releases whose DP counts were drawn twice";
+  EXPECT_EQ(audit.events_without_seq, 0u);
+  EXPECT_EQ(audit.events_without_group, 0u) << "events of an attempt whose groups were published otherwise or never";
+  EXPECT_GE(audit.shares, static_cast<size_t>(phase1_releases) + 4u * kInputPartitions)
+      << "positive control: releases in every phase";
+  EXPECT_GT(audit.dp_keys, 0u);
+  ASSERT_GT(audit.events, feed.vin_of_seq.size() / 2) << "positive control: most events published";
+
+  // Every message consumed once and accounted for, in the last owner's state.
+  auto store = state::StateStore::Open(state_b.path());
+  uint64_t consumed = 0, accounted = 0;
+  for (int p = 0; p < kInputPartitions; ++p) {
+    state::PartitionProgress pr = store->LoadProgress(p);
+    consumed += pr.consumed;
+    accounted += pr.released + pr.suppressed + pr.late + pr.rejected_total();
+  }
+  EXPECT_EQ(consumed, feed.total) << "every input message consumed once";
+  EXPECT_EQ(accounted, consumed) << "released + suppressed + late + rejected";
+  EXPECT_GT(phase1_last_seq, 0u);
+  if (HasFailure() || std::getenv("VANON_TEST_SHOW_LOGS") != nullptr) {
+    std::cout << phase1_log.substr(0, 20000) << "\n----\n"
+              << phase2_log.substr(0, 40000) << "\n----\n"
+              << phase3_log.substr(0, 20000) << "\n";
+  }
+}
+
+}  // namespace
+}  // namespace vanon::service

@@ -1,0 +1,140 @@
+// A zombie (an instance whose partitions the group gave to another member
+// while it still runs) with the real binary, on a mock cluster the test
+// holds in-process so that it can answer chosen requests with the broker's
+// fencing errors (the mock fences nothing by itself; docs/state.md "Zombie
+// fencing"): the group coordinator refuses the release transaction's
+// offsets (TxnOffsetCommit: ILLEGAL_GENERATION, FENCED_INSTANCE_ID,
+// UNKNOWN_MEMBER_ID), or the transaction coordinator its commit (EndTxn:
+// PRODUCER_FENCED). The zombie must stop at once (exit 1), with the fenced
+// release still only prepared in its state, and the next owner, restoring
+// from the changelog, must publish every release so that each share a
+// reader can see has one content: an aborted attempt of the zombie that
+// stays visible (read_uncommitted, or any reader on the mock) is the same
+// bytes as the owner's.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <iostream>
+
+#include "fault_injecting_cluster.h"
+#include "lifecycle_support.h"
+#include "output_audit.h"
+#include "seq_feed.h"
+#include "test_support.h"
+#include "topic_reader.h"
+#include "vanon/state/state_store.h"
+
+namespace vanon::service {
+namespace {
+
+using testing::InstanceOptions;
+using testing::ScrapeMetric;
+using testing::TempDir;
+
+constexpr int kInputPartitions = 2;
+constexpr int16_t kTxnOffsetCommitApi = 28;
+
+struct Fence {
+  const char* name;
+  int16_t api;
+  rd_kafka_resp_err_t error;
+  const char* logged;  // what the zombie's fatal line must say
+};
+
+class ZombieFencing : public ::testing::TestWithParam<Fence> {};
+
+void CreateServiceTopics(kafka::FaultInjectingCluster* cluster) {
+  const std::vector<std::string> args = testing::ServiceTopicArgs(kInputPartitions, 2);
+  for (size_t i = 1; i < args.size(); i += 2) {
+    const std::string& t = args[i];
+    const size_t colon = t.rfind(':');
+    cluster->CreateTopic(t.substr(0, colon), std::stoi(t.substr(colon + 1)));
+  }
+}
+
+// The newest entry of each partition's release log, and whether it is
+// committed.
+std::map<int32_t, std::pair<int64_t, bool>> NewestEntries(const std::string& dir) {
+  auto store = state::StateStore::Open(dir);
+  std::map<int32_t, std::pair<int64_t, bool>> out;
+  for (int32_t p = 0; p < kInputPartitions; ++p) {
+    store->ScanReleasesNewestFirst(p, [&](int64_t id, const state::ReleaseLogEntry& e) {
+      out[p] = {id, e.status == state::ReleaseStatus::kCommitted};
+      return false;
+    });
+  }
+  return out;
+}
+
+TEST_P(ZombieFencing, ZombieAppliesNothingAndStopsAndTheNextOwnerPublishesEachReleaseOnce) {
+  const Fence fence = GetParam();
+  kafka::FaultInjectingCluster cluster;
+  CreateServiceTopics(&cluster);
+  const std::string bootstrap = cluster.Bootstrap();
+  TempDir state_a, state_b;
+  testing::SeqFeed feed;
+
+  feed.Produce(bootstrap, 2000);
+  InstanceOptions a{bootstrap, "zombie-a", state_a.path(), testing::FreePort(), true, {}, {}};
+  auto zombie = testing::StartInstance(a);
+  ASSERT_TRUE(testing::WaitFor(90, [&] {
+    return ScrapeMetric(a.port, "vanon_partitions_assigned") == kInputPartitions &&
+           ScrapeMetric(a.port, "vanon_releases_total") >= 2 * kInputPartitions && testing::Settled(a.port);
+  })) << zombie->Output();
+
+  // From now on the broker treats a as fenced, once: its next transaction.
+  cluster.FailNext(fence.api, {fence.error});
+  feed.Produce(bootstrap, 1000);
+  ASSERT_EQ(zombie->Wait(60), 1) << "the zombie did not stop\n" << zombie->Output();
+  const std::string zombie_log = zombie->Output();
+  EXPECT_NE(zombie_log.find("fatal: "), std::string::npos) << zombie_log;
+  EXPECT_NE(zombie_log.find(fence.logged), std::string::npos) << zombie_log;
+  EXPECT_EQ(zombie_log.find("transaction attempt 2"), std::string::npos) << "the zombie retried\n" << zombie_log;
+  // Nothing of the fenced release was applied: it is still only prepared.
+  size_t prepared = 0;
+  for (const auto& [p, newest] : NewestEntries(state_a.path())) prepared += !newest.second;
+  EXPECT_GE(prepared, 1u) << "the fenced release was applied";
+
+  InstanceOptions b{bootstrap, "owner-b", state_b.path(), testing::FreePort(), true, {}, {}};
+  auto owner = testing::StartInstance(b);
+  ASSERT_TRUE(testing::WaitFor(90, [&] {
+    return ScrapeMetric(b.port, "vanon_partitions_assigned") == kInputPartitions && testing::Settled(b.port);
+  })) << owner->Output();
+  feed.Produce(bootstrap, 1000);
+  ASSERT_TRUE(testing::WaitFor(60, [&] { return testing::Settled(b.port); })) << owner->Output();
+  owner->Signal(SIGTERM);
+  ASSERT_EQ(owner->Wait(60), 0) << owner->Output();
+  if (fence.api == kTxnOffsetCommitApi) {
+    // The fenced release was prepared, its seed in the changelog, before
+    // its transaction began: the next owner resumes it with that seed.
+    EXPECT_NE(owner->Output().find("it is resumed with its seed"), std::string::npos) << owner->Output();
+  }
+  for (const auto& [p, newest] : NewestEntries(state_b.path())) {
+    EXPECT_TRUE(newest.second) << "partition " << p << " left a release prepared";
+  }
+
+  const testing::OutputAudit audit = testing::AuditOutputs(bootstrap, feed.vin_of_seq, /*read_uncommitted=*/true);
+  std::cout << fence.name << ": " << audit.Describe() << "\n";
+  EXPECT_EQ(audit.shares_differing, 0u) << "a release share published with two different contents";
+  EXPECT_EQ(audit.events_differing, 0u);
+  EXPECT_EQ(audit.dp_differing, 0u);
+  EXPECT_EQ(audit.vehicles_two_signatures, 0u);
+  EXPECT_EQ(audit.events_without_seq, 0u);
+  EXPECT_EQ(audit.events_without_group, 0u) << "events of an attempt whose groups were published otherwise or never";
+  ASSERT_GT(audit.events, feed.vin_of_seq.size() / 2) << "positive control: most events published";
+  if (HasFailure()) std::cout << zombie_log.substr(0, 30000) << "\n----\n" << owner->Output().substr(0, 30000);
+}
+
+INSTANTIATE_TEST_SUITE_P(BrokerAnswers, ZombieFencing,
+                         ::testing::Values(Fence{"IllegalGeneration", kTxnOffsetCommitApi,
+                                                 RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION, "fenced by the consumer group"},
+                                           Fence{"FencedInstanceId", kTxnOffsetCommitApi,
+                                                 RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID, "fenced by the consumer group"},
+                                           Fence{"UnknownMemberId", kTxnOffsetCommitApi,
+                                                 RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID, "fenced by the consumer group"},
+                                           Fence{"ProducerFenced", kafka::kEndTxnApi, RD_KAFKA_RESP_ERR_PRODUCER_FENCED,
+                                                 "fenced"}),
+                         [](const ::testing::TestParamInfo<Fence>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace vanon::service
