@@ -76,10 +76,16 @@ def run_point(binary, vehicles, rate, run, a):
     bench = json.load(open(js))["benchmarks"][0] if os.path.exists(js) else {}
     if proc.returncode != 0 or not bench or bench.get("error_occurred"):
         sys.exit(f"{' '.join(cmd)}: {bench.get('error_message', 'exit ' + str(proc.returncode))}; see {log}")
-    bench.update(vehicles=vehicles, rate=rate, run=run, load1=load1, command=" ".join(cmd[1:7]))
+    bench.update(vehicles=vehicles, rate=rate, run=run, load1=load1, command=" ".join(cmd[1:7]),
+                 revision=git_revision())
     with open(js, "w") as f:
         json.dump({"benchmarks": [bench]}, f)
     return bench
+
+
+def git_revision():
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          cwd=ROOT).stdout.strip()
 
 
 def derived(b):
@@ -214,8 +220,8 @@ def main(argv=None):
             runs.append(derived(run_point(binary, vehicles, rate, run, a)))
     if not runs:
         sys.exit(f"no runs in {a.out_abs}")
-    revision = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=ROOT).stdout.strip()
+    revisions = {b.get("revision", "an unrecorded revision") for b in runs}
+    revision = revisions.pop() if len(revisions) == 1 else "several revisions"
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     n = statistics.median(collections_count(runs))
     text = "\n".join([
