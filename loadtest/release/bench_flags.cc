@@ -40,6 +40,8 @@ bool ParseBenchFlags(int* argc, char** argv, BenchFlags* f) {
       f->partitions = static_cast<int>(v);
     } else if (Number(a, "kcat", &v, &bad)) {
       f->kcat = v != 0;
+    } else if (Number(a, "restore", &v, &bad)) {
+      f->restore = v != 0;
     } else if (a.starts_with("--set=")) {
       f->set.emplace_back(a.substr(6));
     } else {

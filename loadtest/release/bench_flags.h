@@ -16,11 +16,15 @@ struct BenchFlags {
   double warmup_s = 15;    // from the first consumed event: joins, first release
   int partitions = 4;
   bool kcat = true;
+  // After the window: kill -9 vanon just after a release, start it again on
+  // the same state and time its recovery (ready, caught up).
+  bool restore = false;
   std::vector<std::string> set;  // config overrides, KEY=VALUE, after the benchmark's own
 };
 
 // Removes --vehicles=N --rate=R --duration=S --warmup=S --partitions=P
-// --kcat=0|1 and --set=KEY=VALUE (repeatable) from argv. Returns false (after printing why) on a bad value.
+// --kcat=0|1 --restore=0|1 and --set=KEY=VALUE (repeatable) from argv. Returns false (after printing why) on a bad
+// value.
 bool ParseBenchFlags(int* argc, char** argv, BenchFlags* flags);
 
 }  // namespace vanon::loadtest

@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -193,6 +194,58 @@ void EchoBatchLines(const std::string& log_path) {
   }
 }
 
+constexpr char kHmacKey[] = "benchmark-hmac-key-0123456789abcdef";
+
+struct RestoreResult {
+  double ready_s = 0;      // kill -9 to /readyz ready
+  double caught_up_s = 0;  // kill -9 to less than a second of input behind
+  uint64_t input_lost = 0;
+  std::string error;
+};
+
+// Recovery from a crash, as a pod restarted on its volume sees it: with the
+// fleet producing, waits for a release to commit, kills vanon with SIGKILL
+// half a second later, starts it again on the same state and times it from
+// the kill until it is ready and until it is less than one second of input
+// behind, having read again what it buffered since its last release.
+RestoreResult KillAndRestore(const PacedFleetOptions& fo, const ReleaseLatency& latency, const std::string& config,
+                             std::vector<std::string>* overrides, const std::string& dir,
+                             std::unique_ptr<VanonProcess>* service) {
+  RestoreResult r;
+  FleetThread fleet(fo);
+  const size_t releases = latency.CompleteSeries().size();
+  if (!WaitFor([&] { return latency.CompleteSeries().size() > releases; }, 60)) {
+    r.error = "no release within 60 s before the kill";
+    return r;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto killed = Clock::now();
+  (*service)->Kill();
+  const int port = FreeLocalPort();
+  for (std::string& o : *overrides) {
+    if (o.starts_with("http.listen=")) o = "http.listen=127.0.0.1:" + std::to_string(port);
+  }
+  *service = std::make_unique<VanonProcess>(VANON_BINARY, config, *overrides, kHmacKey, port, dir + ".restart.log");
+  const uint64_t behind = static_cast<uint64_t>(g_flags.rate);  // one second of input
+  const auto deadline = killed + std::chrono::seconds(180);
+  while (Clock::now() < deadline) {
+    const VanonProgress p = (*service)->Progress();
+    if (p.ok && p.ready && r.ready_s == 0) r.ready_s = Seconds(killed, Clock::now());
+    // consumed counts input past what the killed process had counted, so
+    // the lag gauge has been set by then.
+    if (p.ok && p.ready && p.consumed > 0 && p.lag < behind) {
+      r.caught_up_s = Seconds(killed, Clock::now());
+      r.input_lost = p.input_lost;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  fleet.Join();
+  if (r.caught_up_s == 0) r.error = "not caught up within 180 s of the kill (restore_s -1)";
+  if (r.error.empty() && !fleet.error().empty()) r.error = "producer: " + fleet.error();
+  return r;
+}
+
 void BM_ReleaseEndToEnd(benchmark::State& state) {
   const BenchFlags& f = g_flags;
   for (auto _ : state) {
@@ -207,6 +260,15 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
                                           "privacy.epoch.length_seconds=10",
                                           "privacy.epoch.allowed_lateness_seconds=2",
                                           "privacy.epoch.idle_timeout_seconds=5"};
+    if (f.restore) {
+      // A killed member leaves the group only when its session times out:
+      // librdkafka's default (45 s) would be most of the measured recovery,
+      // and more input than the mock keeps per partition. Kafka's smallest
+      // default (group.min.session.timeout.ms) instead; docs/operations.md
+      // says what a restart costs with either.
+      overrides.push_back("kafka.consumer_properties.session.timeout.ms=6000");
+      overrides.push_back("kafka.consumer_properties.heartbeat.interval.ms=2000");
+    }
     overrides.insert(overrides.end(), f.set.begin(), f.set.end());
     const std::string config_path = std::string(VANON_SOURCE_DIR) + "/config/demo.yaml";
     config::Config config = config::LoadConfig(config_path, overrides);
@@ -229,8 +291,8 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
 
     // vanon in its own process, so its CPU is its own (the broker, the
     // fleet and the read-back consumers run in this one).
-    VanonProcess service(VANON_BINARY, config_path, overrides, "benchmark-hmac-key-0123456789abcdef", http_port,
-                         dir + ".log");
+    auto service =
+        std::make_unique<VanonProcess>(VANON_BINARY, config_path, overrides, kHmacKey, http_port, dir + ".log");
     int service_rc = 0;
 
     PacedFleetOptions fo;
@@ -243,10 +305,10 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     PacedFleet& gen = fleet.fleet();
 
     auto stop_service = [&] {
-      service_rc = service.Stop();
+      service_rc = service->Stop();
       std::filesystem::remove_all(dir);
     };
-    if (!WaitFor([&] { return service.Progress().consumed > 0; }, 60)) {
+    if (!WaitFor([&] { return service->Progress().consumed > 0; }, 60)) {
       stop_service();
       state.SkipWithError("vanon consumed nothing within 60 s");
       return;
@@ -257,15 +319,15 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     std::this_thread::sleep_until(start);
     const auto t0 = Clock::now();
     const int64_t wall0 = WallMs();
-    const VanonProgress s0 = service.Progress();
-    const double cpu0 = service.CpuSeconds();
+    const VanonProgress s0 = service->Progress();
+    const double cpu0 = service->CpuSeconds();
     const uint64_t p0 = gen.produced();
     const auto end = t0 + std::chrono::duration<double>(f.duration_s);
     uint64_t backlog_max = 0;
     auto next_report = t0;
     while (Clock::now() < end) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      VanonProgress s = service.Progress();
+      VanonProgress s = service->Progress();
       if (!s.ok) continue;
       uint64_t produced = gen.produced();
       backlog_max = std::max<uint64_t>(backlog_max, produced > s.consumed ? produced - s.consumed : 0);
@@ -277,8 +339,8 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
         next_report += std::chrono::seconds(1);
       }
     }
-    const VanonProgress s1 = service.Progress();
-    const double cpu1 = service.CpuSeconds();
+    const VanonProgress s1 = service->Progress();
+    const double cpu1 = service->CpuSeconds();
     const uint64_t p1 = gen.produced();
     const auto t1 = Clock::now();
     const int64_t wall1 = WallMs();
@@ -291,14 +353,14 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
     const int64_t epochs = (wall1 - first_epoch_end) / epoch_ms + 1;     // those ending in the window
     const int64_t last_epoch_end = first_epoch_end + epochs * epoch_ms;  // exclusive bound
     WaitFor([&] { return latency.Complete(first_epoch_end, last_epoch_end).count >= static_cast<size_t>(epochs); }, 60);
-    const std::string exposition = FetchMetrics(service.MetricsUrl());
+    const std::string exposition = FetchMetrics(service->MetricsUrl());
     const std::string log_path = dir + ".log";
     // Drained when vanon has consumed all it can: what is missing then was
     // deleted by the mock's retention before vanon reached it.
     uint64_t consumed = 0;
     const uint64_t produced_total = gen.produced();
     for (;;) {
-      uint64_t c = service.Progress().consumed;
+      uint64_t c = service->Progress().consumed;
       if (c >= produced_total || c == consumed) {
         consumed = c;
         break;
@@ -306,8 +368,14 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
       consumed = c;
       std::this_thread::sleep_for(std::chrono::seconds(3));
     }
-    const VanonProgress final_status = service.Progress();
-    const double vanon_peak_rss_mb = ProcessPeakRssMb(service.pid());
+    const VanonProgress final_status = service->Progress();
+    const double vanon_peak_rss_mb = ProcessPeakRssMb(service->pid());
+    RestoreResult restore;
+    if (f.restore) {
+      // A recovery that fails is a figure too (-1), not a lost run.
+      restore = KillAndRestore(fo, latency, config_path, &overrides, dir, &service);
+      if (!restore.error.empty()) std::fprintf(stderr, "restore: %s\n", restore.error.c_str());
+    }
     stop_service();
     if (!fleet.error().empty() || service_rc != 0) {
       state.SkipWithError(("producer or service failed (vanon log: " + log_path + "): " + fleet.error()).c_str());
@@ -359,6 +427,11 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
       state.counters["hist_p99_le_s"] = h->UpperBound(0.99);
     }
     state.counters["vanon_peak_rss_MB"] = vanon_peak_rss_mb;
+    if (f.restore) {
+      state.counters["restore_ready_s"] = restore.ready_s > 0 ? restore.ready_s : -1;
+      state.counters["restore_s"] = restore.caught_up_s > 0 ? restore.caught_up_s : -1;
+      state.counters["restore_input_lost"] = static_cast<double>(restore.input_lost);
+    }
     state.counters["bench_peak_rss_MB"] = PeakRssMb();  // broker, fleet and readers
     if (f.kcat) {
       KcatResult k = RunKcat(cluster, fo, produced_total);

@@ -20,12 +20,18 @@ struct VanonProgress {
   uint64_t releases = 0;           // partition shares committed
   uint64_t suppressed_tuples = 0;  // all reasons
   uint64_t waiting = 0;            // tuples
+  bool ready = false;              // vanon_ready
+  uint64_t lag = 0;                // vanon_consumer_lag_messages{stat="sum"}
+  uint64_t input_lost = 0;         // deleted by retention before it was read
 };
 
 class VanonProcess {
  public:
-  // Starts `binary run --config config --set ...` with the HMAC key in its
-  // environment; its log goes to `log_path`. Throws if fork fails.
+  // Starts `binary run --config config --set ...` with the HMAC key (and a
+  // state key ring, unless VANON_STATE_KEYS is set already) in its
+  // environment; its log goes to `log_path`. Throws if fork fails. The
+  // environment variable VANON_BENCH_BINARY, if set, names another vanon
+  // binary to run instead (A/B comparisons of two builds).
   VanonProcess(const std::string& binary, const std::string& config, const std::vector<std::string>& sets,
                const std::string& hmac_key, int http_port, const std::string& log_path);
   ~VanonProcess();  // Stop()
@@ -38,6 +44,8 @@ class VanonProcess {
   pid_t pid() const { return pid_; }
   // SIGTERM, then waits; returns the exit status (-1 when killed by a signal).
   int Stop();
+  // SIGKILL (a crash), then waits.
+  void Kill();
 
  private:
   pid_t pid_ = -1;

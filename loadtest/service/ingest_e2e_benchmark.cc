@@ -204,6 +204,11 @@ void BM_IngestEndToEnd(benchmark::State& state) {
       return;
     }
     std::filesystem::remove(dir + ".log");
+    // CLOCK_MONOTONIC seconds of the window, to cut a profile of vanon (perf
+    // record -k CLOCK_MONOTONIC) to what the figures below measure.
+    std::fprintf(stderr, "vanon window: monotonic %.6f %.6f\n",
+                 std::chrono::duration<double>(warm.time_since_epoch()).count(),
+                 std::chrono::duration<double>(last.time_since_epoch()).count());
     const double measured = static_cast<double>(events - warmup);
     const double vanon_s = Seconds(warm, last);
     state.SetIterationTime(vanon_s);

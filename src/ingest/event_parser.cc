@@ -61,23 +61,33 @@ bool ScalarText(simdjson::dom::element value, std::string* out) {
 
 }  // namespace
 
+namespace {
+
+// Where each mapped field's path sits in EventParser::Rep::paths; the
+// extras follow from kFirstExtra on, in FieldMapping::extras order.
+enum PathIndex : std::size_t { kVin, kTrip, kTimestamp, kEvent, kPayload, kFirstExtra };
+
+std::vector<JsonPath> PathsOf(const FieldMapping& m) {
+  std::vector<JsonPath> paths;
+  for (const std::string* f : {&m.vin, &m.trip, &m.timestamp, &m.event, &m.payload}) {
+    paths.push_back(internal::SplitJsonPath(*f));
+  }
+  for (const std::string& e : m.extras) paths.push_back(internal::SplitJsonPath(e));
+  return paths;
+}
+
+}  // namespace
+
 struct EventParser::Rep {
   Rep(FieldMapping m, ValidationLimits l)
       : mapping(std::move(m)),
         limits(l),
-        vin(internal::SplitJsonPath(mapping.vin)),
-        trip(internal::SplitJsonPath(mapping.trip)),
-        timestamp(internal::SplitJsonPath(mapping.timestamp)),
-        event(internal::SplitJsonPath(mapping.event)),
-        payload(internal::SplitJsonPath(mapping.payload)),
+        paths(PathsOf(mapping)),
         // simdjson refuses a document once its count of nested non-empty
         // containers reaches its limit; +1 makes our limit inclusive.
         parser(std::clamp<std::size_t>(limits.max_message_bytes, 4096, simdjson::SIMDJSON_MAXSIZE_BYTES)) {
     if (limits.max_depth == 0) {
       throw std::invalid_argument("max_depth must be at least 1");
-    }
-    for (const std::string& e : mapping.extras) {
-      extras.push_back(internal::SplitJsonPath(e));
     }
     const auto initial = std::min<std::size_t>(parser.max_capacity(), kInitialCapacity);
     if (parser.allocate(initial, limits.max_depth + 1) != simdjson::SUCCESS) {
@@ -92,10 +102,10 @@ struct EventParser::Rep {
     return Reject(r, reason, std::move(detail));
   }
 
-  // Looks up a required field. On failure fills *r and returns false.
-  bool Required(simdjson::dom::element root, const JsonPath& path, const std::string& name, simdjson::dom::element* out,
-                Rejection* r) {
-    switch (internal::Resolve(root, path, out)) {
+  // Looks up a required field (paths has scanned the root). On failure
+  // fills *r and returns false.
+  bool Required(std::size_t path, const std::string& name, simdjson::dom::element* out, Rejection* r) {
+    switch (paths.Find(path, out)) {
       case Lookup::kFound:
         if (out->is_null()) return Fail(r, RejectReason::kMissingField, "is null", name);
         return true;
@@ -109,10 +119,9 @@ struct EventParser::Rep {
     return false;
   }
 
-  bool String(simdjson::dom::element root, const JsonPath& path, const std::string& name, bool allow_empty,
-              std::string* out, Rejection* r) {
+  bool String(std::size_t path, const std::string& name, bool allow_empty, std::string* out, Rejection* r) {
     simdjson::dom::element value;
-    if (!Required(root, path, name, &value, r)) return false;
+    if (!Required(path, name, &value, r)) return false;
     std::string_view s;
     if (value.get_string().get(s) != simdjson::SUCCESS) {
       return Fail(r, RejectReason::kWrongType, "is not a string", name);
@@ -122,10 +131,10 @@ struct EventParser::Rep {
     return true;
   }
 
-  bool Timestamp(simdjson::dom::element root, std::int64_t now_ms, std::int64_t* ts, Rejection* r) {
+  bool Timestamp(std::int64_t now_ms, std::int64_t* ts, Rejection* r) {
     const std::string& name = mapping.timestamp;
     simdjson::dom::element value;
-    if (!Required(root, timestamp, name, &value, r)) return false;
+    if (!Required(kTimestamp, name, &value, r)) return false;
     switch (value.type()) {
       case simdjson::dom::element_type::INT64:
         *ts = value.get_int64().value_unsafe();
@@ -155,16 +164,16 @@ struct EventParser::Rep {
     return true;
   }
 
-  bool Payload(simdjson::dom::element root, std::string* out, Rejection* r) {
+  bool Payload(std::string* out, Rejection* r) {
     has_payload_object = false;
     const std::string& name = mapping.payload;
     simdjson::dom::element value;
-    const Lookup found = internal::Resolve(root, payload, &value);
+    const Lookup found = paths.Find(kPayload, &value);
     if (!mapping.payload_required && (found == Lookup::kAbsent || (found == Lookup::kFound && value.is_null()))) {
       out->assign("{}");
       return true;
     }
-    if (!Required(root, payload, name, &value, r)) return false;
+    if (!Required(kPayload, name, &value, r)) return false;
     simdjson::dom::object object;
     if (value.get_object().get(object) != simdjson::SUCCESS) {
       return Fail(r, RejectReason::kWrongType, "is not an object", name);
@@ -183,13 +192,13 @@ struct EventParser::Rep {
     return true;
   }
 
-  bool Extras(simdjson::dom::element root, std::vector<std::optional<std::string>>* out, Rejection* r) {
-    out->resize(extras.size());
-    for (std::size_t i = 0; i < extras.size(); ++i) {
+  bool Extras(std::vector<std::optional<std::string>>* out, Rejection* r) {
+    out->resize(mapping.extras.size());
+    for (std::size_t i = 0; i < mapping.extras.size(); ++i) {
       const std::string& name = mapping.extras[i];
       std::optional<std::string>& slot = (*out)[i];
       simdjson::dom::element value;
-      switch (internal::Resolve(root, extras[i], &value)) {
+      switch (paths.Find(kFirstExtra + i, &value)) {
         case Lookup::kFound:
           break;
         case Lookup::kAbsent:
@@ -214,8 +223,7 @@ struct EventParser::Rep {
 
   FieldMapping mapping;
   ValidationLimits limits;
-  JsonPath vin, trip, timestamp, event, payload;
-  std::vector<JsonPath> extras;
+  internal::PathSet paths;  // in PathIndex order
 
   simdjson::dom::parser parser;
   // simdjson reads up to SIMDJSON_PADDING bytes past the end of its input;
@@ -267,10 +275,6 @@ bool EventParser::Parse(std::string_view key, std::string_view value, std::int64
                   "message is " + std::to_string(value.size()) + " bytes, limit is " +
                       std::to_string(rep.limits.max_message_bytes));
   }
-  if (!simdjson::validate_utf8(value.data(), value.size())) {
-    return Reject(rejection, RejectReason::kInvalidUtf8, "message is not valid UTF-8");
-  }
-
   const std::size_t needed = value.size() + simdjson::SIMDJSON_PADDING;
   if (needed > rep.input_capacity) {
     rep.input_capacity = std::max(needed, 2 * rep.input_capacity);
@@ -280,13 +284,23 @@ bool EventParser::Parse(std::string_view key, std::string_view value, std::int64
   std::memset(rep.input.get() + value.size(), 0, simdjson::SIMDJSON_PADDING);
 
   simdjson::dom::element root;
+  // simdjson validates UTF-8 while it parses, so a document it accepts is
+  // valid UTF-8; only a refused one is checked apart, because invalid UTF-8
+  // is the reason given before any other (step 2) and simdjson may name
+  // another fault of the same document first.
   const simdjson::error_code error = rep.parser.parse(rep.input.get(), value.size(), false).get(root);
-  if (error != simdjson::SUCCESS) return RejectParseError(error, rep.limits, rejection);
+  if (error != simdjson::SUCCESS) {
+    if (!simdjson::validate_utf8(value.data(), value.size())) {
+      return Reject(rejection, RejectReason::kInvalidUtf8, "message is not valid UTF-8");
+    }
+    return RejectParseError(error, rep.limits, rejection);
+  }
   if (!root.is_object()) {
     return Reject(rejection, RejectReason::kWrongType, "message is not a JSON object");
   }
+  rep.paths.Scan(root);
 
-  if (!rep.String(root, rep.vin, rep.mapping.vin, true, &event->vin, rejection)) {
+  if (!rep.String(kVin, rep.mapping.vin, true, &event->vin, rejection)) {
     return false;
   }
   if (!base::IsValidVin(event->vin)) {
@@ -296,10 +310,10 @@ bool EventParser::Parse(std::string_view key, std::string_view value, std::int64
   if (!key.empty() && key != event->vin) {
     return Reject(rejection, RejectReason::kInvalidVin, "key does not match body VIN");
   }
-  if (!(rep.String(root, rep.trip, rep.mapping.trip, false, &event->trip_id, rejection) &&
-        rep.Timestamp(root, now_ms, &event->ts_ms, rejection) &&
-        rep.String(root, rep.event, rep.mapping.event, false, &event->event, rejection) &&
-        rep.Payload(root, &event->payload_json, rejection) && rep.Extras(root, &event->extras, rejection))) {
+  if (!(rep.String(kTrip, rep.mapping.trip, false, &event->trip_id, rejection) &&
+        rep.Timestamp(now_ms, &event->ts_ms, rejection) &&
+        rep.String(kEvent, rep.mapping.event, false, &event->event, rejection) &&
+        rep.Payload(&event->payload_json, rejection) && rep.Extras(&event->extras, rejection))) {
     return false;
   }
   // The key (the VIN) is what keeps a vehicle in one input partition: its

@@ -30,6 +30,32 @@ enum class Lookup {
 // must not slip past checks done on the first.
 Lookup Resolve(simdjson::dom::element root, const JsonPath& path, simdjson::dom::element* out);
 
+// Several paths resolved together, each with the answer Resolve would give.
+// Resolve scans every member of the root object per path (to find a
+// duplicate), so an event's six fields walked its top level six times; a
+// PathSet walks it once for all of them and follows deeper segments only
+// where a path has them.
+class PathSet {
+ public:
+  explicit PathSet(std::vector<JsonPath> paths);
+
+  // Reads the root's members. Find() answers for this root until the next
+  // Scan; `root` must outlive those calls.
+  void Scan(simdjson::dom::element root);
+  // Resolve(root, paths[i], out).
+  Lookup Find(std::size_t i, simdjson::dom::element* out) const;
+
+  std::size_t size() const { return paths_.size(); }
+
+ private:
+  std::vector<JsonPath> paths_;
+  std::vector<std::string> heads_;    // distinct first segments
+  std::vector<std::size_t> head_of_;  // per path, into heads_
+  bool root_is_object_ = false;
+  std::vector<int> matches_;                    // per head: 0, 1 or 2 (= more than one)
+  std::vector<simdjson::dom::element> values_;  // per head, when matched once
+};
+
 // True when no key occurs twice in `object`. `scratch` is reused storage.
 bool HasUniqueKeys(simdjson::dom::object object, std::vector<std::string_view>* scratch);
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <numbers>
 
-#include <fmt/compile.h>
 #include <simdjson.h>
 
+#include "base/decimal_text.h"
 #include "base/json.h"
 
 namespace vanon::release {
@@ -113,10 +113,7 @@ struct PayloadTransformer::Rep {
         const double lo = v ? std::floor(*v / rule.width) * rule.width : 0;
         if (!v || !std::isfinite(lo)) break;
         // 15 digits hide the binary noise of floor(v/w)*w (0.30000000000000004).
-        // Formatted into a stack buffer: through a back_inserter fmt pushed
-        // char by char into the string (issue 18 profile, 4% of ingestion).
-        char buf[64];
-        out->append(buf, fmt::format_to_n(buf, sizeof(buf), FMT_COMPILE("{:.15g}"), lo == 0 ? 0.0 : lo).out);
+        base::AppendGeneral15(out, lo == 0 ? 0.0 : lo);
         return true;
       }
       case config::PayloadTransform::kGpsGrid: {
@@ -127,10 +124,11 @@ struct PayloadTransformer::Rep {
         const std::optional<double> lon = Number(lon_e);
         if (!lat || !lon || *lat < -90 || *lat > 90 || *lon < -180 || *lon > 180) break;
         const GridPoint p = GridCellCentre(*lat, *lon, rule.cell_meters);
-        char buf[96];
-        out->append(
-            buf,
-            fmt::format_to_n(buf, sizeof(buf), FMT_COMPILE("{{\"lat\":{:.6f},\"lon\":{:.6f}}}"), p.lat, p.lon).out);
+        out->append("{\"lat\":");
+        base::AppendFixed6(out, p.lat);
+        out->append(",\"lon\":");
+        base::AppendFixed6(out, p.lon);
+        out->push_back('}');
         return true;
       }
     }

@@ -45,5 +45,19 @@ TEST(JsonTest, NumbersAreShortestAndNeverNaN) {
   EXPECT_EQ(out, "0.1 2 null null -42");
 }
 
+TEST(JsonTest, IntegersAsFmtWritesThem) {
+  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{7}, int64_t{1795412460000}, std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max()}) {
+    std::string out = "x";
+    AppendJsonInt(&out, v);
+    EXPECT_EQ(out, "x" + fmt::format("{}", v));
+  }
+  std::string out;
+  AppendJsonInt(&out, std::numeric_limits<uint64_t>::max());
+  AppendJsonInt(&out, uint8_t{200});
+  AppendJsonInt(&out, int32_t{-2147483647 - 1});
+  EXPECT_EQ(out, fmt::format("{}{}{}", std::numeric_limits<uint64_t>::max(), uint8_t{200}, int32_t{-2147483647 - 1}));
+}
+
 }  // namespace
 }  // namespace vanon::base

@@ -98,6 +98,21 @@ TEST(EventParserMalformedTest, InvalidUtf8Sequences) {
   }
 }
 
+// Invalid UTF-8 is the reason even where the same document has another
+// fault that a JSON parser meets first (checked before parsing, step 2).
+TEST(EventParserMalformedTest, InvalidUtf8WinsOverOtherFaultsOfTheSameDocument) {
+  EventParser parser(FieldMapping{}, ValidationLimits{});
+  for (const std::string& seq : {std::string("\xff"), std::string("\xc0\xaf"), std::string("\xed\xa0\x80")}) {
+    EventFields control;
+    control.trip = "\"t\x01" + seq + "\"";  // an unescaped control character before it
+    ExpectRejected(parser, EventJson(control), RejectReason::kInvalidUtf8);
+    ExpectRejected(parser, "{\"vin\": tru, \"x\": \"" + seq + "\"}", RejectReason::kInvalidUtf8);
+    ExpectRejected(parser, EventJson() + "}" + seq, RejectReason::kInvalidUtf8);
+    ExpectRejected(parser, "{\"unterminated\": \"" + seq, RejectReason::kInvalidUtf8);
+    ExpectRejected(parser, std::string(200, '[') + seq + std::string(200, ']'), RejectReason::kInvalidUtf8);
+  }
+}
+
 TEST(EventParserMalformedTest, EscapedLoneSurrogatesAreBrokenJson) {
   EventParser parser(FieldMapping{}, ValidationLimits{});
   for (const char* s : {R"("\ud800")", R"("\udc00")", R"("\ud800\u0041")"}) {

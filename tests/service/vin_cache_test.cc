@@ -39,6 +39,19 @@ TEST(VinCacheTest, KeysLongerThanAVinAndEmptyKeys) {
   EXPECT_TRUE(cache.FindOrInsert(std::string(40, 'C')).second);
 }
 
+// The table starts small and grows: what was inserted before a growth is
+// still found after it.
+TEST(VinCacheTest, GrowsUpToItsBound) {
+  VinCache<int> cache(1 << 16);
+  for (int i = 0; i < 50000; ++i) *cache.FindOrInsert(Vin(i)).first = i;
+  EXPECT_EQ(cache.size(), 50000u);
+  for (int i = 0; i < 50000; ++i) {
+    auto [v, fresh] = cache.FindOrInsert(Vin(i));
+    ASSERT_FALSE(fresh) << i;
+    ASSERT_EQ(*v, i);
+  }
+}
+
 TEST(VinCacheTest, StartsOverWhenFull) {
   VinCache<int> cache(4);
   for (int i = 0; i < 4; ++i) *cache.FindOrInsert(Vin(i)).first = i + 1;

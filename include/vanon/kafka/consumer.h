@@ -19,8 +19,9 @@
 namespace RdKafka {
 class ConsumerGroupMetadata;
 class KafkaConsumer;
-class Message;
 }  // namespace RdKafka
+struct rd_kafka_message_s;
+struct rd_kafka_queue_s;
 
 namespace vanon::kafka {
 
@@ -87,7 +88,10 @@ class Consumer {
   std::string topic_;
   std::unique_ptr<Rebalancer> rebalancer_;
   std::unique_ptr<RdKafka::KafkaConsumer> consumer_;
-  std::vector<std::unique_ptr<RdKafka::Message>> held_;
+  rd_kafka_queue_s* queue_ = nullptr;  // the group's queue, read in batches
+  // The last Poll's messages (batch_ views them); destroyed by the next.
+  std::vector<rd_kafka_message_s*> held_;
+  std::vector<rd_kafka_message_s*> scratch_;
   std::vector<InputMessage> batch_;
   std::vector<LostInput> lost_;
   bool closed_ = false;
@@ -96,7 +100,12 @@ class Consumer {
   std::map<int32_t, int64_t> resetting_;
 
   int64_t ResumePosition(int32_t partition, int64_t lo, int64_t hi);
-  void ResumeAfterReset(const RdKafka::Message& error);
+  // A partition's position was deleted (auto.offset.reset=error): counts
+  // what is lost and where it resumes; ResumeResetPartitions applies that.
+  void NoteReset(const rd_kafka_message_s& error);
+  void ResumeResetPartitions();
+  void Take(rd_kafka_message_s* m, bool* resume_resets);
+  void ReleaseHeld();
 };
 
 }  // namespace vanon::kafka

@@ -92,6 +92,22 @@ class EventBuffer {
   // The largest epoch list taken so far: new lists reserve a little more,
   // so that they rarely grow (which would move every event again).
   size_t expected_ = 0;
+  // What a new list reserves while expected_ is 0: 32,768 events, about
+  // 6 MB of address space (three huge pages once touched).
+  static constexpr size_t kColdListEvents = 1 << 15;
+  // The list the last event joined (null after a Take). A copy or a moved
+  // buffer starts without it: it points into this buffer's map.
+  struct LastList {
+    int64_t epoch = 0;
+    EpochList* list = nullptr;
+    LastList() = default;
+    LastList(const LastList&) {}
+    LastList& operator=(const LastList&) {
+      list = nullptr;
+      return *this;
+    }
+  };
+  LastList last_;
 };
 
 }  // namespace vanon::release

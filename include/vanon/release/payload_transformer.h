@@ -23,11 +23,12 @@
 #define VANON_RELEASE_PAYLOAD_TRANSFORMER_H_
 
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <memory>
-#include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "vanon/config.h"
 #include "vanon/ingest/payload_sink.h"
@@ -72,8 +73,14 @@ class PayloadTransformer : public ingest::PayloadSink {
   struct Rep;
   bool keep_unlisted_;
   int64_t bucket_ms_;
-  std::map<std::string, config::PayloadField, std::less<>> rules_;
-  std::set<std::string, std::less<>> parents_;  // proper prefixes of rule paths
+  // Looked up once per payload field of every event: hashed, and by the
+  // path being built without a copy.
+  struct PathHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, config::PayloadField, PathHash, std::equal_to<>> rules_;
+  std::unordered_set<std::string, PathHash, std::equal_to<>> parents_;  // proper prefixes of rule paths
   std::unique_ptr<Rep> rep_;
   PayloadStats stats_;
 };

@@ -18,11 +18,13 @@
 #include "vanon/config.h"
 #include "vanon/ingest/buffered_event.h"
 #include "vanon/ingest/event_parser.h"
+#include "vanon/ingest/qi_pool.h"
 #include "vanon/kafka/consumer.h"
 #include "vanon/release/epoch_clock.h"
 #include "vanon/release/event_buffer.h"
 #include "vanon/release/payload_transformer.h"
 #include "vanon/service/prepared_epoch_filter.h"
+#include "vanon/service/inline_string.h"
 #include "vanon/service/qi_resolver.h"
 #include "vanon/service/vin_cache.h"
 #include "vanon/state/partition_progress.h"
@@ -100,13 +102,14 @@ class IngestPipeline {
  private:
   // What ingestion derives from a VIN, cached because a fleet's vehicles send
   // many events each. Memory only (raw VINs never leave the process); bounded.
+  // What every event reads comes first, together (VinCache prefetches it).
   struct VehicleInfo {
     ingest::HmacToken key;
-    ingest::QiValues qi;  // shared by the vehicle's buffered events
+    ingest::HmacToken last_trip_key;
+    ingest::QiValues qi;         // shared by the vehicle's buffered events
+    InlineString<40> last_trip;  // a UUID is 36 characters
     bool known = false;
     std::optional<std::string> sensitive;  // sensitive.aggregator: registry
-    std::string last_trip;
-    ingest::HmacToken last_trip_key;
   };
   VehicleInfo& Lookup(const ingest::ParsedEvent& e);
 
@@ -145,6 +148,7 @@ class IngestPipeline {
   std::map<int32_t, PreparedEpochFilter> filters_;
   std::vector<std::pair<int32_t, release::KeyedEvent>> stored_;  // this batch's, for buffers_ once routed
   VinCache<VehicleInfo> vehicles_;
+  ingest::QiPool qi_pool_;  // the vehicles' QI lists, shared by equal ones
   ingest::ParsedEvent parsed_;
 };
 

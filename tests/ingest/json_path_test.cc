@@ -1,0 +1,51 @@
+#include "ingest/json_path.h"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <string>
+#include <vector>
+
+namespace vanon::ingest::internal {
+namespace {
+
+// PathSet must answer exactly as Resolve does, path by path, for whatever
+// shape the document has.
+TEST(PathSet, AnswersAsResolve) {
+  const std::vector<std::string> dotted = {
+      "vin", "trip_id", "ts", "payload", "payload.artist", "payload.pos.lat", "a.b", "missing", "payload.missing"};
+  std::vector<JsonPath> paths;
+  for (const std::string& d : dotted) paths.push_back(SplitJsonPath(d));
+  PathSet set(paths);
+  const std::vector<std::string> documents = {
+      R"({"vin":"V","trip_id":"t","ts":1,"payload":{"artist":"x","pos":{"lat":1.5}}})",
+      R"({"vin":"V","vin":"W","payload":{"artist":"x","artist":"y"}})",
+      R"({"payload":{"pos":{"lat":1,"lat":2}},"payload":{}})",
+      R"({"payload":{"pos":[1,2]},"a":{"b":null}})",
+      R"({"payload":"text","a":{"b":{"c":1}},"ts":null})",
+      R"({"payload":{"pos":{"lat":{"deep":true}}},"trip_id":"","a":1})",
+      R"({})",
+      R"([1,2])",
+      R"("string")",
+      R"({"vin":1,"trip_id":2,"ts":3,"payload":4,"a":5,"missing":6})",
+  };
+  simdjson::dom::parser parser;
+  for (const std::string& doc : documents) {
+    simdjson::dom::element root;
+    ASSERT_EQ(parser.parse(doc).get(root), simdjson::SUCCESS) << doc;
+    set.Scan(root);
+    for (size_t i = 0; i < paths.size(); ++i) {
+      simdjson::dom::element want, got;
+      const Lookup expected = Resolve(root, paths[i], &want);
+      ASSERT_EQ(set.Find(i, &got), expected) << doc << " " << dotted[i];
+      if (expected == Lookup::kFound) {
+        EXPECT_EQ(simdjson::minify(got), simdjson::minify(want)) << doc << " " << dotted[i];
+      }
+    }
+  }
+}
+
+TEST(PathSet, RefusesAnEmptyPath) { EXPECT_THROW(PathSet({JsonPath{}}), std::invalid_argument); }
+
+}  // namespace
+}  // namespace vanon::ingest::internal
