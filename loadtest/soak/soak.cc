@@ -348,8 +348,8 @@ std::string Soak::RestoreStats() {
   if (!seconds.empty()) {
     o << "| restore time, median / max | " << seconds[seconds.size() / 2] << " / " << seconds.back() << " s |\n";
   }
-  o << "| partitions kept (up to date) / seeded from local state / refused until their holder seeded | "
-    << up_to_date << " / " << seeds << " / " << refusals << " |\n";
+  o << "| partitions kept (up to date) / seeded from local state / refused until their holder seeded | " << up_to_date
+    << " / " << seeds << " / " << refusals << " |\n";
   return o.str();
 }
 
