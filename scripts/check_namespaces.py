@@ -8,6 +8,8 @@ vanon::config::internal for an area's private helpers), never the flat
   src/fleet/vehicle/, include/vanon/vehicle/             -> vanon::fleet (the VIN decoding
                                                             of the fleet area, as in
                                                             tests/ops/check_dependencies.py)
+  src/service/release/release_runner.cc                  -> vanon::service (the service's
+                                                            roles share its namespace)
   include/vanon/config.h                                 -> vanon::config
   include/vanon/version.h.in                             -> vanon (the project's version)
   src/alloc/                                             -> none (jemalloc's extern "C" symbol)
@@ -23,7 +25,7 @@ classes of it (`namespace vanon::state { class StateStore; }`).
 import re
 import sys
 
-from source_areas import area_of, source_files
+from source_areas import area_of, namespace_area, source_files
 
 NO_NAMESPACE = {'alloc', 'version'}
 OPEN = re.compile(r'^namespace (vanon(?:::\w+)*) \{')
@@ -34,6 +36,7 @@ def check(rel, text):
     area = area_of(rel)
     if area is None or area in NO_NAMESPACE:
         return
+    area = namespace_area(area)
     own = 'vanon::' + area
     opened = False
     lines = text.splitlines()

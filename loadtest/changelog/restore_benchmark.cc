@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "changelog_writer.h"
-#include "state_restorer.h"
+#include "service/collector/changelog_writer.h"
+#include "service/restore/state_restorer.h"
 #include "vanon/seal/record_sealer.h"
 #include "vanon/config.h"
 #include "vanon/kafka/mock_cluster.h"

@@ -28,7 +28,7 @@
 #include "vanon/config.h"
 #include "vanon/fleet/fleet_generator.h"
 #include "vanon/kafka/consumer.h"
-#include "vanon/service/ingest_pipeline.h"
+#include "service/ingest/ingest_pipeline.h"
 #include "vanon/state/state_store.h"
 #include "vanon/vehicle/vin_decoder.h"
 

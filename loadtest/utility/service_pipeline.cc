@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "memory_share_state.h"
-#include "release_share.h"
+#include "service/share/release_share.h"
 #include "vanon/engine/checker.h"
 #include "vanon/release/epoch_clock.h"
 #include "vanon/release/event_buffer.h"

@@ -17,21 +17,21 @@
 #include <thread>
 #include <vector>
 
-#include "changelog_writer.h"
-#include "state_restorer.h"
+#include "service/collector/changelog_writer.h"
+#include "service/restore/state_restorer.h"
 #include "vanon/http/http_server.h"
 #include "vanon/kafka/consumer.h"
 #include "vanon/kafka/internal_topics.h"
 #include "vanon/kafka/producer.h"
 #include "vanon/kafka/transactional_producer.h"
-#include "vanon/service/dp_partial_source.h"
-#include "vanon/service/dp_publisher.h"
-#include "vanon/service/ingest_metrics.h"
-#include "vanon/service/ingest_pipeline.h"
-#include "vanon/service/partition_guard.h"
-#include "vanon/service/state_version.h"
-#include "vanon/service/release_metrics.h"
-#include "vanon/service/release_runner.h"
+#include "service/dp/dp_partial_source.h"
+#include "service/dp/dp_publisher.h"
+#include "service/ingest/ingest_metrics.h"
+#include "service/ingest/ingest_pipeline.h"
+#include "service/store/partition_guard.h"
+#include "service/store/state_version.h"
+#include "service/release/release_metrics.h"
+#include "service/release/release_runner.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon::service {

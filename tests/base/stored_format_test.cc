@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/hex.h"
-#include "service/changelog_writer.h"
+#include "service/collector/changelog_writer.h"
 #include "state/key_codec.h"
 #include "vanon/config.h"
 #include "vanon/dp/ledger_store.h"

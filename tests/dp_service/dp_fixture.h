@@ -20,8 +20,8 @@
 #include "vanon/config.h"
 #include "vanon/ingest/buffered_event.h"
 #include "vanon/release/seed_stream.h"
-#include "vanon/service/dp_publisher.h"
-#include "store_share_state.h"  // src/service: AddShareDelta
+#include "service/dp/dp_publisher.h"
+#include "service/store/store_share_state.h"  // src/service: AddShareDelta
 #include "vanon/state/state_store.h"
 
 namespace vanon::dp_test {

@@ -1,4 +1,4 @@
-#include "vanon/service/dp_publisher.h"
+#include "service/dp/dp_publisher.h"
 
 #include <gtest/gtest.h>
 #include <prometheus/registry.h>

@@ -16,7 +16,7 @@
 
 #include "dp_fixture.h"
 #include "vanon/release/seed_stream.h"
-#include "vanon/service/dp_publisher.h"
+#include "service/dp/dp_publisher.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon::service {

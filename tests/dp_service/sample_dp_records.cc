@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "dp_fixture.h"
-#include "vanon/service/dp_partial_source.h"
-#include "vanon/service/dp_publisher.h"
+#include "service/dp/dp_partial_source.h"
+#include "service/dp/dp_publisher.h"
 #include "vanon/state/state_store.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// A state changelog record as the restore reads it (service/state_restorer.cc):
+// A state changelog record as the restore reads it (service/restore/state_restorer.cc):
 // DecodeChangelogKey on the key, then the value, once opened, as the store
 // value of its column family, by the decoder the service reads that family
 // with. Input: one byte n, n bytes of key, then the value (empty = a
@@ -10,7 +10,7 @@
 // its record's harness.
 #include "fuzz_support.h"
 #include "fuzz_targets.h"
-#include "service/changelog_writer.h"
+#include "service/collector/changelog_writer.h"
 #include "state/key_codec.h"
 
 namespace vanon::fuzz {

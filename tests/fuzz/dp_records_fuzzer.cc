@@ -16,7 +16,7 @@
 #include "base/hex.h"
 #include "fuzz_support.h"
 #include "fuzz_targets.h"
-#include "service/dp_partial.h"
+#include "service/dp/dp_partial.h"
 #include "vanon/dp/epsilon.h"
 #include "vanon/dp/ledger_store.h"
 #include "vanon/dp/random_source.h"

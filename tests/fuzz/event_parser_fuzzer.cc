@@ -1,5 +1,5 @@
 // EventParser with the demo's field mapping, limits and payload transforms,
-// wired as the ingest pipeline wires them (service/ingest_pipeline.cc): the
+// wired as the ingest pipeline wires them (service/ingest/ingest_pipeline.cc): the
 // sensitive field as the one extra, the PayloadTransformer as payload sink.
 // Input: one Kafka message value; the key is the body's VIN (so accepted
 // events reach the sink), and the same value is parsed again without a key.

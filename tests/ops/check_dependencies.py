@@ -11,10 +11,10 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts'))
-from source_areas import AREA_ALIASES, area_of, source_files  # noqa: E402
+from source_areas import AREA_ALIASES, SERVICE_PUBLIC, SPLIT_AREAS, area_of, source_files  # noqa: E402
 
 # area -> what it may include besides itself and the standard/system headers.
-# '*' marks the wiring areas that may include any vanon area.
+# '*' marks the wiring area (the command line) that may include any vanon area.
 LIBS = {'rocksdb', 'librdkafka', 'prometheus', 'httplib', 'yaml-cpp', 'spdlog', 'simdjson', 'openssl', 'fmt'}
 ALLOWED = {
     'base': {'fmt'},
@@ -31,22 +31,53 @@ ALLOWED = {
     'seal': {'base', 'openssl'},
     'kafka': {'librdkafka'},
     'http': {'httplib', 'prometheus'},
-    'dp_store': {'dp', 'rocksdb'},
     'alloc': set(),
     'version': set(),
-    'service': {'*', 'librdkafka', 'prometheus', 'simdjson', 'spdlog', 'openssl', 'fmt'},
+    # The service, one row per role (docs/architecture.md, "Roles"). A role
+    # includes only roles listed above it here; service is service.cc, the
+    # composition root and the stream thread.
+    'service/support': {'base', 'prometheus', 'spdlog'},
+    # The state manager: stored record names, the state around a release,
+    # ShareState and its RocksDB adapter, store-wide records.
+    'service/store': {'dp', 'engine', 'release', 'state', 'spdlog'},
+    # What one input partition owns while it is assigned.
+    'service/task': {'release', 'state'},
+    # The DP publisher and its modes.
+    'service/dp': {'service/support', 'service/store', 'base', 'config', 'dp', 'engine', 'ingest', 'kafka', 'release',
+                   'seal', 'prometheus', 'spdlog'},
+    # One partition's share of a release, over ShareState: no Kafka, no RocksDB.
+    'service/share': {'service/support', 'service/store', 'service/dp', 'config', 'engine', 'ingest', 'release', 'state',
+                      'spdlog'},
+    # The record collector: changelog records, prepare records, offsets.
+    'service/collector': {'service/store', 'base', 'config', 'kafka', 'release', 'seal', 'state', 'librdkafka',
+                          'spdlog', 'fmt'},
+    # Parse, route, buffer.
+    'service/ingest': {'service/support', 'service/store', 'service/task', 'config', 'fleet', 'ingest', 'kafka',
+                       'release', 'state', 'version', 'prometheus'},
+    # The changelog reader.
+    'service/restore': {'service/collector', 'config', 'kafka', 'seal', 'state', 'prometheus', 'spdlog'},
+    # The release runner: prepare, compute, the transaction, apply.
+    'service/release': {'service/support', 'service/store', 'service/task', 'service/share', 'service/collector',
+                        'base', 'config', 'engine', 'kafka', 'release', 'seal', 'state', 'prometheus', 'openssl',
+                        'spdlog'},
+    'service': {'service/store', 'service/dp', 'service/collector', 'service/ingest', 'service/restore',
+                'service/release', 'config', 'http', 'kafka', 'seal', 'state', 'prometheus', 'spdlog'},
     # simdjson: `vanon tail` reads the summary records.
     'cli': {'*', 'openssl', 'spdlog', 'fmt', 'simdjson'},
 }
-WIRING_MAY_NOT = {'service': {'cli'}, 'cli': set()}
+WIRING_MAY_NOT = {'cli': set()}
 
 
 
 def target_of(inc, quoted, here):
+    p = inc.split('/')
     if inc.startswith('vanon/'):
-        p = inc.split('/')
+        if p[1] == 'service' and len(p) > 2:
+            return SERVICE_PUBLIC.get(p[2], 'service')
         return AREA_ALIASES.get(p[1], p[1])
-    first = inc.split('/')[0]
+    first = p[0]
+    if quoted and first in SPLIT_AREAS and len(p) > 2:
+        return first + '/' + p[1]  # "service/store/x.h"
     if quoted:
         return first if '/' in inc and first in ALLOWED else here  # "base/x.h", or the area's own header
     lib = {'librdkafka': 'librdkafka', 'httplib.h': 'httplib', 'simdjson.h': 'simdjson'}.get(first, first)

@@ -35,16 +35,16 @@ THROW = re.compile(r'throw\s+(?:std::(?:invalid_argument|runtime_error)|(?:confi
 # key's line; tests/service/config_refusals_test.cc (Resolver) runs both.
 RESOLVER = 'the QI resolver, LoadConfig\'s check in validate-config and run'
 CHECKED = {
-    ('src/service/qi_resolver.cc', 'quasi_identifiers'): RESOLVER + ': attribute names of the VIN table or registry',
-    ('src/service/qi_resolver.cc', 'sensitive.registry_column'): RESOLVER + ': column names of the registry file',
-    ('src/service/qi_resolver.cc', 'vehicle.fields'): RESOLVER + '; also refused by src/config/consistency.cc',
-    ('src/service/qi_resolver.cc', 'KeyError(key, e.what())'):
+    ('src/service/ingest/qi_resolver.cc', 'quasi_identifiers'): RESOLVER + ': attribute names of the VIN table or registry',
+    ('src/service/ingest/qi_resolver.cc', 'sensitive.registry_column'): RESOLVER + ': column names of the registry file',
+    ('src/service/ingest/qi_resolver.cc', 'vehicle.fields'): RESOLVER + '; also refused by src/config/consistency.cc',
+    ('src/service/ingest/qi_resolver.cc', 'KeyError(key, e.what())'):
         RESOLVER + ': the VIN table or registry file cannot be read (vehicle.vin_table, vehicle.registry.file)',
 }
 
 # (file, fragment of the message) -> why only `run` can decide it.
 RUN_ONLY = {
-    ('src/service/dp_aggregation.cc', 'dp.aggregation.partition'):
+    ('src/service/dp/dp_aggregation.cc', 'dp.aggregation.partition'):
         'needs the broker: checked against the input topic\'s partition count',
     # Not keyed by a config key, listed so that the run-only refusals are all
     # in one place: an existing internal topic (state changelog, DP
@@ -68,7 +68,7 @@ GUARDS = {
     ('src/http/http_server.cc', 'http.listen'): 'also refused by src/config/listen_address.cc; kept as a guard',
     ('src/release/schema_from_config.cc', 'quasi-identifier'):
         'also refused by src/config/parse_vehicle.cc (CheckCodeRange); kept as a guard',
-    ('src/service/dp_publisher.cc', 'dp.aggregation.topic'): 'also refused by src/config/parse_dp.cc; kept as a guard',
+    ('src/service/dp/dp_publisher.cc', 'dp.aggregation.topic'): 'also refused by src/config/parse_dp.cc; kept as a guard',
 }
 ALLOWED = {**CHECKED, **GUARDS, **RUN_ONLY}
 

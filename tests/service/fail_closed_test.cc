@@ -16,7 +16,7 @@
 #include "vanon/config.h"
 #include "vanon/kafka/mock_cluster.h"
 #include "vanon/kafka/producer.h"
-#include "vanon/service/fault_injection.h"
+#include "service/support/fault_injection.h"
 #include "vanon/service/service.h"
 #include "vanon/state/state_store.h"
 

@@ -8,7 +8,7 @@
 
 #include "vanon/fleet/fleet_generator.h"
 #include "vanon/kafka/producer.h"
-#include "vanon/service/ingest_pipeline.h"
+#include "service/ingest/ingest_pipeline.h"
 #include "vanon/vehicle/vin_decoder.h"
 
 namespace vanon::testing {

@@ -12,7 +12,7 @@
 #include "vanon/config.h"
 #include "vanon/ingest/buffered_event.h"
 #include "vanon/kafka/mock_cluster.h"
-#include "vanon/service/ingest_pipeline.h"
+#include "service/ingest/ingest_pipeline.h"
 #include "vanon/service/service.h"
 #include "vanon/state/state_store.h"
 

@@ -1,4 +1,4 @@
-#include "vanon/service/ingest_metrics.h"
+#include "service/ingest/ingest_metrics.h"
 
 #include <gtest/gtest.h>
 #include <prometheus/registry.h>

@@ -1,6 +1,6 @@
 // IngestPipeline against a real StateStore in a temp dir (no Kafka: the
 // batch is handed in directly, and nothing here is rejected).
-#include "vanon/service/ingest_pipeline.h"
+#include "service/ingest/ingest_pipeline.h"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,10 @@
 
 #include <prometheus/registry.h>
 
-#include "service/changelog_writer.h"
+#include "service/collector/changelog_writer.h"
+#include "service/store/record_names.h"
 #include "test_support.h"
-#include "vanon/service/ingest_metrics.h"
+#include "service/ingest/ingest_metrics.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon::service {
@@ -104,7 +105,7 @@ TEST_F(IngestPipelineTest, ARestartAfterAReleaseReadsTheOpenEpochAgainAndCountsE
     release::EpochClock& clock = first.Clock(0);
     ASSERT_EQ(clock.NextClosable(), e - 1);
     release::TakenEvents taken = first.Events(0).Take(clock.EpochEnd(e - 1));
-    const ChangelogBase base = ChangelogWriter::Snapshot(clock, first.Progress(0), first.Events(0));
+    const ReleaseBase base = TakeReleaseBase(clock, first.Progress(0), first.Events(0));
     EXPECT_EQ(base.resume_offset, 2);
     first.Process({input[5]}, now);  // after the submit: memory only, lost in the crash
     const ReleasedState released = StateAfterRelease(base, e - 1, /*published=*/2, /*suppressed=*/0);

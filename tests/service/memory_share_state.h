@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "share_state.h"
+#include "service/store/share_state.h"
 
 namespace vanon::service {
 

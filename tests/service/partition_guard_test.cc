@@ -1,6 +1,6 @@
 // PartitionGuard against a real RocksDB store: the input partition count is
 // written once, survives a restart, and a different count trips the guard.
-#include "vanon/service/partition_guard.h"
+#include "service/store/partition_guard.h"
 
 #include <gtest/gtest.h>
 

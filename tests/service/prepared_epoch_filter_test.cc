@@ -1,7 +1,7 @@
 // PreparedEpochFilter alone (over an EpochClock), and in IngestPipeline: a
 // restart that re-reads a prepared epoch gives its share exactly the events
 // the first attempt took, even those the rewound clock would take on time.
-#include "vanon/service/prepared_epoch_filter.h"
+#include "service/task/prepared_epoch_filter.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <chrono>
 
 #include "test_support.h"
-#include "vanon/service/ingest_pipeline.h"
+#include "service/ingest/ingest_pipeline.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon::service {

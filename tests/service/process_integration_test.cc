@@ -12,7 +12,7 @@
 #include "test_support.h"
 #include "topic_reader.h"
 #include "vanon/config.h"
-#include "vanon/service/ingest_pipeline.h"
+#include "service/ingest/ingest_pipeline.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon::service {

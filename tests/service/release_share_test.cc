@@ -18,13 +18,13 @@
 
 #include "memory_share_state.h"
 #include "release_fixture.h"
-#include "release_share.h"
+#include "service/share/release_share.h"
 #include "vanon/release/epoch_clock.h"
 #include "vanon/release/event_buffer.h"
 #include "vanon/release/payload_transformer.h"
 #include "vanon/release/schema_from_config.h"
 #include "vanon/release/sensitive_dictionary.h"
-#include "vanon/service/dp_publisher.h"
+#include "service/dp/dp_publisher.h"
 
 namespace vanon::service {
 namespace {

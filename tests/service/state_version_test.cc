@@ -1,5 +1,5 @@
 // MigrateStateVersion against a real RocksDB store.
-#include "vanon/service/state_version.h"
+#include "service/store/state_version.h"
 
 #include <gtest/gtest.h>
 

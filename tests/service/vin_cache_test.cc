@@ -1,4 +1,4 @@
-#include "vanon/service/vin_cache.h"
+#include "service/ingest/vin_cache.h"
 
 #include <gtest/gtest.h>
 

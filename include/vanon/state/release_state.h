@@ -22,7 +22,7 @@ struct StoredSignature {
   engine::Signature values;  // sorted sensitive ids (SensitiveDictionary of the partition)
   int64_t first_release = 0;
   // A release that published the vehicle, at most horizon/64 releases before
-  // its last one (refreshed only when that stale: service/release_share.cc).
+  // its last one (refreshed only when that stale: service/share/release_share.cc).
   int64_t last_release = 0;
 
   std::string Encode() const;

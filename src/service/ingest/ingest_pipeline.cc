@@ -1,0 +1,340 @@
+#include "service/ingest/ingest_pipeline.h"
+
+#include <stdexcept>
+
+#include "service/store/record_names.h"
+#include "service/store/released_state.h"
+#include "vanon/ingest/reject_reason.h"
+#include "vanon/kafka/producer.h"
+#include "service/support/fault_injection.h"
+#include "service/ingest/ingest_metrics.h"
+#include "vanon/state/state_store.h"
+
+namespace vanon::service {
+
+namespace {
+ingest::FieldMapping MappingFrom(const config::Config& c) {
+  ingest::FieldMapping m;
+  m.vin = c.input.fields.vin;
+  m.trip = c.input.fields.trip;
+  m.timestamp = c.input.fields.timestamp;
+  m.event = c.input.fields.event;
+  m.payload = c.input.fields.payload;
+  return m;
+}
+
+// A message too large for the input is usually too large for the DLQ topic
+// as well; its head is kept for diagnosis and the source offset points at
+// the whole message, still in the input topic for its retention time.
+std::string_view DlqValue(std::string_view v) {
+  return v.size() <= kDlqMaxValueBytes ? v : v.substr(0, kDlqTruncatedBytes);
+}
+
+ingest::ValidationLimits LimitsFrom(const config::Config& c) {
+  ingest::ValidationLimits l;
+  l.max_message_bytes = static_cast<size_t>(c.input.max_message_bytes);
+  l.max_depth = static_cast<size_t>(c.input.max_depth);
+  l.min_timestamp_ms = c.input.timestamp.min_ms;
+  l.max_future_ms = c.input.timestamp.max_future_seconds * 1000;
+  return l;
+}
+// The cache grows with the vehicles a pod sees, about 250 bytes each, up to
+// 2^21 (about 500 MB); beyond it the cache starts over. At 2^18 a fleet of
+// a million vehicles found almost none of its vehicles in it.
+constexpr size_t kMaxCachedVehicles = 1u << 21;
+}  // namespace
+
+IngestPipeline::IngestPipeline(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
+                               kafka::Producer* dlq, IngestMetrics* metrics)
+    : config_(config), store_(store), dlq_(dlq), metrics_(metrics), vehicles_(kMaxCachedVehicles) {
+  ingest::FieldMapping mapping = MappingFrom(config);
+  if (config.sensitive && !config.sensitive->field.empty()) {
+    layout_.sensitive = static_cast<int>(mapping.extras.size());
+    mapping.extras.push_back(config.sensitive->field);
+  }
+  resolver_ = QiResolver::Create(config, &mapping.extras);
+  // With aggregator: registry the value comes from the registry, per
+  // vehicle: it is appended after the extras the parser extracts.
+  if (config.sensitive && config.sensitive->aggregator == config::SensitiveAggregator::kRegistry) {
+    layout_.sensitive = static_cast<int>(mapping.extras.size());
+    registry_sensitive_ = true;
+  }
+  parser_ = std::make_unique<ingest::EventParser>(std::move(mapping), LimitsFrom(config));
+  hasher_ = std::make_unique<ingest::KeyedHasher>(hmac_key);
+  payload_ = std::make_unique<release::PayloadTransformer>(config.payload);
+  parser_->SetPayloadSink(payload_.get());  // parsed_.payload_json arrives transformed
+}
+
+IngestPipeline::~IngestPipeline() = default;
+
+IngestPipeline::VehicleInfo& IngestPipeline::Lookup(const ingest::ParsedEvent& e) {
+  auto [found, fresh] = vehicles_.FindOrInsert(e.vin);
+  VehicleInfo& v = *found;
+  if (fresh) v.key = hasher_->Hash(e.vin);
+  // Event-field QIs can differ per event; table and registry QIs cannot.
+  if (fresh || !resolver_->DependsOnVinOnly()) {
+    std::vector<std::string> qi;
+    v.known = resolver_->Resolve(e, &qi);
+    v.qi = qi_pool_.Get(std::move(qi));
+  }
+  if (fresh && registry_sensitive_) v.sensitive = resolver_->SensitiveValue(e);
+  return v;
+}
+
+state::PartitionProgress& IngestPipeline::Progress(int32_t partition) {
+  auto it = progress_.find(partition);
+  if (it == progress_.end()) it = progress_.emplace(partition, store_->LoadProgress(partition)).first;
+  return it->second;
+}
+
+release::EpochClock StoredClockForReplay(const state::StateStore& store, const config::EpochConfig& config,
+                                         int32_t partition) {
+  release::EpochClock clock(config);
+  if (auto saved = store.GetMeta(partition, kClockMeta)) {
+    if (!clock.DecodeState(*saved)) {
+      throw std::runtime_error("state: unreadable epoch clock of partition " + std::to_string(partition));
+    }
+  }
+  clock.RewindToFirstOpen();
+  return clock;
+}
+
+release::EpochClock& IngestPipeline::Clock(int32_t partition) {
+  auto it = clocks_.find(partition);
+  if (it != clocks_.end()) return it->second;
+  PreparedEpochFilter filter = PreparedEpochFilter::Load(*store_, partition);
+  if (filter.active()) filters_.insert_or_assign(partition, std::move(filter));
+  return clocks_.emplace(partition, StoredClockForReplay(*store_, config_.privacy.epoch, partition)).first->second;
+}
+
+std::optional<int64_t> IngestPipeline::ResumeOffset(int32_t partition) {
+  int64_t next = Progress(partition).next_offset;
+  if (next < 0) return std::nullopt;
+  return next;
+}
+
+release::EventBuffer& IngestPipeline::Events(int32_t partition) {
+  auto it = buffers_.find(partition);
+  if (it != buffers_.end()) return it->second;
+  release::EventBuffer buffer(config_.privacy.epoch.length_seconds * 1000);
+  store_->ScanEvents(partition, [&](int64_t ts, int64_t offset, std::string_view value) {
+    release::KeyedEvent e{ts, offset, {}};
+    uint8_t version = 0;
+    if (!DecodeBufferedEvent(value, &e.event, &version)) {
+      throw std::runtime_error("state: unreadable buffered event in partition " + std::to_string(partition));
+    }
+    if (version == ingest::kBufferedEventRawPayloadVersion) {  // stored by a version that transformed at release
+      std::string raw = std::move(e.event.payload_json);
+      e.event.payload_json.clear();
+      payload_->TransformInto(raw, &e.event.payload_json);
+    }
+    buffer.Add(std::move(e));
+    return true;
+  });
+  return buffers_.emplace(partition, std::move(buffer)).first->second;
+}
+
+// Only the records a release would store (ReplayProgress, the clock): the
+// events stay in the input topic, as after a release.
+void IngestPipeline::Checkpoint(const std::vector<int32_t>& partitions) {
+  state::ReleaseWrite w(*store_);
+  for (int32_t p : partitions) {
+    auto pr = progress_.find(p);
+    auto clock = clocks_.find(p);
+    auto events = buffers_.find(p);
+    if (pr == progress_.end() || clock == clocks_.end() || events == buffers_.end()) continue;
+    if (pr->second.next_offset < 0) continue;  // nothing consumed: nothing to store
+    const ReleaseBase base = TakeReleaseBase(clock->second, pr->second, events->second);
+    w.SetProgress(p, ReplayProgress(base));
+    w.PutMeta(p, kClockMeta, base.clock.EncodeState());
+  }
+  store_->Commit(w);
+}
+
+void IngestPipeline::ForgetPartitions(const std::vector<int32_t>& partitions) {
+  for (int32_t p : partitions) {
+    progress_.erase(p);
+    clocks_.erase(p);
+    buffers_.erase(p);
+    filters_.erase(p);
+  }
+}
+
+int64_t IngestPipeline::NextOffset(int32_t partition) const {
+  auto it = progress_.find(partition);
+  return it == progress_.end() ? -1 : it->second.next_offset;
+}
+
+state::PartitionProgress IngestPipeline::Totals() const {
+  state::PartitionProgress t;
+  for (const auto& [p, pr] : progress_) {
+    t.consumed += pr.consumed;
+    t.accepted += pr.accepted;
+    t.unknown_vin += pr.unknown_vin;
+    t.late += pr.late;
+    t.released += pr.released;
+    t.suppressed += pr.suppressed;
+    t.releases += pr.releases;
+    for (const auto& [r, n] : pr.rejected) t.rejected[r] += n;
+  }
+  return t;
+}
+
+// Per message: already accounted for (skipped), rejected (DLQ), late (late
+// topic or dropped) or buffered; counted in the partition's progress. Memory
+// only: nothing of a batch is written to state (docs/state.md, "Crash and
+// replay"). Once what it routed has arrived, the in-memory copies move.
+void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int64_t now_ms) {
+  if (batch.empty()) return;
+  // Work on copies: if the DLQ fails, the in-memory progress must not move.
+  std::map<int32_t, state::PartitionProgress> next;
+  std::map<int32_t, release::EpochClock> clocks;
+  BatchCounts counts;
+  ingest::Rejection rejection;
+  stored_.clear();
+  stored_.reserve(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const kafka::InputMessage& m = batch[i];
+    // An accepted event's key is its VIN: its vehicle's cache entry is
+    // fetched from memory while the messages before it are parsed.
+    if (i + 2 < batch.size()) vehicles_.PrefetchSlot(batch[i + 2].key);
+    if (i + 1 < batch.size()) vehicles_.PrefetchEntry(batch[i + 1].key);
+    auto it = next.find(m.partition);
+    if (it == next.end()) {
+      it = next.emplace(m.partition, Progress(m.partition)).first;
+      clocks.emplace(m.partition, Clock(m.partition));
+      Events(m.partition);  // read from state before this batch adds to it
+    }
+    state::PartitionProgress& pr = it->second;
+    if (m.offset < pr.next_offset) continue;  // already accounted for
+    // Read again after a restart or a restore (ReleasedState): counted and
+    // routed before the last release, only buffered again.
+    const bool replay = m.offset < pr.replay_until;
+    pr.next_offset = m.offset + 1;
+    if (!replay) pr.consumed++;
+    if (!parser_->Parse(m.key, m.value, now_ms, &parsed_, &rejection)) {
+      if (replay) continue;
+      std::string reason(RejectReasonName(rejection.reason));
+      pr.rejected[reason]++;
+      counts.rejected_by[reason]++;
+      counts.rejected++;
+      RouteRejected(m, reason, rejection.detail);
+      continue;
+    }
+    VehicleInfo& v = Lookup(parsed_);
+    if (!replay && !v.known) {
+      pr.unknown_vin++;
+      counts.unknown++;
+    }
+    if (!(v.last_trip == parsed_.trip_id)) {
+      v.last_trip.assign(parsed_.trip_id);
+      v.last_trip_key = hasher_->HashTrip(parsed_.trip_id);
+    }
+    if (!replay) {
+      pr.accepted++;
+      counts.accepted++;
+    }
+    release::EpochClock& clock = clocks.at(m.partition);
+    if (Arrive(m.partition, &clock, m.offset, now_ms) == release::Arrival::kLate) {
+      if (replay) continue;
+      pr.late++;
+      counts.late++;
+      RouteLate(m, clock.watermark_ms());
+      continue;
+    }
+    Buffer(m, v);
+  }
+  FlushRouted(counts);
+  for (auto& [p, pr] : next) progress_[p] = pr;
+  for (auto& [p, clock] : clocks) clocks_.insert_or_assign(p, clock);
+  for (auto& [p, e] : stored_) buffers_.at(p).Add(std::move(e));
+  stored_.clear();
+  ReportBatch(counts);
+  FaultPoint("ingest.after_batch");
+}
+
+release::Arrival IngestPipeline::Arrive(int32_t partition, release::EpochClock* clock, int64_t offset, int64_t now_ms) {
+  const release::Arrival by_clock = clock->Observe(parsed_.ts_ms, now_ms);
+  if (filters_.empty()) return by_clock;
+  auto it = filters_.find(partition);
+  return it == filters_.end() ? by_clock : it->second.Classify(*clock, parsed_.ts_ms, offset, by_clock);
+}
+
+// The DLQ keeps the original bytes so nothing is lost; it is classified as
+// sensitive as the raw input. Its key is the input record's own key, never
+// the HMAC: a record pairing an HMAC with the raw message (which holds the
+// VIN) would be a VIN -> HMAC table, the one link that makes the changelog's
+// and the output's keyed state attributable. With the input's own key, a
+// record can be replayed to the input topic into the partition it came from.
+void IngestPipeline::RouteRejected(const kafka::InputMessage& m, const std::string& reason, const std::string& detail) {
+  if (!dlq_) return;
+  const std::string_view key = m.key;
+  kafka::KafkaHeaders headers = {{"vanon.reason", reason},
+                                 {"vanon.detail", detail},
+                                 {"vanon.source.topic", config_.kafka.topics.input},
+                                 {"vanon.source.partition", std::to_string(m.partition)},
+                                 {"vanon.source.offset", std::to_string(m.offset)}};
+  std::string_view value = DlqValue(m.value);
+  if (value.size() < m.value.size()) headers.emplace_back("vanon.truncated_from", std::to_string(m.value.size()));
+  dlq_->Produce(config_.kafka.topics.dlq, -1, key, value, headers);
+}
+
+// Its epoch is released already: it can join no release. Counted, and kept
+// whole in the late topic (classified like the raw input, and keyed like it,
+// for the reason given at RouteRejected) when the config routes it there.
+void IngestPipeline::RouteLate(const kafka::InputMessage& m, int64_t watermark_ms) {
+  if (config_.privacy.late_events != config::LateEvents::kTopic || !dlq_) return;
+  kafka::KafkaHeaders headers = {{"vanon.reason", "late"},
+                                 {"vanon.watermark_ms", std::to_string(watermark_ms)},
+                                 {"vanon.source.topic", config_.kafka.topics.input},
+                                 {"vanon.source.partition", std::to_string(m.partition)},
+                                 {"vanon.source.offset", std::to_string(m.offset)}};
+  dlq_->Produce(config_.kafka.topics.late, -1, m.key, m.value, headers);
+}
+
+// The parsed event as the buffer keeps it: tokens instead of identifiers,
+// the vehicle's QI values, the payload already coarsened.
+void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v) {
+  release::KeyedEvent& kept =
+      stored_.emplace_back(m.partition, release::KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
+  ingest::BufferedEvent& b = kept.event;
+  b.vehicle_key = v.key;
+  b.trip_key = v.last_trip_key;
+  b.ts_ms = parsed_.ts_ms;
+  b.event = parsed_.event;
+  b.qi_values = v.qi;
+  b.extras = std::move(parsed_.extras);  // the parser fills them anew
+  if (registry_sensitive_) b.extras.push_back(v.sensitive);
+  b.payload_json = parsed_.payload_json;  // transformed by the parser's sink
+}
+
+// Before the batch moves the in-memory state: what was routed must have
+// arrived, or the batch is not recorded (and is read again).
+void IngestPipeline::FlushRouted(const BatchCounts& counts) {
+  const bool routed =
+      counts.rejected > 0 || (counts.late > 0 && config_.privacy.late_events == config::LateEvents::kTopic);
+  if (!routed || !dlq_) return;
+  uint64_t failures_before = dlq_->failures();
+  if (!dlq_->Flush(30000) || dlq_->failures() != failures_before) {
+    throw std::runtime_error("DLQ or late-topic delivery failed: " + dlq_->last_error());
+  }
+}
+
+void IngestPipeline::ReportBatch(const BatchCounts& counts) {
+  if (!metrics_) return;
+  const release::PayloadStats& ps = payload_->stats();
+  metrics_->payload_malformed_fields.Increment(
+      static_cast<double>(ps.malformed_fields - payload_reported_.malformed_fields));
+  metrics_->payload_malformed_payloads.Increment(
+      static_cast<double>(ps.malformed_payloads - payload_reported_.malformed_payloads));
+  payload_reported_ = ps;
+  metrics_->consumed.Increment(static_cast<double>(counts.accepted + counts.rejected));
+  metrics_->accepted.Increment(static_cast<double>(counts.accepted));
+  metrics_->unknown_vin.Increment(static_cast<double>(counts.unknown));
+  for (const auto& [r, n] : counts.rejected_by) metrics_->Rejected(r).Increment(static_cast<double>(n));
+  metrics_->buffered.Increment(static_cast<double>(counts.accepted - counts.late));
+  (config_.privacy.late_events == config::LateEvents::kTopic ? metrics_->late_topic : metrics_->late_drop)
+      .Increment(static_cast<double>(counts.late));
+}
+
+}  // namespace vanon::service

@@ -1,0 +1,404 @@
+#include "service/share/release_share.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "vanon/engine/checker.h"
+#include "vanon/ingest/buffered_event.h"
+#include "vanon/release/epoch_clock.h"
+#include "vanon/release/schema_from_config.h"
+#include "vanon/release/seed_stream.h"
+#include "vanon/release/sensitive_dictionary.h"
+#include "vanon/release/tuple_builder.h"
+#include "service/share/share_windows.h"
+#include "service/support/fault_injection.h"
+
+namespace vanon::service {
+
+namespace {
+
+std::string VehicleKey(const ingest::HmacToken& t) {
+  return std::string(reinterpret_cast<const char*>(t.data()), t.size());
+}
+
+// The retention horizon in epochs, and how stale a stored last_release may
+// be. Rewriting every published vehicle's signature in every release only to
+// move last_release was most of a release's apply batch and changelog (one
+// record per published vehicle per release): it is refreshed only once it is
+// `refresh` epochs old, and the purge waits `refresh` epochs longer to make
+// up for it, so a signature is still kept at least the whole horizon after
+// its vehicle's true last publication (kept up to 1/64 of the horizon
+// longer, never shorter).
+struct Retention {
+  int64_t horizon = 0, refresh = 1;
+};
+Retention RetentionOf(const ShareContext& ctx) {
+  Retention r;
+  r.horizon = static_cast<int64_t>(ctx.config->privacy.signature_retention_days) * 86400 /
+              std::max<int64_t>(ctx.config->privacy.epoch.length_seconds, 1);
+  r.refresh = std::max<int64_t>(1, r.horizon / 64);
+  return r;
+}
+
+// Signatures of vehicles not published for longer than the retention
+// horizon are forgotten: the guarantee covers releases inside it. A scan
+// per release is cheap next to the release itself, but every 64 releases
+// is often enough.
+void PurgeSignatures(const ShareContext& ctx, int32_t partition, int64_t epoch, ShareDelta* d) {
+  if (epoch % 64 != 0) return;
+  const Retention r = RetentionOf(ctx);
+  ctx.state->ScanSignatures(partition, [&](std::string_view vehicle, const state::StoredSignature& s) {
+    if (s.last_release < epoch - r.horizon - r.refresh) d->Add(ShareDelta::DeleteSignature{std::string(vehicle)});
+    return true;
+  });
+  PurgeWindows(*ctx.state, partition, epoch - r.horizon - r.refresh, d);
+}
+
+// Wall time per phase for the debug log: where a slow release spends it.
+class PhaseTimer {
+ public:
+  double Lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+    return ms;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+double ThreadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+// What one share's steps read and produce. Not movable: tuple_events points
+// into ev, stored_by_vehicle into stored.
+struct ShareWork {
+  ShareWork(const ShareContext& c, int32_t p, int64_t e)
+      : ctx(c), partition(p), epoch(e), dict(c.schema->sensitive_hierarchy.get()) {
+    const release::EpochClock clock(c.config->privacy.epoch);
+    start = clock.EpochStart(e);
+    end = clock.EpochEnd(e);
+  }
+  ShareWork(const ShareWork&) = delete;
+  ShareWork& operator=(const ShareWork&) = delete;
+
+  const ShareContext& ctx;
+  const int32_t partition;
+  const int64_t epoch;
+  int64_t start = 0, end = 0;
+  release::EpochEvents ev;
+  release::SensitiveDictionary dict;
+  engine::ReleaseInput in;
+  release::TupleEvents tuple_events;
+  std::unordered_map<std::string, std::vector<size_t>> old_by_vehicle;  // indexes into ev.old
+  std::vector<std::optional<state::StoredSignature>> stored;
+  std::unordered_map<std::string, const state::StoredSignature*> stored_by_vehicle;
+  engine::ReleaseOutput out;
+  std::vector<bool> consumed, old_deleted;  // per event of ev.current, ev.old
+  std::unique_ptr<ShareWindows> windows;    // null when the config keeps none
+};
+
+// The distinct vehicles of the epoch's events and of the waiting tuples.
+std::vector<std::string> VehiclesOf(const std::vector<ingest::BufferedEvent>& events,
+                                    const std::vector<engine::WaitingTuple>& waiting) {
+  std::unordered_set<std::string> seen;
+  std::vector<std::string> out;
+  for (const ingest::BufferedEvent& e : events) {
+    std::string key = VehicleKey(e.vehicle_key);
+    if (seen.insert(key).second) out.push_back(std::move(key));
+  }
+  for (const engine::WaitingTuple& wt : waiting) {
+    if (seen.insert(wt.tuple.vehicle).second) out.push_back(wt.tuple.vehicle);
+  }
+  return out;
+}
+
+// The epoch's tuples (built from its events with the partition's sensitive
+// dictionary), the waiting tuples with their older events, and the stored
+// signatures of every vehicle among them.
+void LoadInput(ShareWork& w, release::TakenEvents taken, ComputedShare* share) {
+  const ShareState& state = *w.ctx.state;
+  w.ev = ArrangeEpochEvents(std::move(taken), w.start);
+  if (auto d = state.GetMeta(w.partition, kDictionaryMeta)) {
+    if (!w.dict.DecodeState(*d)) throw std::runtime_error("state: unreadable sensitive dictionary");
+  }
+  release::TupleBuilder builder(w.ctx.config->quasi_identifiers, w.ctx.config->sensitive, *w.ctx.schema,
+                                w.ctx.sensitive_extra, &w.dict);
+  w.in.release_id = static_cast<uint64_t>(w.epoch);
+  w.in.waiting = state.LoadWaiting(w.partition);
+  release::TupleBuilder::ValueChooser choose;
+  if (KeepsValueWindows(*w.ctx.config)) {
+    w.windows = std::make_unique<ShareWindows>(*w.ctx.config, &w.dict, w.epoch);
+    w.windows->Load(state, w.partition, VehiclesOf(w.ev.current, w.in.waiting));
+    choose = [&w](std::string_view vehicle, const std::vector<engine::ValueCount>& counts) {
+      return w.windows->Advance(vehicle, counts);
+    };
+  }
+  release::BuiltTuples built = builder.Build(w.ev.current, choose);
+  share->qi_at_root = built.qi_at_root;
+  w.tuple_events = EventsOfBuiltTuples(built, w.ev.current, w.in.waiting.size());
+  w.in.tuples = std::move(built.tuples);
+
+  // Older events belong to waiting tuples, by vehicle.
+  for (size_t i = 0; i < w.ev.old.size(); ++i) w.old_by_vehicle[VehicleKey(w.ev.old[i].vehicle_key)].push_back(i);
+  for (size_t k = 0; k < w.in.waiting.size(); ++k) {
+    auto it = w.old_by_vehicle.find(w.in.waiting[k].tuple.vehicle);
+    if (it == w.old_by_vehicle.end()) continue;
+    for (size_t i : it->second) w.tuple_events[w.in.tuples.size() + k].push_back(&w.ev.old[i]);
+  }
+
+  std::vector<std::string> lookup;
+  lookup.reserve(w.in.tuples.size() + w.in.waiting.size());
+  for (const engine::Tuple& t : w.in.tuples) lookup.push_back(t.vehicle);
+  for (const engine::WaitingTuple& wt : w.in.waiting) lookup.push_back(wt.tuple.vehicle);
+  w.stored = state.GetSignatures(w.partition, lookup);
+  for (size_t i = 0; i < lookup.size(); ++i) {
+    if (!w.stored[i]) continue;
+    w.in.known_signatures.emplace(lookup[i], w.stored[i]->values);
+    w.stored_by_vehicle.emplace(lookup[i], &*w.stored[i]);
+  }
+  if (w.windows) w.windows->AddHistories(&w.in);
+}
+
+// Marks the events of one tuple consumed (current ones are covered by the
+// epoch's range deletion; older ones are deleted one by one). Returns how
+// many.
+uint64_t ConsumeTupleEvents(ShareWork& w, engine::TupleRef ref, bool published, ComputedShare* share) {
+  uint64_t n = 0;
+  for (const ingest::BufferedEvent* e : w.tuple_events[ref]) {
+    if (ref < w.in.tuples.size()) {
+      w.consumed[static_cast<size_t>(e - w.ev.current.data())] = true;
+    } else {
+      size_t i = static_cast<size_t>(e - w.ev.old.data());
+      share->delta.Add(ShareDelta::DeleteEvent{w.ev.old_keys[i].first, w.ev.old_keys[i].second});
+      w.old_deleted[i] = true;
+    }
+    if (published) share->published_ts.push_back(e->ts_ms);
+    ++n;
+  }
+  return n;
+}
+
+// Published and suppressed tuples take their events; published vehicles
+// refresh their signature's last release once it is stale (RetentionOf),
+// new vehicles store theirs.
+void RecordPublication(ShareWork& w, ComputedShare* share) {
+  ShareDelta& delta = share->delta;
+  const int64_t refresh = RetentionOf(w.ctx).refresh;
+  for (const engine::Group& g : w.out.groups) {
+    for (engine::TupleRef ref : g.members) {
+      share->published_events += ConsumeTupleEvents(w, ref, true, share);
+      const std::string& vehicle = ResolveTuple(w.in, ref).vehicle;
+      auto known = w.stored_by_vehicle.find(vehicle);
+      if (known != w.stored_by_vehicle.end() && w.epoch - known->second->last_release >= refresh) {
+        state::StoredSignature s = *known->second;
+        s.last_release = w.epoch;
+        delta.Add(ShareDelta::PutSignature{vehicle, s});
+      }
+    }
+  }
+  for (const engine::Suppressed& s : w.out.suppressed)
+    share->suppressed_events += ConsumeTupleEvents(w, s.ref, false, share);
+  for (const auto& [vehicle, sig] : w.out.new_signatures) {
+    delta.Add(ShareDelta::PutSignature{vehicle, state::StoredSignature{sig, w.epoch, w.epoch}});
+  }
+}
+
+// Events older than the epoch that no waiting tuple owns cannot occur
+// (apply deletes them with their tuple); if state says otherwise they are
+// counted as suppressed rather than kept forever.
+void DropOrphanEvents(ShareWork& w, ComputedShare* share) {
+  std::unordered_set<std::string> owned;
+  for (const engine::WaitingTuple& wt : w.in.waiting) owned.insert(wt.tuple.vehicle);
+  uint64_t orphans = 0;
+  for (const auto& [vehicle, idx] : w.old_by_vehicle) {
+    if (owned.count(vehicle)) continue;
+    for (size_t i : idx) {
+      share->delta.Add(ShareDelta::DeleteEvent{w.ev.old_keys[i].first, w.ev.old_keys[i].second});
+      w.old_deleted[i] = true;
+    }
+    orphans += idx.size();
+  }
+  if (orphans > 0) {
+    spdlog::error("release {} partition {}: {} buffered events had no waiting tuple; counted as suppressed", w.epoch,
+                  w.partition, orphans);
+    share->suppressed_events += orphans;
+  }
+}
+
+// Encodes an event a waiting tuple keeps, without its sensitive field. The
+// tuple's value is stored once, with the tuple (PutWaiting); its events are
+// kept only to be published with it, which never reads that field, and a
+// release only aggregates the events of its own epoch. So the raw value is
+// not kept once per event (in state and in the changelog).
+void EncodeWithoutSensitive(int sensitive_extra, ingest::BufferedEvent* e, std::string* out) {
+  const auto idx = static_cast<size_t>(sensitive_extra);
+  if (sensitive_extra < 0 || idx >= e->extras.size() || !e->extras[idx]) {
+    EncodeBufferedEvent(*e, out);
+    return;
+  }
+  std::optional<std::string> held = std::move(e->extras[idx]);
+  e->extras[idx].reset();
+  EncodeBufferedEvent(*e, out);
+  e->extras[idx] = std::move(held);
+}
+
+// The state changes. The epoch's events go with one range deletion; the few
+// that still-waiting tuples own are put back after it (in a write batch the
+// later operation wins). One tombstone per share instead of one per event
+// keeps both the batch and later scans cheap.
+void WriteStateChanges(ShareWork& w, ComputedShare* share) {
+  ShareDelta& delta = share->delta;
+  delta.partition = w.partition;
+  w.consumed.assign(w.ev.current.size(), false);
+  w.old_deleted.assign(w.ev.old.size(), false);
+  delta.Add(ShareDelta::DeleteEventRange{w.start, w.end});
+  // Purge before the puts below: a vehicle published now must keep the
+  // signature they refresh.
+  PurgeSignatures(w.ctx, w.partition, w.epoch, &delta);
+  RecordPublication(w, share);
+  std::string encoded;
+  for (size_t i = 0; i < w.ev.current.size(); ++i) {
+    if (w.consumed[i]) continue;
+    encoded.clear();
+    EncodeWithoutSensitive(w.ctx.sensitive_extra, &w.ev.current[i], &encoded);
+    delta.Add(ShareDelta::PutEvent{w.ev.current_keys[i].first, w.ev.current_keys[i].second, encoded});
+  }
+  DropOrphanEvents(w, share);
+  for (const engine::WaitingTuple& wt : w.in.waiting) delta.Add(ShareDelta::DeleteWaiting{wt.tuple.vehicle});
+  for (const engine::StillWaiting& sw : w.out.waiting) {
+    delta.Add(ShareDelta::PutWaiting{engine::WaitingTuple{ResolveTuple(w.in, sw.ref), sw.first_release}});
+  }
+  if (w.windows) w.windows->WriteChanges(&delta);
+  if (w.ctx.dp) w.ctx.dp->Apply(share->dp, &delta);
+  delta.Add(ShareDelta::PutMeta{kDictionaryMeta, w.dict.EncodeState()});
+}
+
+// What the batch keeps goes back to the partition's EventBuffer at apply;
+// the consumed events travel with the share, to be freed where allocated.
+void HandOverEvents(ShareWork& w, ComputedShare* share) {
+  release::EpochEvents& ev = w.ev;
+  for (size_t i = 0; i < ev.current.size(); ++i) {
+    if (!w.consumed[i])
+      share->remaining.push_back({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});
+  }
+  for (size_t i = 0; i < ev.old.size(); ++i) {
+    if (!w.old_deleted[i])
+      share->remaining.push_back({ev.old_keys[i].first, ev.old_keys[i].second, std::move(ev.old[i])});
+  }
+  share->current_consumed = std::move(w.consumed);
+  share->old_consumed = std::move(w.old_deleted);
+  share->spent = std::make_unique<release::EpochEvents>(std::move(ev));
+}
+
+// What the checker remembers of the partition's earlier shares, from state:
+// every stored signature with the last release state records for it (at
+// most horizon/64 releases stale, which only makes the horizon rule more
+// lenient), and the waiting tuples.
+void ResumeChecker(const ShareContext& ctx, int32_t partition, PartitionChecker* checker) {
+  std::vector<engine::ReleaseChecker::Published> published;
+  ctx.state->ScanSignatures(partition, [&](std::string_view vehicle, const state::StoredSignature& s) {
+    published.push_back({std::string(vehicle), s.values, static_cast<uint64_t>(s.last_release)});
+    return true;
+  });
+  std::multimap<std::string, uint64_t> waiting;
+  for (const engine::WaitingTuple& w : ctx.state->LoadWaiting(partition)) {
+    waiting.emplace(w.tuple.vehicle, w.first_release);
+  }
+  checker->checker.Resume(published, std::move(waiting));
+  checker->resumed = true;
+}
+
+}  // namespace
+
+ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch, const release::ReleaseSeed& seed,
+                           bool committed_before, release::TakenEvents taken, PartitionChecker* checker) {
+  if (!checker->resumed) ResumeChecker(ctx, partition, checker);
+  ComputedShare share;
+  share.partition = partition;
+  share.epoch = epoch;
+  share.committed_before = committed_before;
+  PhaseTimer timer;
+  const double cpu0 = ThreadCpuMs();
+  ShareWork w(ctx, partition, epoch);
+  LoadInput(w, std::move(taken), &share);
+  const double load_ms = timer.Lap();
+
+  release::SeedStream random(seed);
+  w.in.params = release::ReleaseParamsFromConfig(ctx.config->privacy);
+  w.in.params.seed = random.NextU64();
+  // The checker lets a signature go missing only past this many releases
+  // without publication; PurgeSignatures drops them later than that.
+  w.in.params.signature_horizon = static_cast<uint64_t>(RetentionOf(ctx).horizon);
+  w.out = ComputeRelease(*ctx.schema, w.in);
+  if (TakeShareCorruption() && !w.out.groups.empty() && !w.out.groups[0].members.empty()) {
+    w.out.groups[0].members.push_back(w.out.groups[0].members[0]);
+  }
+  // The independent oracle, on every share before anything of it can be
+  // produced: the engine's output is re-derived from the input tuples
+  // (groups m-unique, signatures stable, labels covering, every tuple
+  // accounted once), and checked against the partition's earlier shares
+  // (a vehicle published before keeps its signature, and its stored one
+  // must be in the input).
+  share.verdict = checker->checker.Verify(w.in, w.out);
+  share.violations = share.verdict.violations();
+  if (!share.violations.empty()) {
+    // Nothing computed from `out` may leave; the events go back whole.
+    share.current_consumed.assign(w.ev.current.size(), true);
+    share.old_consumed.assign(w.ev.old.size(), true);
+    share.spent = std::make_unique<release::EpochEvents>(std::move(w.ev));
+    return share;
+  }
+  if (ctx.inspect) ctx.inspect(w.in, w.out);
+  const double engine_ms = timer.Lap();
+  share.records = WriteRelease({ctx.schema, ctx.config->sensitive ? &w.dict : nullptr, ctx.payload},
+                               {partition, ctx.input_partitions, w.start, w.end}, w.in, w.out, w.tuple_events, &random);
+  const double write_ms = timer.Lap();
+  // DP counts on the raw events of the epoch, suppressed vehicles included.
+  // The ledger charge is durable before any noisy value leaves; a
+  // recomputation finds it spent and draws the same noise from `random`.
+  if (ctx.dp) share.dp = ctx.dp->Compute(partition, epoch, w.start, w.end, w.ev.current, random);
+  const double dp_ms = timer.Lap();
+
+  WriteStateChanges(w, &share);
+  const size_t n_events = w.ev.current.size();
+  HandOverEvents(w, &share);
+  share.metrics = w.out.metrics;
+  share.waiting = w.out.waiting.size();
+  spdlog::debug(
+      "release {} partition {}: {} events, {:.0f} ms of CPU; wall ms: input and signatures {:.0f}, "
+      "engine {:.0f}, records {:.0f}, dp {:.0f}, state batch {:.0f}",
+      epoch, partition, n_events, ThreadCpuMs() - cpu0, load_ms, engine_ms, write_ms, dp_ms, timer.Lap());
+  return share;
+}
+
+void ReturnEvents(ComputedShare* share, release::EventBuffer* buffer) {
+  for (release::KeyedEvent& e : share->remaining) buffer->Restore(std::move(e));
+  share->remaining.clear();
+  if (!share->spent) return;
+  release::EpochEvents& ev = *share->spent;
+  for (size_t i = 0; i < ev.current.size(); ++i) {
+    if (share->current_consumed[i])
+      buffer->Restore({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});
+  }
+  for (size_t i = 0; i < ev.old.size(); ++i) {
+    if (share->old_consumed[i]) buffer->Restore({ev.old_keys[i].first, ev.old_keys[i].second, std::move(ev.old[i])});
+  }
+  share->spent.reset();
+}
+
+}  // namespace vanon::service

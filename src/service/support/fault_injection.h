@@ -1,0 +1,58 @@
+// Crash tests kill the process at named points of the release loop with
+// kill -9 semantics (no destructor, no flush), to prove that a restart
+// recovers from every one of them. Set VANON_FAULT_POINT=<name> (first hit)
+// or <name>@<n> (n-th hit); a ":hang" suffix stops the thread that reaches
+// the point for good instead (for the stall checks of /healthz).
+//
+// Built only with the CMake option VANON_FAULT_POINTS (development and CI
+// builds); without it, as in the image, every point is an empty inline
+// function and the environment variable is never read.
+#ifndef VANON_SRC_SERVICE_SUPPORT_FAULT_INJECTION_H_
+#define VANON_SRC_SERVICE_SUPPORT_FAULT_INJECTION_H_
+
+#include <string_view>
+
+namespace vanon::service {
+
+// Points the release loop passes, in order (docs/operations.md lists them).
+inline constexpr std::string_view kFaultPoints[] = {
+    "ingest.before_commit",    // batch parsed, DLQ/late flushed, state not written
+    "release.after_prepare",   // seed stored, nothing published
+    "release.mid_produce",     // half of the records on the broker, transaction open
+    "release.before_commit",   // every record on the broker, transaction open
+    "release.after_commit",    // transaction committed, state not applied
+    "release.after_apply",     // state applied
+    "dp.after_global_charge",  // a global DP window charged, its records not produced
+};
+
+#ifdef VANON_FAULT_POINTS
+
+// Raises SIGKILL (or hangs) when `name` is the configured point and its hit
+// count is reached. Logs one line to stderr first so test logs show where.
+void FaultPoint(std::string_view name);
+
+// True when VANON_FAULT_POINT is set. The release loop then flushes records
+// to the broker before a point inside a transaction, so that "records on the
+// broker, transaction open" is the state the kill really leaves behind.
+bool FaultInjectionEnabled();
+
+// Test hook (in-process service tests; never set in production): the next
+// `n` release shares are corrupted after the engine computed them (a group
+// member published twice), for ReleaseChecker to catch before anything of
+// them is produced.
+void CorruptNextSharesForTesting(int n);
+// True (and one fewer left) when a share is to be corrupted.
+bool TakeShareCorruption();
+
+#else  // !VANON_FAULT_POINTS: nothing to inject. CorruptNextSharesForTesting
+       // is not declared, so a test that needs it cannot be built by mistake.
+
+inline void FaultPoint(std::string_view) {}
+inline constexpr bool FaultInjectionEnabled() { return false; }
+inline constexpr bool TakeShareCorruption() { return false; }
+
+#endif  // VANON_FAULT_POINTS
+
+}  // namespace vanon::service
+
+#endif  // VANON_SRC_SERVICE_SUPPORT_FAULT_INJECTION_H_
