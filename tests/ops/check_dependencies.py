@@ -55,7 +55,7 @@ ALLOWED = {
     'service/ingest': {'service/support', 'service/store', 'service/task', 'config', 'fleet', 'ingest', 'kafka',
                        'release', 'state', 'version', 'prometheus'},
     # The changelog reader.
-    'service/restore': {'service/collector', 'config', 'kafka', 'seal', 'state', 'prometheus', 'spdlog'},
+    'service/restore': {'service/collector', 'service/store', 'config', 'kafka', 'seal', 'state', 'prometheus', 'spdlog'},
     # The release runner: prepare, compute, the transaction, apply.
     'service/release': {'service/support', 'service/store', 'service/task', 'service/share', 'service/collector',
                         'base', 'config', 'engine', 'kafka', 'release', 'seal', 'state', 'prometheus', 'openssl',

@@ -9,7 +9,6 @@
 
 #include "base/coding.h"
 #include "service/store/record_names.h"
-#include "service/store/state_ledger_store.h"
 #include "vanon/kafka/consumer.h"
 #include "vanon/kafka/transactional_producer.h"
 #include "vanon/release/event_buffer.h"
@@ -19,10 +18,6 @@
 namespace vanon::service {
 
 namespace {
-// The log keeps this many releases per partition (as ReleaseRunner does):
-// the entry that falls out of it gets a tombstone.
-constexpr int64_t kReleaseLogLength = 1000;
-
 const char* FamilyName(state::StateFamily f) {
   switch (f) {
     case state::StateFamily::kEvents:
@@ -79,23 +74,19 @@ ChangelogWriter::ChangelogWriter(const config::Config& config, state::StateStore
   if (sealer_ == nullptr) throw std::invalid_argument("ChangelogWriter: no sealer (the changelog is never in clear)");
 }
 
-size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const ReleaseBase& base,
-                                     const state::ReleaseWrite& apply, const state::ReleaseLogEntry& committed,
-                                     uint64_t published_events, uint64_t suppressed_events,
+size_t ChangelogWriter::ProduceShare(int32_t partition, int64_t epoch, const state::ReleaseWrite& apply,
+                                     const std::optional<std::string>& ledger_record,
                                      const kafka::KafkaHeaders& headers) {
-  // What apply adds to the share's batch on the consuming thread after the
-  // commit, computed here from the snapshot so it is in the transaction.
+  // What the changelog needs besides the apply batch: records local state
+  // already holds, or must not hold.
   state::ReleaseWrite extra(*store_);
-  const ReleasedState released = StateAfterRelease(base, epoch, published_events, suppressed_events);
-  extra.PutMeta(partition, kClockMeta, released.clock.EncodeState());
-  extra.SetProgress(partition, released.progress);
-  // The ledger is written to the store directly, before any noise it pays
-  // for is computed; by now it holds this release's charge.
-  if (std::optional<std::string> ledger = store_->GetMeta(partition, StateLedgerStore::kMetaName)) {
-    extra.PutMeta(partition, StateLedgerStore::kMetaName, *ledger);
-  }
-  extra.PutRelease(partition, epoch, committed);
-  extra.DeleteRelease(partition, epoch - kReleaseLogLength);
+  // The DP ledger is committed to local state on the computing thread,
+  // before any noise it pays for is drawn; the computation hands over the
+  // record it left there. Only a share that did not read the ledger (no
+  // charge due) has the stored one, unchanged since an earlier release.
+  std::optional<std::string> ledger = ledger_record;
+  if (!ledger) ledger = store_->GetMeta(partition, kDpLedgerMeta);
+  if (ledger) extra.PutMeta(partition, kDpLedgerMeta, *ledger);
   // The prepare record (PublishPrepared) is moot once the release commits:
   // its seed leaves the changelog with it. No later prepare record of the
   // partition can exist yet (its next share is prepared after this apply).

@@ -32,6 +32,7 @@
 #include "vanon/config.h"
 #include "vanon/kafka/producer.h"  // KafkaHeaders
 #include "service/store/released_state.h"
+#include "service/store/record_names.h"
 #include "vanon/state/release_state.h"
 #include "vanon/state/state_change.h"
 
@@ -71,11 +72,13 @@ class ChangelogWriter {
   // first release.
   void Attach(const kafka::Consumer* consumer) { consumer_ = consumer; }
 
-  // Release thread, inside the open transaction: the share's changes.
-  // Returns the number of records produced.
-  size_t ProduceShare(int32_t partition, int64_t epoch, const ReleaseBase& base, const state::ReleaseWrite& apply,
-                      const state::ReleaseLogEntry& committed, uint64_t published_events, uint64_t suppressed_events,
-                      const kafka::KafkaHeaders& headers);
+  // Release thread, inside the open transaction: the share's apply batch
+  // (its changes and the committed release's records, AddCommittedRecords)
+  // as it will be committed locally, then the partition's DP ledger
+  // (`ledger_record`, DpPublisher::Result) and the deletion of its prepare
+  // record. Returns the number of records produced.
+  size_t ProduceShare(int32_t partition, int64_t epoch, const state::ReleaseWrite& apply,
+                      const std::optional<std::string>& ledger_record, const kafka::KafkaHeaders& headers);
   // Release thread, inside the open transaction, after every share.
   void CommitOffsets(const std::map<int32_t, int64_t>& resume_offsets);
 
@@ -94,7 +97,7 @@ class ChangelogWriter {
     state::ReleaseLogEntry entry;
   };
   void PublishPrepared(const std::vector<Prepared>& prepared);
-  static constexpr const char* kPreparedMeta = "prepared";
+  static constexpr const char* kPreparedMeta = service::kPreparedMeta;  // record_names.h
   // The record's value: the release id (BE64, sign bit flipped as in
   // release keys), then the entry.
   static std::string EncodePrepared(int64_t release, const state::ReleaseLogEntry& e);

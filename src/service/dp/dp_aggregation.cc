@@ -42,14 +42,15 @@
 #include "service/support/fault_injection.h"
 #include "service/dp/dp_publisher.h"
 #include "service/store/share_state.h"
+#include "service/store/record_names.h"
 
 namespace vanon::service {
 
 namespace {
 
-constexpr const char* kIndexMeta = "dp_agg";
-constexpr const char* kReadMeta = "dp_agg_read";
-constexpr const char* kGlobalSumsPrefix = "dp_gcumsum/";
+constexpr const char* kIndexMeta = kDpAggIndexMeta;
+constexpr const char* kReadMeta = kDpAggReadMeta;
+constexpr const char* kGlobalSumsPrefix = kDpGlobalSumsPrefix;
 // Ledger ids of global windows: apart from release ids (0..), per-partition
 // windows (bit 62) and running-total counter starts (bit 63).
 constexpr uint64_t kGlobalWindowLedgerBit = uint64_t{1} << 61;

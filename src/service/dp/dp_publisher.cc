@@ -316,10 +316,23 @@ void DpPublisher::Forget(int32_t partition) {
 
 DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
                                          std::span<const ingest::BufferedEvent> events, dp::RandomSource& random) {
+  if (!enabled_) {
+    Result result;
+    result.partition = partition;
+    return result;
+  }
+  Result result = window_ms_ > 0 ? ComputeWindow(partition, epoch, epoch_start_ms, epoch_end_ms, events, random)
+                                 : ComputeCounts(partition, epoch, epoch_start_ms, epoch_end_ms, events, random);
+  std::lock_guard<std::mutex> l(compute_mu_);
+  if (auto it = budgets_.find(partition); it != budgets_.end()) result.ledger_record = it->second->store.Record();
+  return result;
+}
+
+DpPublisher::Result DpPublisher::ComputeCounts(int32_t partition, int64_t epoch, int64_t epoch_start_ms,
+                                               int64_t epoch_end_ms, std::span<const ingest::BufferedEvent> events,
+                                               dp::RandomSource& random) {
   Result result;
   result.partition = partition;
-  if (!enabled_) return result;
-  if (window_ms_ > 0) return ComputeWindow(partition, epoch, epoch_start_ms, epoch_end_ms, events, random);
   // The ledgers (a map shared by all partitions) and the running totals are
   // touched under the lock; counting the events and drawing the noise need
   // only this share's data and run outside it.

@@ -45,6 +45,7 @@
 #include "vanon/dp/dp_release.h"
 #include "vanon/dp/event.h"
 #include "vanon/dp/random_source.h"
+#include "service/store/record_names.h"
 #include "vanon/ingest/buffered_event.h"
 
 namespace vanon::engine {
@@ -70,8 +71,8 @@ class DpPublisher {
   // run (a dimension without a fixed domain, a numeric QI split on demand,
   // an epsilon with more than nine decimals...). When config.dp.enabled is
   // false, Compute returns no records and touches no state. Over RocksDB
-  // state: defined in vanon_service (dp_publisher_store.cc), the rest of
-  // the class in vanon_share, which links without RocksDB.
+  // state (dp_publisher_store.cc: the one part of the class that names the
+  // store).
   DpPublisher(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
               prometheus::Registry& registry);
   // The same over the release share's view of state (a fake in tests).
@@ -102,6 +103,10 @@ class DpPublisher {
     bool aggregated = false;         // the aggregation partition's share: it read the partials
     uint64_t partials_dropped = 0;   // late or unreadable partials
     dp::BudgetStatus status;
+    // The partition's ledger record (kDpLedgerMeta) as this computation
+    // left it in state, for the changelog; nullopt when it did not read the
+    // ledger (DP off, or no charge due).
+    std::optional<std::string> ledger_record;
   };
 
   // `random` is the release's SeedStream after WriteRelease drew from it.
@@ -144,7 +149,7 @@ class DpPublisher {
   // Ledger ids of running-total counter starts, kept apart from release ids.
   static constexpr uint64_t kTreeLedgerBit = uint64_t{1} << 63;
   // Meta record: the ledger id of the charge the running totals publish on.
-  static constexpr const char* kTreeChargeMeta = "dp_tree_charge";
+  static constexpr const char* kTreeChargeMeta = kDpTreeChargeMeta;  // record_names.h
 
  private:
   // `state`, or the adapter `owned` when state is null.
@@ -166,6 +171,8 @@ class DpPublisher {
   void ForEachVehicle(std::span<const ingest::BufferedEvent> events, const VehicleFn& fn);
   // DP windows (dp_windows.cc).
   struct Window;
+  Result ComputeCounts(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
+                       std::span<const ingest::BufferedEvent> events, dp::RandomSource& random);
   Result ComputeWindow(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
                        std::span<const ingest::BufferedEvent> events, dp::RandomSource& random);
   void PublishWindow(int32_t partition, Window& window, dp::RandomSource& random, Result* result);

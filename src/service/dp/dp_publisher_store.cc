@@ -1,6 +1,5 @@
-// The DpPublisher constructor over RocksDB state (state::StateStore): in
-// vanon_service, so that vanon_share (the share code and the rest of
-// DpPublisher) links without RocksDB.
+// The DpPublisher constructor over RocksDB state (state::StateStore): the
+// rest of DpPublisher works over ShareState only.
 #include "service/store/store_share_state.h"
 #include "service/dp/dp_publisher.h"
 

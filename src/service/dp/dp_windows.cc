@@ -30,7 +30,7 @@ namespace vanon::service {
 
 namespace {
 
-constexpr const char* kWindowMeta = "dp_window";
+constexpr const char* kWindowMeta = kDpWindowMeta;
 // Ledger ids of DP windows: this bit | window index, apart from release ids
 // and from running-total counter starts (DpPublisher::kTreeLedgerBit).
 constexpr uint64_t kWindowLedgerBit = uint64_t{1} << 62;

@@ -31,7 +31,6 @@
 #include "vanon/release/schema_from_config.h"
 #include "vanon/release/seed_stream.h"
 #include "service/support/fault_injection.h"
-#include "service/store/record_names.h"
 #include "service/store/released_state.h"
 #include "service/release/release_metrics.h"
 #include "vanon/state/state_store.h"
@@ -49,9 +48,6 @@ int64_t WallMs() {
 
 double SecondsSince(SteadyClock::time_point t) { return std::chrono::duration<double>(SteadyClock::now() - t).count(); }
 
-// The release log keeps this many releases per partition (for operators and
-// for restoring the last-release metrics); older entries are deleted.
-constexpr int64_t kReleaseLogLength = 1000;
 constexpr int kCommitAttempts = 3;
 // A batch whose share fails ReleaseChecker is aborted and tried again (the
 // share computed anew) this many times, waiting 1, 2, 4, ... s in between,
@@ -95,10 +91,13 @@ struct ReleaseRunner::Rep {
     bool computed = false;              // guarded by mu
     std::exception_ptr error;           // guarded by mu
     ComputedShare share;                // written by the computing thread, read once computed
-    // share.delta as the share's apply batch (written with it); the apply
-    // adds the release-log entry, the closed clock and the progress.
+    // share.delta as the share's apply batch (written with it), then the
+    // committed release's records (Commit, on the release thread).
     std::unique_ptr<state::ReleaseWrite> apply;
-    std::optional<ReleaseBase> base;      // set at prepare: what the changelog record and the apply store
+    std::optional<ReleaseBase> base;  // set at prepare
+    // Built once, by Commit, before any record of the share is produced: what
+    // the changelog record and the local apply store alike.
+    std::optional<ReleaseCommit> committed;
     PartitionChecker* checker = nullptr;  // the partition's, set when the job is made
     int64_t commit_wall_ms = 0;
     double seconds = 0;
@@ -607,6 +606,7 @@ struct ReleaseRunner::Rep {
     job->events = events.Take(release::EpochClock(config.privacy.epoch).EpochEnd(job->epoch));
     job->share = ComputedShare{};
     job->apply.reset();
+    job->committed.reset();
     job->computed = false;
     job->claimed = false;
     job->error = nullptr;
@@ -638,6 +638,7 @@ struct ReleaseRunner::Rep {
             if (open) producer->AbortTransaction();
             return i;
           }
+          Commit(*job);
           if (s.committed_before) continue;
           if (!open) producer->BeginTransaction();
           ProduceShare(s, headers, &mid_produce_point);
@@ -670,19 +671,23 @@ struct ReleaseRunner::Rep {
     }
   }
 
+  // The committed release's log entry and the partition's state as of it,
+  // added to the share's apply batch: once per computation of the share
+  // (the values of its first transaction attempt are those of every retry).
+  void Commit(Job& job) {
+    if (job.committed) return;
+    const ComputedShare& s = job.share;
+    job.committed = CommitRelease(*job.base, s.epoch, s.published_events, s.suppressed_events, job.entry,
+                                  s.records.summary, WallMs());
+    AddCommittedRecords(s.partition, s.epoch, *job.committed, job.apply.get());
+  }
+
   // The share's state changes and the offset to resume at, in its
   // transaction. Returns the number of changelog records produced.
   size_t ProduceChangelog(const Job& job, const kafka::KafkaHeaders& headers,
                           std::map<int32_t, int64_t>* resume_offsets) {
     const ComputedShare& s = job.share;
-    state::ReleaseLogEntry committed = job.entry;
-    committed.status = state::ReleaseStatus::kCommitted;
-    committed.seed.fill(0);  // as at apply: a committed release is never computed again
-    committed.epoch_offsets.reset();
-    committed.committed_wall_ms = WallMs();
-    committed.summary = s.records.summary;
-    const size_t n = changelog->ProduceShare(s.partition, s.epoch, *job.base, *job.apply, committed, s.published_events,
-                                             s.suppressed_events, headers);
+    const size_t n = changelog->ProduceShare(s.partition, s.epoch, *job.apply, s.dp.ledger_record, headers);
     if (job.base->resume_offset >= 0) (*resume_offsets)[s.partition] = job.base->resume_offset;
     return n;
   }
@@ -741,23 +746,10 @@ struct ReleaseRunner::Rep {
     state.progress->released += s.published_events;
     state.progress->suppressed += s.suppressed_events;
     state.progress->releases++;
-    state::ReleaseLogEntry entry = job.entry;
-    entry.status = state::ReleaseStatus::kCommitted;
-    entry.committed_wall_ms = job.commit_wall_ms;
-    // Applied, the release is never computed again: its seed would only let
-    // anyone with a copy of state regenerate its randomness (counterfeits,
-    // group order, DP noise). Erased here, in the batch that makes it moot.
-    entry.seed.fill(0);
-    entry.epoch_offsets.reset();  // needed only to compute it again
-    entry.summary = s.records.summary;
-    // Not the clock and progress in memory, which ingestion has moved on
-    // since the snapshot: state as of this release, what the changelog
-    // record carries. A restart reads the input again from its resume offset.
-    const ReleasedState released = StateAfterRelease(*job.base, s.epoch, s.published_events, s.suppressed_events);
-    w.PutMeta(s.partition, kClockMeta, released.clock.EncodeState());
-    w.SetProgress(s.partition, released.progress);
-    w.PutRelease(s.partition, s.epoch, entry);
-    w.DeleteRelease(s.partition, s.epoch - kReleaseLogLength);
+    // The batch holds the committed release's records (Commit): not the
+    // clock and progress in memory, which ingestion has moved on since the
+    // snapshot, but state as of this release, what the changelog record
+    // carries. A restart reads the input again from its resume offset.
     store->Commit(w);
     job.checker->checker.Accept(std::move(s.verdict));
     for (release::KeyedEvent& e : s.remaining) state.events->Restore(std::move(e));

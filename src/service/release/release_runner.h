@@ -15,13 +15,15 @@
 //
 // Threads: Precompute(), Submit() and Apply() run on the consuming thread,
 // which owns the epoch clocks, event buffers and progress counters. Shares
-// are computed on two computing threads, and the Kafka transaction runs on
-// the release thread, so consumption goes on while a release is computed
-// and published. A share is usually computed during the allowed lateness,
-// before its epoch closes (Precompute), so that at the close only the
-// prepare and the publication remain. Shares queued while a batch is
-// still producing join it; those queued once it commits form the next one. A partition has at most one share in
-// flight: its next epoch needs the signatures this one leaves.
+// are computed on one computing thread per hardware thread
+// (base::HardwareThreads), and the Kafka transaction runs on the release
+// thread, so consumption goes on while a release is computed and published.
+// A share is usually computed during the allowed lateness, before its epoch
+// closes (Precompute), so that at the close only the prepare and the
+// publication remain. Shares queued while a batch is still producing join
+// it; those queued once it commits form the next one. A partition has at
+// most one share in flight: its next epoch needs the signatures this one
+// leaves.
 #ifndef VANON_SRC_SERVICE_RELEASE_RELEASE_RUNNER_H_
 #define VANON_SRC_SERVICE_RELEASE_RELEASE_RUNNER_H_
 

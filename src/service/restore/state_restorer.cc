@@ -39,14 +39,13 @@ bool Same(const std::optional<int64_t>& a_release, const state::ReleaseLogEntry*
   return *a_release == *b_release && a->seed == b->seed && a->summary == b->summary;
 }
 
-// Local-only meta record (never changelogged): the changelog offset up to
-// which local state is known to hold everything the changelog does, and the
-// newest committed release the changelog held then ("-": none). Set after
-// every check, restore or seed; dropped with the partition's state. Builds
-// before the release was recorded wrote the offset alone: then the release
-// is unknown and the next check reads the whole changelog once.
-constexpr const char* kChangelogOffsetMeta = "changelog_offset";
-
+// The value of kChangelogOffsetMeta (record_names.h), local only (never
+// changelogged): the changelog offset up to which local state is known to
+// hold everything the changelog does, and the newest committed release the
+// changelog held then ("-": none). Set after every check, restore or seed;
+// dropped with the partition's state. Builds before the release was
+// recorded wrote the offset alone: then the release is unknown and the next
+// check reads the whole changelog once.
 struct OffsetMark {
   int64_t offset = 0;
   bool release_known = false;

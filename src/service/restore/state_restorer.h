@@ -3,8 +3,9 @@
 // read_committed) are brought to the same state, before it is consumed.
 //
 // Which side wins is decided by the newest committed release: every
-// committed release writes its log entry (with its random seed) to the
-// changelog in its own transaction, so equal newest entries mean local state
+// committed release writes its log entry (its seed zeroed, as in local
+// state: a committed release is never computed again) to the changelog in
+// its own transaction, so equal newest entries mean local state
 // already holds everything the changelog does (plus, possibly, buffered
 // events of open epochs and a prepared release, which stay). If the
 // changelog's is newer, or the two differ, another instance released the
@@ -30,6 +31,7 @@
 
 #include "vanon/config.h"
 #include "vanon/state/release_state.h"
+#include "service/store/record_names.h"
 #include "vanon/state/state_change.h"
 
 namespace prometheus {
@@ -87,7 +89,7 @@ class StateRestorer {
   // Meta record in the changelog only (never in local state), while a seed
   // runs: the newest release of the seeding state, so that an interrupted
   // seed is never restored as if it were the partition's state.
-  static constexpr const char* kSeedingMeta = "changelog_seeding";
+  static constexpr const char* kSeedingMeta = service::kSeedingMeta;  // record_names.h
 
  private:
   struct Newest {  // a partition's newest committed (or prepared) release

@@ -24,6 +24,7 @@
 #include "vanon/release/seed_stream.h"
 #include "service/dp/dp_publisher.h"
 #include "service/store/share_state.h"
+#include "service/store/record_names.h"
 #include "vanon/state/release_state.h"
 
 namespace vanon::service {
@@ -103,9 +104,6 @@ void ReturnEvents(ComputedShare* share, release::EventBuffer* buffer);
 // `checker` is the partition's (resumed here at its first share).
 ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t epoch, const release::ReleaseSeed& seed,
                            bool committed_before, release::TakenEvents events, PartitionChecker* checker);
-
-// Meta record holding a partition's SensitiveDictionary.
-inline constexpr const char* kDictionaryMeta = "dictionary";
 
 }  // namespace vanon::service
 

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string>
 
+#include "service/store/record_names.h"
+
 namespace vanon::state {
 class StateStore;
 }  // namespace vanon::state
@@ -22,7 +24,7 @@ namespace vanon::service {
 class PartitionGuard {
  public:
   // Meta record (store-wide) holding the count, as decimal text.
-  static constexpr const char* kMetaName = "input_partitions";
+  static constexpr const char* kMetaName = kInputPartitionsMeta;  // record_names.h
 
   // Stores `count` if the state holds none yet (a new store, or one written
   // before the record existed), synced; otherwise compares with it.

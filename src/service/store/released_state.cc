@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
+#include "service/store/record_names.h"
 #include "vanon/release/event_buffer.h"
+#include "vanon/state/state_store.h"
 
 namespace vanon::service {
 
@@ -35,6 +38,25 @@ ReleasedState StateAfterRelease(const ReleaseBase& base, int64_t epoch, uint64_t
   out.progress.suppressed += suppressed_events;
   out.progress.releases++;
   return out;
+}
+
+ReleaseCommit CommitRelease(const ReleaseBase& base, int64_t epoch, uint64_t published_events,
+                            uint64_t suppressed_events, const state::ReleaseLogEntry& prepared, std::string summary,
+                            int64_t wall_ms) {
+  ReleaseCommit c{StateAfterRelease(base, epoch, published_events, suppressed_events), prepared};
+  c.entry.status = state::ReleaseStatus::kCommitted;
+  c.entry.committed_wall_ms = wall_ms;
+  c.entry.seed.fill(0);
+  c.entry.epoch_offsets.reset();
+  c.entry.summary = std::move(summary);
+  return c;
+}
+
+void AddCommittedRecords(int32_t partition, int64_t epoch, const ReleaseCommit& c, state::ReleaseWrite* w) {
+  w->PutMeta(partition, kClockMeta, c.state.clock.EncodeState());
+  w->SetProgress(partition, c.state.progress);
+  w->PutRelease(partition, epoch, c.entry);
+  w->DeleteRelease(partition, epoch - kReleaseLogLength);
 }
 
 }  // namespace vanon::service

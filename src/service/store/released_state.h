@@ -9,13 +9,19 @@
 #define VANON_SRC_SERVICE_STORE_RELEASED_STATE_H_
 
 #include <cstdint>
+#include <string>
 
 #include "vanon/release/epoch_clock.h"
 #include "vanon/state/partition_progress.h"
+#include "vanon/state/release_state.h"
 
 namespace vanon::release {
 class EventBuffer;
 }  // namespace vanon::release
+
+namespace vanon::state {
+class ReleaseWrite;
+}  // namespace vanon::state
 
 namespace vanon::service {
 
@@ -46,6 +52,31 @@ struct ReleasedState {
 };
 ReleasedState StateAfterRelease(const ReleaseBase& base, int64_t epoch, uint64_t published_events,
                                 uint64_t suppressed_events);
+
+// The release log keeps this many releases per partition (for operators and
+// for restoring the last-release metrics); older entries are deleted.
+inline constexpr int64_t kReleaseLogLength = 1000;
+
+// What a committed release leaves in state besides its share's changes,
+// built once on the release thread before its records are produced: the
+// changelog record and the local apply batch carry these same values.
+struct ReleaseCommit {
+  ReleasedState state;
+  state::ReleaseLogEntry entry;  // kCommitted, seed erased
+};
+
+// `prepared`: the release's prepared log entry. Applied, the release is
+// never computed again: its seed would only let anyone with a copy of state
+// regenerate its randomness (counterfeits, group order, DP noise), and its
+// epoch offsets are needed only to compute it again; both are erased here.
+ReleaseCommit CommitRelease(const ReleaseBase& base, int64_t epoch, uint64_t published_events,
+                            uint64_t suppressed_events, const state::ReleaseLogEntry& prepared, std::string summary,
+                            int64_t wall_ms);
+
+// Appends the committed release's records to `w`: the closed clock, the
+// progress, the log entry, and the deletion of the entry that falls out of
+// the log.
+void AddCommittedRecords(int32_t partition, int64_t epoch, const ReleaseCommit& c, state::ReleaseWrite* w);
 
 }  // namespace vanon::service
 

@@ -19,6 +19,7 @@ bool StateLedgerStore::LoadAll(std::vector<dp::LedgerEntry>* entries, std::strin
     *error = e.what();
     return false;
   }
+  present_ = record.has_value();
   if (record) {
     if (record->size() % kEntryBytes != 0) {
       *error = "state: dp ledger record of partition " + std::to_string(partition_) + " has a bad size";
@@ -63,6 +64,14 @@ bool StateLedgerStore::Erase(uint64_t release_id, std::string* error) {
   return false;
 }
 
+std::optional<std::string> StateLedgerStore::Record() const {
+  if (!present_) return std::nullopt;
+  std::string record;
+  record.reserve(entries_.size() * kEntryBytes);
+  for (const auto& [id, entry] : entries_) record += dp::EncodeLedgerEntry(entry);
+  return record;
+}
+
 bool StateLedgerStore::Write(std::string* error) {
   std::string record;
   record.reserve(entries_.size() * kEntryBytes);
@@ -76,6 +85,7 @@ bool StateLedgerStore::Write(std::string* error) {
     *error = e.what();
     return false;
   }
+  present_ = true;
   return true;
 }
 

@@ -11,10 +11,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "vanon/dp/ledger_store.h"
+#include "service/store/record_names.h"
 
 namespace vanon::service {
 
@@ -22,7 +24,7 @@ class ShareState;
 
 class StateLedgerStore final : public dp::LedgerStore {
  public:
-  static constexpr const char* kMetaName = "dp_ledger";
+  static constexpr const char* kMetaName = kDpLedgerMeta;  // record_names.h
 
   StateLedgerStore(ShareState* store, int32_t partition) : store_(store), partition_(partition) {}
 
@@ -30,12 +32,17 @@ class StateLedgerStore final : public dp::LedgerStore {
   bool Put(const dp::LedgerEntry& entry, std::string* error) override;
   bool Erase(uint64_t release_id, std::string* error) override;
 
+  // The record as this object last read or wrote it (nullopt: there is
+  // none): what state holds, without reading it back.
+  std::optional<std::string> Record() const;
+
  private:
   bool Write(std::string* error);
 
   ShareState* store_;
   int32_t partition_;
   std::map<uint64_t, dp::LedgerEntry> entries_;  // mirror of the record
+  bool present_ = false;                         // state holds the record
 };
 
 }  // namespace vanon::service

@@ -6,12 +6,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "service/store/record_names.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon::service {
 
 namespace {
-constexpr const char* kMetaName = "state_version";
+constexpr const char* kMetaName = kStateVersionMeta;
 }  // namespace
 
 int MigrateStateVersion(state::StateStore* store) {
