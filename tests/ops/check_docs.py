@@ -16,7 +16,8 @@ What counts as a path:
 - the target of a Markdown link or image, resolved from the document's own
   directory (as a Markdown viewer does); URLs, mail addresses and in-page
   anchors (`#...`) are skipped, the `#anchor` of a file link is dropped;
-- a word of an inline code span or of a fenced code block whose first
+- a word of an inline code span or of a code block (fenced, or indented by
+  four spaces after a paragraph that is not a list) whose first
   component is an entry at the top of ROOT (`src/...`, `docs/x.md`,
   `./scripts/test.sh`, `README.md`), read from ROOT itself. Words with other
   first components (`/tmp/x`, `/etc/...`, `vanon.yaml`, `kafka.bootstrap`)
@@ -33,8 +34,8 @@ What counts as a path:
   skipped). Other build paths (outputs of a run, like
   `build/utility/utility.png`) are skipped.
 
-What counts as a command: an inline code span, or a line of a fenced code
-block, cut at shell separators (`|`, `;`, `&`, `(`, `)`) and at ` #`
+What counts as a command: an inline code span, or a line of a fenced or
+indented code block, cut at shell separators (`|`, `;`, `&`, `(`, `)`) and at ` #`
 comments; a piece whose command word is the name of a --bin, alone or at the
 end of a path (after `$ `, `VAR=value`, `exec`, `sudo`, `nice`, `env`,
 `time`), is a command; `vanon` as an argument (`kubectl -n vanon`) is not.
@@ -62,6 +63,7 @@ LINK = re.compile(r'!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)')
 WORD_CHARS = re.compile(r'^[A-Za-z0-9._+*?<>/{}-]+$')
 PREFIX_WORDS = {'$', 'exec', 'sudo', 'nice', 'env', 'time'}
 SECTION = re.compile(r'^\s*,?\s*(?:section\s+)?"([^"]+)"')
+LIST_ITEM = re.compile(r'^\s+\S|^\s*([-*+]|\d+[.)])\s')
 FLAG = re.compile(r'(?<![\w-])(--?[A-Za-z][\w-]*)')
 HELP_NAME = re.compile(r'^  (\S+)')
 FILE_NAME = re.compile(r'^[\w+-][\w.+-]*\.(cc|h|py|sh|md|yaml|yml|json|txt|mjs|tpl|cmake)$')
@@ -218,16 +220,34 @@ def check_section(tree, doc, path, title):
     return f'`{path}`, "{title}": no such section'
 
 
-def check_doc(tree, clis, doc):
-    problems, fenced = [], False
-    with open(os.path.join(tree.root, doc), encoding='utf-8') as f:
-        lines = f.read().splitlines()
-    for number, line in enumerate(lines, 1):
-        found = []
+def code_lines(lines):
+    """For each line, whether it is code: inside a fence, or an indented code
+    block (4 spaces, after a blank line that follows a paragraph, not a list)."""
+    code, fenced, indented, last_text = [], False, False, ''
+    for i, line in enumerate(lines):
         if FENCE.match(line):
             fenced = not fenced
+            code.append(None)
             continue
-        if fenced:
+        if not fenced and line.startswith('    ') and line.strip():
+            indented = indented or (i > 0 and not lines[i - 1].strip() and not LIST_ITEM.match(last_text))
+        elif line.strip():
+            indented = False
+        if line.strip() and not fenced and not indented:
+            last_text = line
+        code.append(fenced or indented)
+    return code
+
+
+def check_doc(tree, clis, doc):
+    problems = []
+    with open(os.path.join(tree.root, doc), encoding='utf-8') as f:
+        lines = f.read().splitlines()
+    for number, (line, code) in enumerate(zip(lines, code_lines(lines)), 1):
+        found = []
+        if code is None:
+            continue
+        if code:
             found = check_code(tree, clis, doc, line)
         else:
             for m in CODE_SPAN.finditer(line):

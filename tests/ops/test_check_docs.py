@@ -33,9 +33,17 @@ vanon run --config config/demo.yaml --set kafka.bootstrap=127.0.0.1:9092
 build/src/cli/vanon demo --duration 60 | vanon-kafka --brokers 1 --topic t:1
 ```
 `vanon tail --config FILE --json`, `vanon --help`
+
+A paragraph, then an indented code block:
+
+    vanon validate-config config/demo.yaml
+
+- a list item, and its continuation is prose, not code:
+
+    vanon is streaming anonymization for cars, release after release
 '''
 
-# Each line holds one broken reference; the expected message follows '=>'.
+# One broken reference per entry, on the entry's last line, and its message.
 BAD = [
     ('`docs/b.md`', '`docs/b.md`: no such path in the tree'),
     ('[b](docs/b.md)', 'link `docs/b.md`: no such path docs/b.md'),
@@ -48,6 +56,8 @@ BAD = [
     ('`vanon run --config x --no-such-flag`',
      '`vanon run --no-such-flag`: no such flag in `vanon run --help`'),
     ('`vanon-kafka --partitions 3`', '`vanon-kafka --partitions`: no such option in `vanon-kafka --help`'),
+    ('A paragraph.\n\n    vanon demo --no-such-flag',
+     '`vanon demo --no-such-flag`: no such flag in `vanon demo --help`'),
 ]
 
 
@@ -68,14 +78,18 @@ def main(argv):
             f.write(GOOD)
         with open(os.path.join(root, 'clients/py/README.md'), 'w', encoding='utf-8') as f:
             f.write('`tests/parse.py`\n')
+        expected, line = [], 0
         with open(os.path.join(root, 'BAD.md'), 'w', encoding='utf-8') as f:
-            f.write(''.join(f'{text}\n' for text, _ in BAD))
+            for text, message in BAD:
+                f.write(f'{text}\n\n')
+                line += text.count('\n') + 1
+                expected.append(f'BAD.md:{line}: {message}')
+                line += 1
         for doc in ('README.md', 'clients/py/README.md'):
             good = run(root, bins, doc)
             if good.returncode != 0 or good.stdout:
                 failures.append(f'{doc} should pass: exit {good.returncode}\n{good.stdout}{good.stderr}')
         bad = run(root, bins, 'BAD.md')
-        expected = [f'BAD.md:{n}: {message}' for n, (_, message) in enumerate(BAD, 1)]
         if bad.returncode != 1 or bad.stdout.splitlines() != expected:
             failures.append('BAD.md: expected exit 1 and\n  ' + '\n  '.join(expected) +
                             f'\ngot exit {bad.returncode} and\n{bad.stdout}{bad.stderr}')
