@@ -241,13 +241,13 @@ struct DpConfig {
   // cell, every other value counts in the cell kOtherSensitiveCell.
   std::vector<std::string> sensitive_values;
   int64_t time_bucket_seconds = 60;
-  // DP window (issue 17): 0 publishes counts with every release; otherwise
+  // DP window: 0 publishes counts with every release; otherwise
   // counts over windows of this many seconds (a multiple of the epoch length,
   // aligned in event time), published once per window, one ledger charge of
   // epsilon_per_release each, running totals as cumulative sums.
   int64_t window_seconds = 0;
-  // One count per cell and window across all input partitions (issue 17,
-  // docs/dp.md "Global counts"): with a topic set, every partition sends its
+  // One count per cell and window across all input partitions
+  // (docs/dp.md "Global counts"): with a topic set, every partition sends its
   // exact window counts to this internal topic (one partition; same ACLs as
   // the raw input), and the owner of input partition `partition` adds noise
   // once and publishes. Needs window_seconds. A window some partition never

@@ -1,4 +1,4 @@
-// Restore time of the state changelog for n signatures (issue 14's goal:
+// Restore time of the state changelog for n signatures (the goal:
 // 1,000,000 in under 30 s), through the service's own StateRestorer: read
 // with read_committed from the mock cluster, compacted in memory, written
 // into an empty RocksDB with StateStore::ReplacePartition.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The state changelog's cost at 100,000 events/s (issue 14): the release
+"""The state changelog's cost at 100,000 events/s: the release
 benchmark (loadtest/release, vanon as a child process on the mock cluster)
 run with `state.changelog.enabled` true and false, alternating, so both see
 the same machine load. Prints one table: median (min-max) of every run of

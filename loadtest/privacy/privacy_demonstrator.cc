@@ -1,4 +1,4 @@
-// Seed 000's Privacy Demonstrator, run on what vanon publishes (issue 13).
+// Seed 000's Privacy Demonstrator, run on what vanon publishes.
 //
 // A synthetic fleet goes through the release library in-process (the same
 // path the service takes: TupleBuilder -> ComputeRelease -> WriteRelease).
@@ -7,8 +7,8 @@
 // sensitive values (tests/e2e/disclosure_attack.h). Three views of the same
 // stream:
 //   raw input     what the adversary reads on the raw topic: the value itself;
-//   records v1    group records that paired tuple tokens with values (before
-//                 issue 13), rebuilt from this run's groups and ground truth;
+//   records v1    group records that paired tuple tokens with values (record
+//                 version 1), rebuilt from this run's groups and ground truth;
 //   records v2    the records as published now.
 //
 // Usage: vanon-privacy-demonstrator [--vehicles N] [--epochs E] [--m M]

@@ -1,4 +1,4 @@
-// Sustained end-to-end rate of vanon with releases on (issue 4): the fleet
+// Sustained end-to-end rate of vanon with releases on: the fleet
 // generator -> Kafka (librdkafka's in-process mock cluster) -> vanon (ingest,
 // 10 s epochs, m-invariant releases in Kafka transactions) -> anonymized and
 // releases topics, read back concurrently by read_committed consumers; then,

@@ -1,5 +1,5 @@
 // `vanon run` as a child process of a benchmark, so that its CPU can be
-// read apart from everything else the benchmark runs (issue 18: cost per
+// read apart from everything else the benchmark runs (the cost per
 // million events). Its progress comes from its own /metrics page, as an
 // operator would see it.
 #ifndef VANON_LOADTEST_RELEASE_VANON_PROCESS_H_

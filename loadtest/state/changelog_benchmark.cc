@@ -1,4 +1,4 @@
-// The local half of the state changelog's cost (issue 14 asks for restore
+// The local half of the state changelog's cost (the goal: a restore
 // of 1,000,000 signatures in under 30 s):
 //   BM_ReplacePartition: writing a restored partition (n signatures) into
 //     RocksDB in one batch, after dropping what the partition held;

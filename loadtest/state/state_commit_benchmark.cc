@@ -1,5 +1,5 @@
-// Cost of StateStore::Commit(ReleaseWrite&) with and without the WAL fsync
-// (issue 19), for the two batches the release loop syncs before a Kafka
+// Cost of StateStore::Commit(ReleaseWrite&) with and without the WAL fsync,
+// for the two batches the release loop syncs before a Kafka
 // transaction commits:
 //   BM_Prepare: one epoch's prepare batch, a release-log entry and the
 //               clock record for each of 16 partitions (one sync per epoch);

@@ -14,7 +14,7 @@
 // pages the page faults were the largest single cost of ingestion (about a
 // fifth of vanon's CPU in a perf profile of bench_ingest_e2e). With huge
 // pages: ingest about 1.5x faster, releases about 20% less CPU, the same
-// peak RSS (issue 18, session 25: loadtest/results/issue18-before-after.md).
+// peak RSS (loadtest/results/ingest-release-cost-shared-machine-2026-11-24-to-25.md).
 extern "C" {
 // NOLINTNEXTLINE: the name and type are jemalloc's interface.
 const char* malloc_conf = "dirty_decay_ms:30000,muzzy_decay_ms:30000,thp:always";

@@ -134,7 +134,7 @@ void CheckDp(const Config& c, Diagnostics* diag) {
   } else if (dp.enabled && dp.epsilon_per_release > 0 && dp.budget_epsilon > 0 && c.privacy.epoch.length_seconds > 0 &&
              dp.budget_period_days > 0) {
     // A budget that runs out mid-period pauses DP publication for the rest
-    // of it (issue 17: the shipped config lasted under two hours of 30 days).
+    // of it (the shipped config lasted under two hours of 30 days).
     const DpBudgetPlan plan = PlanDpBudget(c);
     if (!plan.lasts_period) {
       diag->Error(

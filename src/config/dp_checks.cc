@@ -1,4 +1,4 @@
-// DP checks that need the whole config (issue 17): everything DpPublisher
+// DP checks that need the whole config: everything DpPublisher
 // would refuse at `run` is refused here first, with file, line and key, so
 // `validate-config` and `run` agree (tests/service/config_refusals_test.cc).
 // Left to DpPublisher: dp.aggregation.partition against the input topic's

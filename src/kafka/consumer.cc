@@ -88,8 +88,8 @@ Consumer::Consumer(const std::string& bootstrap, const std::string& group_id, co
                               // events/s) a consumer catching up filled it, and
                               // librdkafka 2.0 then backs the fetch off for
                               // fetch.error.backoff.ms (500 ms): idle gaps in
-                              // which neither fetching nor processing ran
-                              // (issue 18). Up to 256 MB of prefetched input
+                              // which neither fetching nor processing ran.
+                              // Up to 256 MB of prefetched input
                               // instead, and the Java client's 100 ms backoff.
                               {"queued.min.messages", "1000000"},
                               {"queued.max.messages.kbytes", "262144"},
@@ -175,7 +175,7 @@ void Consumer::Take(rd_kafka_message_t* m, bool* resume_resets) {
 // partition arrives, retention deletes faster than the fetch reaches the
 // oldest offset (a fetch round trip, under load, can take longer than the
 // broker keeps the log's head): resuming at the oldest offset again failed
-// the same way every second and consumption never restarted (issue 18; the
+// the same way every second and consumption never restarted (the
 // mock broker keeps about 5 MB per partition). Then it resumes halfway
 // between the oldest and the newest offset, so that the next fetch lands.
 int64_t Consumer::ResumePosition(int32_t partition, int64_t lo, int64_t hi) {

@@ -33,7 +33,7 @@ TEST(ExampleConfigsTest, ProductionExampleLoads) {
   EXPECT_EQ(c.dp.kpis.size(), 1u);
 }
 
-// Issue 17: the shipped configs' budgets last their periods (the production
+// The shipped configs' budgets last their periods (the production
 // example spent its budget in 100 minutes of 30 days), also with the 1 s
 // epochs tests set on the demo.
 TEST(ExampleConfigsTest, ShippedDpBudgetsLastTheirPeriods) {

@@ -77,7 +77,7 @@ std::vector<InvalidCase> Cases() {
        "privacy.history_min_share", "out of range"},
       {"EpsilonZeroIsOpenBound", "epsilon_per_release: 0.00003", "epsilon_per_release: 0", "epsilon_per_release",
        "dp.epsilon_per_release", "out of range"},
-      // Issue 17: a budget that cannot last its period is refused. 10 per 30
+      // A budget that cannot last its period is refused. 10 per 30
       // days at 0.1 is 100 charges; the first release also starts the
       // running totals (2 charges), so 99 releases of 10 s publish.
       {"DpBudgetDoesNotLastItsPeriod", "epsilon_per_release: 0.00003", "epsilon_per_release: 0.1",
@@ -157,7 +157,7 @@ std::vector<InvalidCase> Cases() {
       {"OverrideWithoutEquals", "", "", "", "privacy.m", "dotted.key=value", {"privacy.m"}, 1},
       {"ReleaseStallZero", "listen: 127.0.0.1:9464", "listen: 127.0.0.1:9464\n  release_stall_seconds: 0",
        "release_stall_seconds", "http.release_stall_seconds", "out of range"},
-      // Issue 13: no config may publish the sensitive value by another path.
+      // No config may publish the sensitive value by another path.
       {"SensitiveKeptInPayload", "    - {path: source, transform: keep}\n",
        "    - {path: source, transform: keep}\n    - {path: artist, transform: keep}\n",
        "{path: artist, transform: keep}", "payload.fields[1].transform", "sensitive field"},

@@ -51,7 +51,7 @@ TEST_F(LoadConfigTest, BaseConfigLoads) {
   EXPECT_EQ(c.http.port, 9464);
 }
 
-// Issue 17: the plan validate-config prints. 10 s epochs in 30 days are
+// The plan validate-config prints. 10 s epochs in 30 days are
 // 259,200 releases; the tree horizon is 2^17 releases, so 2 counter starts.
 TEST_F(LoadConfigTest, DpBudgetPlanOfTheBaseConfig) {
   config::Config c = config::LoadConfig(WriteConfig(kBaseConfig));

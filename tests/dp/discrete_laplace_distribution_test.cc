@@ -1,4 +1,4 @@
-// Acceptance test of issue 5: 10^6 draws per scale from a fixed seed match the
+// Acceptance test: 10^6 draws per scale from a fixed seed match the
 // discrete Laplace pmf (chi-square), have mean 0 and the theoretical variance
 // within 2%.
 

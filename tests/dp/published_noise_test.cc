@@ -1,4 +1,4 @@
-// Acceptance (issue 17): no published count may be noiseless, and a
+// Acceptance: no published count may be noiseless, and a
 // window (release) is charged to the ledger once, even across a crash.
 //
 // "Noiseless" is tested from the outside: the same data published again with

@@ -1,4 +1,4 @@
-// WindowCounter (issue 17): contribution bounds hold over a whole DP window
+// WindowCounter: contribution bounds hold over a whole DP window
 // of several epochs, and its state survives Serialize/Restore.
 
 #include "vanon/dp/window_counter.h"

@@ -1,4 +1,4 @@
-// Global DP counts (issue 17): the partitions' exact window counts go to the
+// Global DP counts: the partitions' exact window counts go to the
 // aggregation partition, which publishes one noisy count per cell and window,
 // once, complete (or marked incomplete), and the same after a crash.
 // The internal topic is an in-memory list here; the Kafka path is covered by

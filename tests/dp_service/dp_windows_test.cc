@@ -1,4 +1,4 @@
-// DP windows in the service (issue 17): counts over windows of several
+// DP windows in the service: counts over windows of several
 // release epochs, published once per window with one ledger charge, bounded
 // per vehicle over the window, republished identically after a crash, with
 // running totals as cumulative sums of the window counts.

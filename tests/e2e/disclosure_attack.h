@@ -1,4 +1,4 @@
-// The consumer-side attack of issue 13 (seed 000's Privacy Demonstrator on
+// The consumer-side attack (seed 000's Privacy Demonstrator on
 // published data). The adversary reads everything a downstream consumer can
 // read (anonymized events and release records, read_committed) and knows,
 // for every vehicle, its quasi-identifiers, its input partition and in

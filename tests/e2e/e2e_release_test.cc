@@ -1,4 +1,4 @@
-// Issue 4, step 2: the service in-process on the mock cluster. A churning
+// The service in-process on the mock cluster. A churning
 // fleet (with a seq in every payload, some malformed messages and a few
 // deliberately late ones) goes into three input partitions; once the
 // service has released everything, both output topics are read back and
@@ -272,7 +272,7 @@ TEST(E2eRelease, CheckerFindsNoViolationOverSixReleases) {
             << " tuples published (" << after_waiting << " after waiting), " << counterfeits << " counterfeits\n";
 }
 
-// Issue 13: a reader of every output topic who knows each vehicle's QIs,
+// A reader of every output topic who knows each vehicle's QIs,
 // partition and the releases it is in must be left at least m candidate
 // values per vehicle-release, and after intersecting a vehicle's releases.
 // On version-1 records (tokens paired with values) this fails: a group with

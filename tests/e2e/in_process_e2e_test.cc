@@ -1,4 +1,4 @@
-// Issue 4, step 1: a churning fleet through the pure release library for
+// A churning fleet through the pure release library for
 // eight releases, rebuilt from the output records and the ground truth
 // alone; the independent checker must find nothing, and must find the
 // tampering done to the records afterwards.

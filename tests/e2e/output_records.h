@@ -27,7 +27,7 @@ struct EventRecord {
   std::string raw;              // the whole record, for leak checks
 };
 
-// A token-value pair of a version-1 group record (before issue 13).
+// A token-value pair of a version-1 group record.
 struct GroupTuple {
   std::string token;
   std::optional<std::string> sensitive;

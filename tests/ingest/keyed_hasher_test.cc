@@ -53,7 +53,7 @@ TEST(KeyedHasherTest, HexIsLowerCaseAndFixedWidth) {
   EXPECT_EQ(hex.substr(2, 60), std::string(60, '0'));
 }
 
-// A trip id that equals a VIN must not give that vehicle's token (issue 19).
+// A trip id that equals a VIN must not give that vehicle's token.
 TEST(KeyedHasherTest, TripTokensAreSeparateFromVehicleTokens) {
   KeyedHasher hasher("0123456789abcdef0123456789abcdef");
   const std::string vin = "WDCGG8HB0AF462890";

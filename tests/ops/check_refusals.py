@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""validate-config and run must agree on every refusal (issue 20).
+"""validate-config and run must agree on every refusal.
 
 `vanon run` and `vanon validate-config` both load the config through
 LoadConfig (src/config), so every check made there refuses alike; a check

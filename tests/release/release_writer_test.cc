@@ -123,7 +123,7 @@ std::vector<std::string> StringArray(const std::string& rec, const std::string& 
   return out;
 }
 
-// Issue 13: a group record lists its values (counterfeits' included) and no
+// A group record lists its values (counterfeits' included) and no
 // token, so that knowing which tokens have events (the real tuples) does
 // not tell which values are counterfeit. Tokens link events of one tuple.
 TEST(ReleaseWriterTest, GroupRecordsListValuesWithoutTokens) {

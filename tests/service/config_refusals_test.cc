@@ -1,5 +1,5 @@
-// Every config refusal is made by `validate-config` and by `run` alike
-// (issues 17, 20): exit 2 with the same FILE:LINE: key line, before `run`
+// Every config refusal is made by `validate-config` and by `run` alike:
+// exit 2 with the same FILE:LINE: key line, before `run`
 // connects anywhere. Before, some checks lived only in DpPublisher or in
 // SchemaFromConfig, so validate-config accepted configs that run then
 // refused with exit 1.

@@ -1,4 +1,4 @@
-// Global DP counts (issue 17) with the real binaries on the mock cluster:
+// Global DP counts with the real binaries on the mock cluster:
 // two input partitions, `vanon run` with dp.aggregation.topic. The
 // aggregating instance is killed at a DP fault point (a global window
 // charged, its records not yet produced) or after a commit, restarted, and

@@ -1,5 +1,5 @@
-// Inputs that used to pass silently and publish nothing or the wrong thing
-// (issue 19): a registry-sourced sensitive value that was never read, and
+// Inputs that used to pass silently and publish nothing or the wrong thing:
+// a registry-sourced sensitive value that was never read, and
 // events without a Kafka key. The service runs in-process on the mock
 // cluster with one input partition.
 #include <gtest/gtest.h>
@@ -118,7 +118,7 @@ class FailClosedTest : public ::testing::Test {
   uint64_t sent_ = 0;
 };
 
-// Before issue 19 every tuple got the sensitive value "": no group with m
+// A registry aggregator once gave every tuple the sensitive value "": no group with m
 // distinct values could form, and every event was suppressed.
 TEST_F(FailClosedTest, RegistryAggregatorPublishesWithTheRegistryValue) {
   Start(/*registry_sensitive=*/true);

@@ -159,7 +159,7 @@ TEST(IngestIntegration, ExactAccountingDlqReasonsAndNoRawVinOnDisk) {
   EXPECT_EQ(found, 0u) << "raw VINs found in the state directory";
 }
 
-// Issue 18: input the broker deletes (retention) before vanon reads it is
+// Input the broker deletes (retention) before vanon reads it is
 // counted and logged, not skipped silently. vanon stops with its resume
 // offset stored; more than the mock's ~5 MB per partition arrives; the restarted
 // service finds its position deleted, counts exactly the deleted offsets and
@@ -210,7 +210,7 @@ TEST(IngestIntegration, InputDeletedBeforeItIsReadIsCountedAsLost) {
   EXPECT_EQ(lost, static_cast<double>(low - resume));
 }
 
-// Issue 18: lag is visible per input partition, labelled by partition number
+// Lag is visible per input partition, labelled by partition number
 // only: one series per assigned partition, each at 0 once everything
 // produced has been consumed (no timing assumed: waited for).
 TEST(IngestIntegration, ConsumerLagPerPartition) {

@@ -194,7 +194,7 @@ TEST(ProcessIntegration, PrometheusScrapesVanonAndPromtoolAcceptsTheExposition) 
   testing::WriteFile(scrape, exposition);
   std::string cmd = "promtool check metrics < " + scrape + " > " + prom_dir.path() + "/promtool.out 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << testing::ReadFile(prom_dir.path() + "/promtool.out");
-  // Every metric the dashboard and the alert rules use is exported (issue 6).
+  // Every metric the dashboard and the alert rules use is exported.
   cmd = "python3 " + std::string(VANON_SOURCE_DIR) + "/tests/ops/check_metric_names.py " + scrape + " > " +
         prom_dir.path() + "/names.out 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << testing::ReadFile(prom_dir.path() + "/names.out");

@@ -1,4 +1,4 @@
-// Issue 14's acceptance run: three `vanon run` processes in one consumer
+// The scale-out acceptance run: three `vanon run` processes in one consumer
 // group on the mock cluster (vanon-kafka), with the state changelog on. While
 // a fleet streams in chunks, the group scales 1 -> 3 -> 2, one instance is
 // killed (SIGKILL), and a replacement starts with an empty state dir. Every

@@ -1,4 +1,4 @@
-// Scale-out with the state changelog (issue 14), with the real binaries on
+// Scale-out with the state changelog, with the real binaries on
 // the mock cluster: one `vanon run` consumes a fleet and releases it; a second
 // instance with an empty state dir joins the same consumer group, takes half
 // of the partitions, and the fleet goes on streaming. An independent check
@@ -290,7 +290,7 @@ TEST_P(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed
 INSTANTIATE_TEST_SUITE_P(JoinOrKill, ScaleOut, ::testing::Values("join", "kill"),
                          [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
-// `run` with the internal topics missing or wrong (issue 14). The mock
+// `run` with the internal topics missing or wrong. The mock
 // cluster cannot create topics (no controller, no CreateTopics), so `run`
 // must refuse at once with the broker's reason and the manual fix, and must
 // not have created the topic by asking about it (a metadata request naming

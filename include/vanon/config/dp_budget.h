@@ -1,4 +1,4 @@
-// How long the DP budget lasts with a given config (issue 17).
+// How long the DP budget lasts with a given config.
 //
 // The service charges dp.epsilon_per_release to a partition's ledger for
 // every release epoch and once more whenever a running-total tree counter

@@ -1,6 +1,6 @@
 // True counts of one query over a DP window that spans several release
 // epochs, with the contribution bounds applied per vehicle over the whole
-// window (issue 17).
+// window.
 //
 // A window's count is published once, with noise scaled to C x L, so a
 // vehicle must add at most C to a cell and touch at most L cells in the

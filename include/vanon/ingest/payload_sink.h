@@ -1,7 +1,7 @@
 // PayloadSink lets EventParser hand the payload object it has just parsed
 // to whoever publishes it (PayloadTransformer), so that ingestion parses each
 // message once: re-serializing the payload and parsing it again cost about
-// a tenth of ingestion's CPU (issue 18).
+// a tenth of ingestion's CPU.
 #ifndef VANON_INGEST_PAYLOAD_SINK_H_
 #define VANON_INGEST_PAYLOAD_SINK_H_
 

@@ -4,7 +4,7 @@
 // event of a vehicle carries the same ones. Buffering an epoch holds about a
 // million events at 100,000 events/s; a vector of five strings per event
 // was about a third of an event's memory, and fresh memory is the largest
-// cost of ingestion (issue 18). Events of one vehicle now share one
+// cost of ingestion. Events of one vehicle now share one
 // immutable copy. Compares by value; thread-safe to read and copy.
 
 #ifndef VANON_INGEST_QI_VALUES_H_

@@ -27,7 +27,7 @@ std::vector<Pending> Flatten(const ReleaseInput& in) {
 
 // Per vehicle, what decides whether a delay suppression was due: a scan of
 // all tuples per suppressed tuple was quadratic, and at 100,000 vehicles it
-// was a seventh of the service's CPU (issue 18).
+// was a seventh of the service's CPU.
 struct VehicleTuples {
   size_t current = 0;
   uint64_t latest_first_release = 0;

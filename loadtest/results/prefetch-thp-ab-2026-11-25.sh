@@ -1,5 +1,5 @@
 #!/bin/bash
-# A/B of session 25's two runtime changes with one binary: "before" restores
+# A/B of the two runtime changes of 2026-11-25 (prefetch, huge pages) with one binary: "before" restores
 # librdkafka's prefetch defaults and jemalloc's default THP mode; pairs
 # interleave (before after, after before, ...). Run from anywhere after a
 # build; prints one line of benchmark counters per run.
