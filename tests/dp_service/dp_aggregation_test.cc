@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 #include <prometheus/registry.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <regex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dp_fixture.h"
@@ -344,6 +346,47 @@ TEST(DpAggregationTest, EveryGlobalCountVariesWithTheReleaseSeed) {
   for (const auto& [key, values] : seen) {
     EXPECT_GT(values.size(), 1u) << key << " is the same in every draw: published without noise";
   }
+}
+
+double GaugeOf(prometheus::Registry& registry, const std::string& name) {
+  for (const auto& family : registry.Collect()) {
+    if (family.name == name) return family.metric.at(0).gauge.value;
+  }
+  ADD_FAILURE() << name << " not exported";
+  return -1;
+}
+
+double WallSecondsNow() {
+  using namespace std::chrono;
+  return static_cast<double>(duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count()) / 1000.0;
+}
+
+// The stalled alert takes the maximum of this gauge over instances: it must
+// have a value from the start on every instance, or an aggregation partition
+// that never releases (no input ever reached it) would leave nothing to fire on.
+TEST(DpAggregationTest, EveryInstanceExportsItsStartAsTheLastGlobalPublicationUntilItPublishes) {
+  const std::string name = "vanon_dp_global_last_published_timestamp_seconds";
+  TempDir dir("agg_gauge");
+  MemoryTopic topic;
+  const double before = WallSecondsNow();
+  Service s(GlobalConfig(dir), dir.Sub("state"), &topic);
+  const double started = GaugeOf(s.registry, name);
+  EXPECT_GE(started, before - 1);
+  EXPECT_LE(started, WallSecondsNow() + 1);
+  EXPECT_DOUBLE_EQ(GaugeOf(s.registry, "vanon_dp_global_max_wait_seconds"), 2.0 * kWindowMs / 1000);
+
+  // Epochs that close no window publish nothing: the gauge keeps the start.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  s.Epoch(0);
+  EXPECT_DOUBLE_EQ(GaugeOf(s.registry, name), started);
+  s.Epoch(1);
+  s.Epoch(2);  // closes window 0
+  EXPECT_GT(GaugeOf(s.registry, name), started);
+
+  // Without dp.aggregation: 0, which the alert ignores.
+  TempDir plain("agg_gauge_off");
+  dp_test::DpService off(TestConfig(plain), plain.Sub("state"));
+  EXPECT_EQ(GaugeOf(off.registry, name), 0);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Global DP counts (issue 17, docs/dp.md "Global counts"): one noisy count
+// Global DP counts (docs/dp.md "Global counts"): one noisy count
 // per cell and window over all input partitions instead of one per
 // partition, so a consumer does not sum P noises.
 //

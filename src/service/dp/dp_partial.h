@@ -1,6 +1,6 @@
 // Exact DP window counts of one input partition, as sent to the aggregation
-// partition over the internal topic dp.aggregation.topic (issue 17,
-// docs/dp.md "Global counts"). Exact counts: the topic needs the same access
+// partition over the internal topic dp.aggregation.topic
+// (docs/dp.md "Global counts"). Exact counts: the topic needs the same access
 // rules as the raw input.
 #ifndef VANON_SRC_SERVICE_DP_DP_PARTIAL_H_
 #define VANON_SRC_SERVICE_DP_DP_PARTIAL_H_

@@ -14,8 +14,8 @@ class KafkaPartialSource final : public DpPartialSource {
  public:
   KafkaPartialSource(const config::Config& c, const seal::RecordSealer* sealer) : config_(c), sealer_(sealer) {}
 
-  // One consumer for the process's life, made at the first read (issue 17:
-  // a consumer per release connected to the cluster every time).
+  // One consumer for the process's life, made at the first read
+  // (a consumer per release would connect to the cluster every time).
   void Read(int64_t from, int64_t bound, const Visit& fn) override {
     if (!reader_) {
       const config::KafkaConfig& k = config_.kafka;

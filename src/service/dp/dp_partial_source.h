@@ -1,5 +1,5 @@
 // Where the aggregation partition's share reads the exact window counts of
-// all input partitions from (issue 17, docs/dp.md "Global counts"): partition
+// all input partitions from (docs/dp.md "Global counts"): partition
 // 0 of the internal topic dp.aggregation.topic, read_committed.
 #ifndef VANON_SRC_SERVICE_DP_DP_PARTIAL_SOURCE_H_
 #define VANON_SRC_SERVICE_DP_DP_PARTIAL_SOURCE_H_

@@ -158,6 +158,11 @@ dp::DpPlan PlanFromConfig(const config::Config& config, const engine::Schema& sc
   return plan;
 }
 
+double WallSeconds() {
+  using namespace std::chrono;
+  return static_cast<double>(duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count()) / 1000.0;
+}
+
 }  // namespace
 
 struct DpPublisher::PartitionBudget {
@@ -205,10 +210,9 @@ DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key
                                      .Add({{"complete", "false"}})),
       partials_dropped_counter_(NewCounter(registry, "vanon_dp_partials_dropped_total",
                                            "Partials of windows already published, or unreadable: dropped.")),
-      global_last_published_(
-          NewGauge(registry, "vanon_dp_global_last_published_timestamp_seconds",
-                   "Wall time (Unix s) this instance last published a global DP window, or first ran "
-                   "the aggregation; 0 if never.")),
+      global_last_published_(NewGauge(registry, "vanon_dp_global_last_published_timestamp_seconds",
+                                      "Wall time (Unix s) this instance last published a global DP window, or started "
+                                      "with dp.aggregation; 0 without it.")),
       global_max_wait_(NewGauge(registry, "vanon_dp_global_max_wait_seconds",
                                 "Longest a global DP window waits for partials: (max_wait_windows + 1) x "
                                 "dp.window_seconds; 0 without dp.aggregation.")) {
@@ -226,6 +230,10 @@ DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key
     // then max_wait_windows more) before it goes out incomplete: the
     // stalled-counts alert compares with it.
     global_max_wait_.Set(static_cast<double>((aggregation_.max_wait_windows + 1) * dpc.window_seconds));
+    // Start counting from now, on every instance: an aggregation partition
+    // that never runs a release (no input ever reached it) would otherwise
+    // leave no series for the stalled alert to fire on.
+    global_last_published_.Set(WallSeconds());
   }
   budget_gauge_.Set(policy_.period_total.ToDouble());
 
@@ -515,12 +523,7 @@ void DpPublisher::Committed(const Result& r) {
   global_complete_counter_.Increment(static_cast<double>(r.global_complete));
   global_incomplete_counter_.Increment(static_cast<double>(r.global_incomplete));
   partials_dropped_counter_.Increment(static_cast<double>(r.partials_dropped));
-  if (r.aggregated && (r.global_complete + r.global_incomplete > 0 || global_last_published_.Value() == 0)) {
-    global_last_published_.Set(static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                       std::chrono::system_clock::now().time_since_epoch())
-                                                       .count()) /
-                               1000.0);
-  }
+  if (r.aggregated && r.global_complete + r.global_incomplete > 0) global_last_published_.Set(WallSeconds());
 
   dp::Epsilon spent, remaining = policy_.period_total;
   for (const auto& [p, s] : statuses_) {

@@ -1,4 +1,4 @@
-// Differentially private counts inside a release (issue 5, docs/dp.md).
+// Differentially private counts inside a release (docs/dp.md).
 //
 // The release runner calls Compute() for every partition share of a release,
 // publishes Result::records (topic vehicle.counts.dp) in the release's Kafka
@@ -12,7 +12,7 @@
 // noise comes from the same seed. Fresh noise for the same release would let
 // a consumer average two draws.
 //
-// With dp.window_seconds set (issue 17), counts are gathered over DP windows
+// With dp.window_seconds set, counts are gathered over DP windows
 // of several epochs and published once per window, in the release of its
 // last epoch, with one ledger charge per window (src/service/dp_windows.cc).
 //

@@ -1,4 +1,4 @@
-// DP windows (issue 17, docs/dp.md "DP windows"): with dp.window_seconds set,
+// DP windows (docs/dp.md "DP windows"): with dp.window_seconds set,
 // the DP counts of a partition are gathered over a window of several release
 // epochs, aligned in event time, and published once, in the release of the
 // window's last epoch (or, when that epoch never came, the first release

@@ -32,7 +32,7 @@ struct IngestMetrics {
   prometheus::Gauge& lag_max;
   // vanon_consumer_partition_lag_messages{partition="N"}: one series per
   // assigned input partition, so that an SRE sees which partition falls
-  // behind and whether it catches up (issue 18).
+  // behind and whether it catches up.
   prometheus::Family<prometheus::Gauge>& partition_lag_family;
   prometheus::Counter& input_lost_to_retention;
   prometheus::Gauge& partitions;

@@ -1,6 +1,6 @@
 // The version of what a state store holds, beyond its layout: how its tokens
 // were made. Kept as a store-wide meta record ("state_version", decimal).
-//   1  no record: written before the record existed (issue 19).
+//   1  no record: written before the record existed.
 //   2  trip tokens are domain-separated from vehicle tokens
 //      (KeyedHasher::HashTrip); vehicle tokens are unchanged.
 // A build reads the versions up to its own and refuses newer ones: an old
