@@ -30,6 +30,8 @@
 #include "service/ingest/ingest_pipeline.h"
 #include "service/store/partition_guard.h"
 #include "service/store/state_version.h"
+#include "service/task/partition_task.h"
+#include "service/task/task_registry.h"
 #include "service/release/release_metrics.h"
 #include "service/release/release_runner.h"
 #include "vanon/state/state_store.h"
@@ -95,6 +97,9 @@ struct Service::Rep {
   // by Close(). Only the consuming thread touches them.
   std::unique_ptr<state::StateStore> store;
   std::unique_ptr<kafka::Producer> dlq;
+  // Every assigned partition's task: opened on assignment (or by the
+  // pipeline at its first batch), closed only on revocation, here.
+  std::unique_ptr<TaskRegistry> tasks;
   std::unique_ptr<IngestPipeline> pipeline;
   std::unique_ptr<kafka::TransactionalProducer> out;
   std::unique_ptr<kafka::TransactionalProducer> prepare_out;  // with the changelog: prepare records
@@ -134,11 +139,6 @@ struct Service::Rep {
   void NotePartitionGuard();
   void NoteOutcomes(const std::vector<ReleaseOutcome>& outcomes);
   void RestoreLastReleaseTime();
-  std::function<ReleaseRunner::PartitionState(int32_t)> StateOf() {
-    return [this](int32_t p) {
-      return ReleaseRunner::PartitionState{&pipeline->Clock(p), &pipeline->Progress(p), &pipeline->Events(p)};
-    };
-  }
 };
 
 Service::Service(config::Config config, std::string hmac_key, std::optional<seal::Keyring> state_keys)
@@ -274,7 +274,8 @@ void Service::Rep::OpenState() {
   spdlog::info("state open at {} with {} buffered events", config.state.dir, n);
   dlq = std::make_unique<kafka::Producer>(config.kafka.bootstrap, config.kafka.properties,
                                           config.kafka.producer_properties);
-  pipeline = std::make_unique<IngestPipeline>(config, hmac_key, store.get(), dlq.get(), &metrics);
+  tasks = std::make_unique<TaskRegistry>(store.get(), config.privacy.epoch);
+  pipeline = std::make_unique<IngestPipeline>(config, hmac_key, store.get(), dlq.get(), &metrics, tasks.get());
 }
 
 // The one start-up step that waits for the broker (up to 60 s when it is
@@ -404,9 +405,10 @@ std::optional<int64_t> Service::Rep::OnAssigned(int32_t p) {
     }
     auto committed_offset = [this](int32_t q) { return consumer->CommittedOffset(q, 60000); };
     if (restorer && restorer->Restore(p, committed_offset) && dp) dp->Forget(p);
+    // After the restore: the task loads what state holds now.
+    PartitionTask& task = pipeline->Open(p);
     auto at = pipeline->ResumeOffset(p);
-    pipeline->Clock(p).Resume(NowMs());
-    pipeline->Events(p);  // read from state now rather than at the first batch
+    task.clock().Resume(NowMs());
     spdlog::info("partition {} assigned, resuming at {}", p, at ? std::to_string(*at) : "earliest");
     return at;
   } catch (...) {
@@ -422,14 +424,16 @@ std::optional<int64_t> Service::Rep::OnAssigned(int32_t p) {
 // checkpoint spares this instance counting them again.
 void Service::Rep::OnRevoked(const std::vector<int32_t>& gone) {
   try {
-    NoteOutcomes(runner->Apply(StateOf(), /*wait=*/true));
-    runner->DropPrecomputed(StateOf());
+    NoteOutcomes(runner->Apply(/*wait=*/true));
+    runner->DropPrecomputed();
     runner->ForgetPartitions(gone);
     pipeline->Checkpoint(gone);
   } catch (...) {
     if (!rebalance_error) rebalance_error = std::current_exception();
   }
-  pipeline->ForgetPartitions(gone);
+  // A share still holding a task (after an error above) keeps it alive;
+  // the partition's next assignment loads a new task from state.
+  tasks->Close(gone);
   spdlog::info("{} partitions revoked", gone.size());
 }
 
@@ -452,7 +456,7 @@ int Service::Rep::ConsumeUntil(const std::atomic<bool>& stop) {
       pipeline->Process(batch, now_ms);
       heartbeat = SteadySeconds();
       release_batch_since = runner->BatchOpenSince();
-      NoteOutcomes(runner->Apply(StateOf(), /*wait=*/false));
+      NoteOutcomes(runner->Apply(/*wait=*/false));
       CloseEpochs(now_ms);
       PublishTotals();
       auto now = std::chrono::steady_clock::now();
@@ -461,8 +465,8 @@ int Service::Rep::ConsumeUntil(const std::atomic<bool>& stop) {
         UpdateGauges(++gauge_updates % kPartitionCheckEvery == 0);
       }
     }
-    NoteOutcomes(runner->Apply(StateOf(), /*wait=*/true));
-    runner->DropPrecomputed(StateOf());
+    NoteOutcomes(runner->Apply(/*wait=*/true));
+    runner->DropPrecomputed();
     pipeline->Checkpoint(consumer->Assigned());
     spdlog::info("stopping: batch and releases in flight finished, closing consumer");
     return 0;
@@ -488,7 +492,7 @@ void Service::Rep::HoldWhilePartitionsChanged() {
   consumer->Pause(consumer->Assigned());
   heartbeat = SteadySeconds();
   release_batch_since = runner->BatchOpenSince();
-  NoteOutcomes(runner->Apply(StateOf(), /*wait=*/false));
+  NoteOutcomes(runner->Apply(/*wait=*/false));
   partitions = static_cast<int>(consumer->Assigned().size());
   metrics.ready.Set(0);
 }
@@ -499,8 +503,8 @@ void Service::Rep::CloseEpochs(int64_t now_ms) {
   std::vector<ShareRequest> closable;
   std::vector<int32_t> precompute_candidates;
   for (int32_t p : consumer->Assigned()) {
-    pipeline->Progress(p);  // loaded, so Totals() covers every assigned partition
-    release::EpochClock& clock = pipeline->Clock(p);
+    // Opened, so Totals() covers every assigned partition.
+    release::EpochClock& clock = pipeline->Open(p).clock();
     clock.AdvanceIdle(now_ms);
     if (runner->InFlight(p)) continue;
     if (std::optional<int64_t> epoch = clock.NextClosable()) {
@@ -509,10 +513,10 @@ void Service::Rep::CloseEpochs(int64_t now_ms) {
       precompute_candidates.push_back(p);
     }
   }
-  runner->Submit(closable, StateOf());
+  runner->Submit(closable, *tasks);
   // Before the counters move (PublishTotals): a test that sees an event
   // consumed knows the precomputation it allowed has taken its events.
-  runner->Precompute(precompute_candidates, StateOf());
+  runner->Precompute(precompute_candidates, *tasks);
 }
 
 void Service::Rep::PublishTotals() {

@@ -40,8 +40,10 @@ ALLOWED = {
     # The state manager: stored record names, the state around a release,
     # ShareState and its RocksDB adapter, store-wide records.
     'service/store': {'dp', 'engine', 'release', 'state', 'spdlog'},
-    # What one input partition owns while it is assigned.
-    'service/task': {'release', 'state'},
+    # What one input partition owns while it is assigned (PartitionTask), and
+    # the registry that creates and destroys the tasks. ingest: the stored
+    # form of a buffered event, read when a task is loaded.
+    'service/task': {'service/store', 'config', 'ingest', 'release', 'state'},
     # The DP publisher and its modes.
     'service/dp': {'service/support', 'service/store', 'base', 'config', 'dp', 'engine', 'ingest', 'kafka', 'release',
                    'seal', 'prometheus', 'spdlog'},
@@ -60,7 +62,7 @@ ALLOWED = {
     'service/release': {'service/support', 'service/store', 'service/task', 'service/share', 'service/collector',
                         'base', 'config', 'engine', 'kafka', 'release', 'seal', 'state', 'prometheus', 'openssl',
                         'spdlog'},
-    'service': {'service/store', 'service/dp', 'service/collector', 'service/ingest', 'service/restore',
+    'service': {'service/store', 'service/task', 'service/dp', 'service/collector', 'service/ingest', 'service/restore',
                 'service/release', 'config', 'http', 'kafka', 'seal', 'state', 'prometheus', 'spdlog'},
     # simdjson: `vanon tail` reads the summary records.
     'cli': {'*', 'openssl', 'spdlog', 'fmt', 'simdjson'},

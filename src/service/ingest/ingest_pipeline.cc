@@ -45,8 +45,12 @@ constexpr size_t kMaxCachedVehicles = 1u << 21;
 }  // namespace
 
 IngestPipeline::IngestPipeline(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
-                               kafka::Producer* dlq, IngestMetrics* metrics)
-    : config_(config), store_(store), dlq_(dlq), metrics_(metrics), vehicles_(kMaxCachedVehicles) {
+                               kafka::Producer* dlq, IngestMetrics* metrics, TaskRegistry* tasks)
+    : config_(config), store_(store), dlq_(dlq), metrics_(metrics), tasks_(tasks), vehicles_(kMaxCachedVehicles) {
+  if (!tasks_) {
+    own_tasks_ = std::make_unique<TaskRegistry>(store, config.privacy.epoch);
+    tasks_ = own_tasks_.get();
+  }
   ingest::FieldMapping mapping = MappingFrom(config);
   if (config.sensitive && !config.sensitive->field.empty()) {
     layout_.sensitive = static_cast<int>(mapping.extras.size());
@@ -81,31 +85,7 @@ IngestPipeline::VehicleInfo& IngestPipeline::Lookup(const ingest::ParsedEvent& e
   return v;
 }
 
-state::PartitionProgress& IngestPipeline::Progress(int32_t partition) {
-  auto it = progress_.find(partition);
-  if (it == progress_.end()) it = progress_.emplace(partition, store_->LoadProgress(partition)).first;
-  return it->second;
-}
-
-release::EpochClock StoredClockForReplay(const state::StateStore& store, const config::EpochConfig& config,
-                                         int32_t partition) {
-  release::EpochClock clock(config);
-  if (auto saved = store.GetMeta(partition, kClockMeta)) {
-    if (!clock.DecodeState(*saved)) {
-      throw std::runtime_error("state: unreadable epoch clock of partition " + std::to_string(partition));
-    }
-  }
-  clock.RewindToFirstOpen();
-  return clock;
-}
-
-release::EpochClock& IngestPipeline::Clock(int32_t partition) {
-  auto it = clocks_.find(partition);
-  if (it != clocks_.end()) return it->second;
-  PreparedEpochFilter filter = PreparedEpochFilter::Load(*store_, partition);
-  if (filter.active()) filters_.insert_or_assign(partition, std::move(filter));
-  return clocks_.emplace(partition, StoredClockForReplay(*store_, config_.privacy.epoch, partition)).first->second;
-}
+PartitionTask& IngestPipeline::Open(int32_t partition) { return tasks_->Open(partition, payload_.get()); }
 
 std::optional<int64_t> IngestPipeline::ResumeOffset(int32_t partition) {
   int64_t next = Progress(partition).next_offset;
@@ -113,61 +93,30 @@ std::optional<int64_t> IngestPipeline::ResumeOffset(int32_t partition) {
   return next;
 }
 
-release::EventBuffer& IngestPipeline::Events(int32_t partition) {
-  auto it = buffers_.find(partition);
-  if (it != buffers_.end()) return it->second;
-  release::EventBuffer buffer(config_.privacy.epoch.length_seconds * 1000);
-  store_->ScanEvents(partition, [&](int64_t ts, int64_t offset, std::string_view value) {
-    release::KeyedEvent e{ts, offset, {}};
-    uint8_t version = 0;
-    if (!DecodeBufferedEvent(value, &e.event, &version)) {
-      throw std::runtime_error("state: unreadable buffered event in partition " + std::to_string(partition));
-    }
-    if (version == ingest::kBufferedEventRawPayloadVersion) {  // stored by a version that transformed at release
-      std::string raw = std::move(e.event.payload_json);
-      e.event.payload_json.clear();
-      payload_->TransformInto(raw, &e.event.payload_json);
-    }
-    buffer.Add(std::move(e));
-    return true;
-  });
-  return buffers_.emplace(partition, std::move(buffer)).first->second;
-}
-
 // Only the records a release would store (ReplayProgress, the clock): the
 // events stay in the input topic, as after a release.
 void IngestPipeline::Checkpoint(const std::vector<int32_t>& partitions) {
   state::ReleaseWrite w(*store_);
   for (int32_t p : partitions) {
-    auto pr = progress_.find(p);
-    auto clock = clocks_.find(p);
-    auto events = buffers_.find(p);
-    if (pr == progress_.end() || clock == clocks_.end() || events == buffers_.end()) continue;
-    if (pr->second.next_offset < 0) continue;  // nothing consumed: nothing to store
-    const ReleaseBase base = TakeReleaseBase(clock->second, pr->second, events->second);
+    const std::shared_ptr<PartitionTask> task = tasks_->Find(p);
+    if (!task) continue;
+    if (task->progress().next_offset < 0) continue;  // nothing consumed: nothing to store
+    const ReleaseBase base = TakeReleaseBase(task->clock(), task->progress(), task->events());
     w.SetProgress(p, ReplayProgress(base));
     w.PutMeta(p, kClockMeta, base.clock.EncodeState());
   }
   store_->Commit(w);
 }
 
-void IngestPipeline::ForgetPartitions(const std::vector<int32_t>& partitions) {
-  for (int32_t p : partitions) {
-    progress_.erase(p);
-    clocks_.erase(p);
-    buffers_.erase(p);
-    filters_.erase(p);
-  }
-}
-
 int64_t IngestPipeline::NextOffset(int32_t partition) const {
-  auto it = progress_.find(partition);
-  return it == progress_.end() ? -1 : it->second.next_offset;
+  const std::shared_ptr<PartitionTask> task = tasks_->Find(partition);
+  return task ? task->progress().next_offset : -1;
 }
 
 state::PartitionProgress IngestPipeline::Totals() const {
   state::PartitionProgress t;
-  for (const auto& [p, pr] : progress_) {
+  tasks_->ForEach([&t](const PartitionTask& task) {
+    const state::PartitionProgress& pr = task.progress();
     t.consumed += pr.consumed;
     t.accepted += pr.accepted;
     t.unknown_vin += pr.unknown_vin;
@@ -176,7 +125,7 @@ state::PartitionProgress IngestPipeline::Totals() const {
     t.suppressed += pr.suppressed;
     t.releases += pr.releases;
     for (const auto& [r, n] : pr.rejected) t.rejected[r] += n;
-  }
+  });
   return t;
 }
 
@@ -188,7 +137,11 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
   if (batch.empty()) return;
   // Work on copies: if the DLQ fails, the in-memory progress must not move.
   std::map<int32_t, state::PartitionProgress> next;
-  std::map<int32_t, release::EpochClock> clocks;
+  struct BatchClock {
+    release::EpochClock clock;
+    const PreparedEpochFilter* filter;
+  };
+  std::map<int32_t, BatchClock> clocks;
   BatchCounts counts;
   ingest::Rejection rejection;
   stored_.clear();
@@ -201,9 +154,9 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
     if (i + 1 < batch.size()) vehicles_.PrefetchEntry(batch[i + 1].key);
     auto it = next.find(m.partition);
     if (it == next.end()) {
-      it = next.emplace(m.partition, Progress(m.partition)).first;
-      clocks.emplace(m.partition, Clock(m.partition));
-      Events(m.partition);  // read from state before this batch adds to it
+      PartitionTask& task = Open(m.partition);
+      it = next.emplace(m.partition, task.progress()).first;
+      clocks.emplace(m.partition, BatchClock{task.clock(), task.filter()});
     }
     state::PartitionProgress& pr = it->second;
     if (m.offset < pr.next_offset) continue;  // already accounted for
@@ -234,8 +187,9 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
       pr.accepted++;
       counts.accepted++;
     }
-    release::EpochClock& clock = clocks.at(m.partition);
-    if (Arrive(m.partition, &clock, m.offset, now_ms) == release::Arrival::kLate) {
+    BatchClock& batch_clock = clocks.at(m.partition);
+    release::EpochClock& clock = batch_clock.clock;
+    if (Arrive(batch_clock.filter, &clock, m.offset, now_ms) == release::Arrival::kLate) {
       if (replay) continue;
       pr.late++;
       counts.late++;
@@ -245,19 +199,18 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
     Buffer(m, v);
   }
   FlushRouted(counts);
-  for (auto& [p, pr] : next) progress_[p] = pr;
-  for (auto& [p, clock] : clocks) clocks_.insert_or_assign(p, clock);
-  for (auto& [p, e] : stored_) buffers_.at(p).Add(std::move(e));
+  for (auto& [p, pr] : next) Progress(p) = pr;
+  for (auto& [p, c] : clocks) Clock(p) = c.clock;
+  for (auto& [p, e] : stored_) Events(p).Add(std::move(e));
   stored_.clear();
   ReportBatch(counts);
   FaultPoint("ingest.after_batch");
 }
 
-release::Arrival IngestPipeline::Arrive(int32_t partition, release::EpochClock* clock, int64_t offset, int64_t now_ms) {
+release::Arrival IngestPipeline::Arrive(const PreparedEpochFilter* filter, release::EpochClock* clock, int64_t offset,
+                                        int64_t now_ms) {
   const release::Arrival by_clock = clock->Observe(parsed_.ts_ms, now_ms);
-  if (filters_.empty()) return by_clock;
-  auto it = filters_.find(partition);
-  return it == filters_.end() ? by_clock : it->second.Classify(*clock, parsed_.ts_ms, offset, by_clock);
+  return filter ? filter->Classify(*clock, parsed_.ts_ms, offset, by_clock) : by_clock;
 }
 
 // The DLQ keeps the original bytes so nothing is lost; it is classified as

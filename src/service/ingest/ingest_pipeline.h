@@ -23,7 +23,9 @@
 #include "vanon/release/epoch_clock.h"
 #include "vanon/release/event_buffer.h"
 #include "vanon/release/payload_transformer.h"
+#include "service/task/partition_task.h"
 #include "service/task/prepared_epoch_filter.h"
+#include "service/task/task_registry.h"
 #include "service/ingest/inline_string.h"
 #include "vanon/service/qi_resolver.h"
 #include "service/ingest/vin_cache.h"
@@ -46,14 +48,6 @@ class IngestMetrics;
 inline constexpr size_t kDlqMaxValueBytes = 512 * 1024;
 inline constexpr size_t kDlqTruncatedBytes = 64 * 1024;
 
-// A partition's epoch clock as state holds it (as of its last release),
-// rewound to the start of its first open epoch (EpochClock::RewindToFirstOpen):
-// the input is read again from the resume offset, and the events of open
-// epochs must find their epochs open. For a partition loaded from local
-// state and for one restored from the changelog alike.
-release::EpochClock StoredClockForReplay(const state::StateStore& store, const config::EpochConfig& config,
-                                         int32_t partition);
-
 // Where the optional per-event values sit in BufferedEvent::extras.
 struct BufferLayout {
   int sensitive = -1;  // index of the sensitive attribute's raw value, -1 if none
@@ -62,13 +56,16 @@ struct BufferLayout {
 class IngestPipeline {
  public:
   // hmac_key must be non-empty. dlq and metrics may be null in tests.
+  // tasks: the partitions' tasks, which the pipeline opens when it meets a
+  // partition and never closes; null: a registry of its own (tests).
   IngestPipeline(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
-                 kafka::Producer* dlq, IngestMetrics* metrics);
+                 kafka::Producer* dlq, IngestMetrics* metrics, TaskRegistry* tasks = nullptr);
   ~IngestPipeline();
 
   // Offset to resume a newly assigned partition from (nullopt: earliest).
   std::optional<int64_t> ResumeOffset(int32_t partition);
-  void ForgetPartitions(const std::vector<int32_t>& partitions);
+  // The partition's task, loaded from state if it has none yet.
+  PartitionTask& Open(int32_t partition);
   // A graceful stop or a revoke: stores the partitions' progress and clock
   // as of now, rewound to the resume offset of their buffered events (as a
   // release's apply does), so the next start counts and routes nothing again.
@@ -81,20 +78,16 @@ class IngestPipeline {
   void Process(const std::vector<kafka::InputMessage>& batch, int64_t now_ms);
 
   const BufferLayout& layout() const { return layout_; }
-  // Sum over the partitions this instance has seen since start.
+  // Sum over the partitions that have a task.
   state::PartitionProgress Totals() const;
   int64_t NextOffset(int32_t partition) const;
 
-  // A partition's counters and epoch clock, loaded from state on first use
-  // (the clock rewound, StoredClockForReplay). Ingestion moves them in memory
-  // only; the release loop updates both and stores what its changelog record
-  // carries (ReleasedState); this object stays the one in-memory copy.
-  state::PartitionProgress& Progress(int32_t partition);
-  release::EpochClock& Clock(int32_t partition);
-  // The partition's buffered events in memory (see EventBuffer), read from
-  // state on first use. Releases take their epoch from it and give back
-  // what their apply batch keeps.
-  release::EventBuffer& Events(int32_t partition);
+  // Parts of the partition's task (Open). Ingestion moves them in memory
+  // only; the release loop updates them and stores what its changelog record
+  // carries (ReleasedState).
+  state::PartitionProgress& Progress(int32_t partition) { return Open(partition).progress(); }
+  release::EpochClock& Clock(int32_t partition) { return Open(partition).clock(); }
+  release::EventBuffer& Events(int32_t partition) { return Open(partition).events(); }
 
  private:
   // What ingestion derives from a VIN, cached because a fleet's vehicles send
@@ -121,7 +114,8 @@ class IngestPipeline {
   void Buffer(const kafka::InputMessage& m, const VehicleInfo& v);
   // Observe()s the event on the partition's clock; its prepared epoch's
   // filter (if any) overrides the answer for that epoch's events.
-  release::Arrival Arrive(int32_t partition, release::EpochClock* clock, int64_t offset, int64_t now_ms);
+  release::Arrival Arrive(const PreparedEpochFilter* filter, release::EpochClock* clock, int64_t offset,
+                          int64_t now_ms);
   void FlushRouted(const BatchCounts& counts);
   void ReportBatch(const BatchCounts& counts);
 
@@ -137,13 +131,10 @@ class IngestPipeline {
   // Payloads are coarsened here, before they reach state: dropped fields
   // never touch the disk, and a release only copies them.
   std::unique_ptr<release::PayloadTransformer> payload_;
-  release::PayloadStats payload_reported_;  // what metrics_ has been told so far
-  std::map<int32_t, state::PartitionProgress> progress_;
-  std::map<int32_t, release::EpochClock> clocks_;
-  std::map<int32_t, release::EventBuffer> buffers_;
-  // Loaded with the clock, kept only while active (PreparedEpochFilter).
-  std::map<int32_t, PreparedEpochFilter> filters_;
-  std::vector<std::pair<int32_t, release::KeyedEvent>> stored_;  // this batch's, for buffers_ once routed
+  release::PayloadStats payload_reported_;   // what metrics_ has been told so far
+  std::unique_ptr<TaskRegistry> own_tasks_;  // without a registry from the caller
+  TaskRegistry* tasks_;
+  std::vector<std::pair<int32_t, release::KeyedEvent>> stored_;  // this batch's, for the buffers once routed
   VinCache<VehicleInfo> vehicles_;
   ingest::QiPool qi_pool_;  // the vehicles' QI lists, shared by equal ones
   ingest::ParsedEvent parsed_;

@@ -22,7 +22,9 @@
 #include "base/hex.h"
 #include "base/machine.h"
 #include "service/collector/changelog_writer.h"
+#include "service/task/partition_task.h"
 #include "service/task/prepared_epoch_filter.h"
+#include "service/task/task_registry.h"
 #include "service/share/release_share.h"
 #include "service/store/store_share_state.h"
 #include "vanon/kafka/committed_reader.h"
@@ -99,6 +101,11 @@ struct ReleaseRunner::Rep {
     // the changelog record and the local apply store alike.
     std::optional<ReleaseCommit> committed;
     PartitionChecker* checker = nullptr;  // the partition's, set when the job is made
+    // The partition's task, held from the take of its events until they are
+    // given back (apply or drop), so that a task closed meanwhile stays
+    // valid. Consuming thread only; released there, so that no other thread
+    // ever destroys a task.
+    std::shared_ptr<PartitionTask> task;
     int64_t commit_wall_ms = 0;
     double seconds = 0;
   };
@@ -218,12 +225,13 @@ struct ReleaseRunner::Rep {
   // time has passed, ahead of their close. Reads no state that can change
   // before the close: the partition has nothing in flight, and only its own
   // apply writes its release state.
-  void Precompute(const std::vector<int32_t>& partitions, const std::function<PartitionState(int32_t)>& state_of) {
+  void Precompute(const std::vector<int32_t>& partitions, const TaskRegistry& tasks) {
     if (!config.privacy.epoch.precompute) return;
     for (int32_t p : partitions) {
       if (JobOf(p)) continue;
-      const PartitionState state = state_of(p);
-      const std::optional<int64_t> epoch = state.clock->NextPrecomputable();
+      std::shared_ptr<PartitionTask> task = tasks.Get(p);
+      release::EpochClock& clock = task->clock();
+      const std::optional<int64_t> epoch = clock.NextPrecomputable();
       if (!epoch) continue;
       if (store->GetRelease(p, *epoch)) continue;  // prepared before a restart: resumed at the close
       auto job = std::make_shared<Job>();
@@ -231,9 +239,10 @@ struct ReleaseRunner::Rep {
       job->epoch = *epoch;
       job->entry.seed = release::NewReleaseSeed();
       job->checker = CheckerOf(p);
-      job->events = state.events->Take(state.clock->EpochEnd(*epoch));
-      job->epoch_offsets = EpochOffsetsOf(job->events, state.clock->EpochStart(*epoch));
-      job->taken_mark = state.events->arrivals_behind_take();
+      job->events = task->events().Take(clock.EpochEnd(*epoch));
+      job->epoch_offsets = EpochOffsetsOf(job->events, clock.EpochStart(*epoch));
+      job->taken_mark = task->events().arrivals_behind_take();
+      job->task = std::move(task);
       {
         std::lock_guard<std::mutex> l(mu);
         jobs[p] = job;
@@ -245,7 +254,9 @@ struct ReleaseRunner::Rep {
 
   // Gives a precomputed job's events back to its partition's buffer and
   // forgets the job. Waits for its computation if one is running.
-  void Drop(const JobPtr& job, release::EventBuffer* events) {
+  void Drop(const JobPtr& job) {
+    std::shared_ptr<PartitionTask> task = std::move(job->task);
+    release::EventBuffer* events = &task->events();
     std::unique_lock<std::mutex> l(mu);
     if (!job->claimed) {
       to_compute.erase(std::find(to_compute.begin(), to_compute.end(), job));
@@ -267,7 +278,7 @@ struct ReleaseRunner::Rep {
     ReturnEvents(&job->share, events);
   }
 
-  void DropPrecomputed(const std::function<PartitionState(int32_t)>& state_of) {
+  void DropPrecomputed() {
     std::vector<JobPtr> precomputed;
     {
       std::lock_guard<std::mutex> l(mu);
@@ -275,26 +286,26 @@ struct ReleaseRunner::Rep {
         if (!job->prepared) precomputed.push_back(job);
       }
     }
-    for (const JobPtr& job : precomputed) Drop(job, state_of(job->partition).events);
+    for (const JobPtr& job : precomputed) Drop(job);
   }
 
   // The job of a share that is to be published: its precomputed job when no
   // event joined the epoch since, else a new one (resumed from the release
   // log when an earlier attempt prepared it). `fresh`: still to compute.
-  JobPtr JobForShare(const ShareRequest& s, const PartitionState& state, bool* fresh) {
+  JobPtr JobForShare(const ShareRequest& s, const std::shared_ptr<PartitionTask>& task, bool* fresh) {
     JobPtr job = JobOf(s.partition);
     if (job && job->prepared) {
       throw std::logic_error("partition " + std::to_string(s.partition) + " already has a share in flight");
     }
     if (job) {
       // Exact only if no event joined the epoch after the take.
-      const bool used = job->epoch == s.epoch && state.events->arrivals_behind_take() == job->taken_mark;
+      const bool used = job->epoch == s.epoch && task->events().arrivals_behind_take() == job->taken_mark;
       if (metrics) metrics->Precomputed(used);
       if (!used) {
         spdlog::info(
             "release {} partition {}: an event of the epoch arrived after its share was computed; computing it again",
             s.epoch, s.partition);
-        Drop(job, state.events);
+        Drop(job);
         job = nullptr;
       }
     }
@@ -317,8 +328,9 @@ struct ReleaseRunner::Rep {
     } else {
       job->entry.seed = release::NewReleaseSeed();
     }
-    job->events = state.events->Take(state.clock->EpochEnd(s.epoch));
-    job->epoch_offsets = EpochOffsetsOf(job->events, state.clock->EpochStart(s.epoch));
+    job->events = task->events().Take(task->clock().EpochEnd(s.epoch));
+    job->epoch_offsets = EpochOffsetsOf(job->events, task->clock().EpochStart(s.epoch));
+    job->task = task;
     return job;
   }
 
@@ -366,7 +378,7 @@ struct ReleaseRunner::Rep {
     w->PutRelease(s.partition, s.epoch, *entry);
   }
 
-  void Submit(const std::vector<ShareRequest>& shares, const std::function<PartitionState(int32_t)>& state_of) {
+  void Submit(const std::vector<ShareRequest>& shares, const TaskRegistry& tasks) {
     if (shares.empty()) return;
     const auto now = SteadyClock::now();
     state::ReleaseWrite w(*store);
@@ -378,9 +390,9 @@ struct ReleaseRunner::Rep {
     };
     std::vector<Ready> ready;
     for (const ShareRequest& s : shares) {
-      const PartitionState state = state_of(s.partition);
+      const std::shared_ptr<PartitionTask> task = tasks.Get(s.partition);
       bool fresh = false;
-      JobPtr job = JobForShare(s, state, &fresh);
+      JobPtr job = JobForShare(s, task, &fresh);
       state::ReleaseLogEntry entry = job->entry;  // only this thread writes it
       if (job->resumed) {
         CheckResumedEvents(s, *job, &entry, &w);
@@ -389,7 +401,7 @@ struct ReleaseRunner::Rep {
         PutPrepared(s, &high_watermarks, &entry, &w);
       }
       job->submitted = now;
-      job->base = TakeReleaseBase(*state.clock, *state.progress, *state.events);
+      job->base = TakeReleaseBase(task->clock(), task->progress(), task->events());
       ready.push_back({std::move(job), std::move(entry), fresh});
     }
     // Synced: the transaction that follows publishes what this seed yields,
@@ -722,7 +734,7 @@ struct ReleaseRunner::Rep {
     producer->Produce(config.kafka.topics.releases, rel, key, s.records.summary, headers);
   }
 
-  std::vector<ReleaseOutcome> Apply(const std::function<PartitionState(int32_t)>& state_of, bool wait) {
+  std::vector<ReleaseOutcome> Apply(bool wait) {
     std::vector<JobPtr> ready;
     {
       std::unique_lock<std::mutex> l(mu);
@@ -732,27 +744,28 @@ struct ReleaseRunner::Rep {
     }
     std::vector<ReleaseOutcome> outcomes;
     for (JobPtr& job : ready) {
-      outcomes.push_back(ApplyShare(*job, state_of(job->partition)));
+      outcomes.push_back(ApplyShare(*job));
       std::lock_guard<std::mutex> l(mu);
       jobs.erase(job->partition);
     }
     return outcomes;  // the jobs, and the events they hold, are freed here, on the consuming thread
   }
 
-  ReleaseOutcome ApplyShare(Job& job, PartitionState state) {
+  ReleaseOutcome ApplyShare(Job& job) {
     ComputedShare& s = job.share;
     state::ReleaseWrite& w = *job.apply;
-    state.clock->Close(s.epoch);
-    state.progress->released += s.published_events;
-    state.progress->suppressed += s.suppressed_events;
-    state.progress->releases++;
+    const std::shared_ptr<PartitionTask> task = std::move(job.task);
+    task->clock().Close(s.epoch);
+    task->progress().released += s.published_events;
+    task->progress().suppressed += s.suppressed_events;
+    task->progress().releases++;
     // The batch holds the committed release's records (Commit): not the
     // clock and progress in memory, which ingestion has moved on since the
     // snapshot, but state as of this release, what the changelog record
     // carries. A restart reads the input again from its resume offset.
     store->Commit(w);
     job.checker->checker.Accept(std::move(s.verdict));
-    for (release::KeyedEvent& e : s.remaining) state.events->Restore(std::move(e));
+    for (release::KeyedEvent& e : s.remaining) task->events().Restore(std::move(e));
     s.remaining = {};
     FaultPoint("release.after_apply");
 
@@ -799,27 +812,21 @@ ReleaseRunner::ReleaseRunner(const config::Config& config, int sensitive_extra, 
 
 ReleaseRunner::~ReleaseRunner() = default;
 
-void ReleaseRunner::Precompute(const std::vector<int32_t>& partitions,
-                               const std::function<PartitionState(int32_t)>& state_of) {
-  rep_->Precompute(partitions, state_of);
+void ReleaseRunner::Precompute(const std::vector<int32_t>& partitions, const TaskRegistry& tasks) {
+  rep_->Precompute(partitions, tasks);
 }
 
-void ReleaseRunner::Submit(const std::vector<ShareRequest>& shares,
-                           const std::function<PartitionState(int32_t)>& state_of) {
-  rep_->Submit(shares, state_of);
+void ReleaseRunner::Submit(const std::vector<ShareRequest>& shares, const TaskRegistry& tasks) {
+  rep_->Submit(shares, tasks);
 }
 
-void ReleaseRunner::DropPrecomputed(const std::function<PartitionState(int32_t)>& state_of) {
-  rep_->DropPrecomputed(state_of);
-}
+void ReleaseRunner::DropPrecomputed() { rep_->DropPrecomputed(); }
 
 void ReleaseRunner::ForgetPartitions(const std::vector<int32_t>& partitions) { rep_->ForgetPartitions(partitions); }
 
 bool ReleaseRunner::InFlight(int32_t partition) const { return rep_->InFlight(partition); }
 
-std::vector<ReleaseOutcome> ReleaseRunner::Apply(const std::function<PartitionState(int32_t)>& state_of, bool wait) {
-  return rep_->Apply(state_of, wait);
-}
+std::vector<ReleaseOutcome> ReleaseRunner::Apply(bool wait) { return rep_->Apply(wait); }
 
 uint64_t ReleaseRunner::waiting() const { return rep_->Waiting(); }
 

@@ -14,7 +14,9 @@
 // stored at prepare time, and republishes only if the summary is not there.
 //
 // Threads: Precompute(), Submit() and Apply() run on the consuming thread,
-// which owns the epoch clocks, event buffers and progress counters. Shares
+// the only one that touches a partition's task (clock, buffer, progress:
+// PartitionTask). A share keeps its partition's task from the take of its
+// events until it gives them back, so a task closed meanwhile stays valid. Shares
 // are computed on one computing thread per hardware thread
 // (base::HardwareThreads), and the Kafka transaction runs on the release
 // thread, so consumption goes on while a release is computed and published.
@@ -28,7 +30,6 @@
 #define VANON_SRC_SERVICE_RELEASE_RELEASE_RUNNER_H_
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +57,7 @@ namespace vanon::service {
 class ChangelogWriter;
 class DpPublisher;
 class ReleaseMetricsExporter;
+class TaskRegistry;
 
 struct OutputTopology {
   int32_t input_partitions = 1;
@@ -96,30 +98,24 @@ class ReleaseRunner {
   ReleaseRunner(const ReleaseRunner&) = delete;
   ReleaseRunner& operator=(const ReleaseRunner&) = delete;
 
-  // What the consuming thread owns of a partition.
-  struct PartitionState {
-    release::EpochClock* clock;
-    state::PartitionProgress* progress;
-    release::EventBuffer* events;
-  };
-
   // With privacy.epoch.precompute, starts computing the share of each
   // partition whose event time has passed the end of its oldest open epoch
   // (EpochClock::NextPrecomputable) and has no share taken yet. Nothing is
   // written or published: Submit() uses the result if no event joined the
   // epoch since (EventBuffer::arrivals_behind_take), and otherwise drops it
   // and computes the share again from all its events.
-  void Precompute(const std::vector<int32_t>& partitions, const std::function<PartitionState(int32_t)>& state_of);
+  // Every partition named must have a task in tasks.
+  void Precompute(const std::vector<int32_t>& partitions, const TaskRegistry& tasks);
 
   // Prepares the shares in one state batch and queues them, each with its
   // events taken from the partition's EventBuffer (or with its precomputed
   // result). No share of a partition may be in flight already.
-  void Submit(const std::vector<ShareRequest>& shares, const std::function<PartitionState(int32_t)>& state_of);
+  void Submit(const std::vector<ShareRequest>& shares, const TaskRegistry& tasks);
   bool InFlight(int32_t partition) const;
 
   // Gives the events of every precomputed, not yet submitted share back to
   // its partition's EventBuffer: before partitions are revoked.
-  void DropPrecomputed(const std::function<PartitionState(int32_t)>& state_of);
+  void DropPrecomputed();
   // Forgets what the runner keeps of revoked partitions (their independent
   // checker's memory of earlier shares): their state may be replaced
   // before they come back. After Apply(wait) and DropPrecomputed().
@@ -129,7 +125,7 @@ class ReleaseRunner {
   // they keep back to their EventBuffers. With wait, first waits until no
   // share is in flight. Rethrows an error of the release thread (Kafka or
   // state): the caller stops, and a restart resumes from the release log.
-  std::vector<ReleaseOutcome> Apply(const std::function<PartitionState(int32_t)>& state_of, bool wait);
+  std::vector<ReleaseOutcome> Apply(bool wait);
 
   // Steady-clock seconds (std::chrono::steady_clock) at which the batch in
   // flight opened, or 0 when none is: for /healthz, which must notice a
