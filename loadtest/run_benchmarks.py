@@ -127,7 +127,7 @@ def targets(ingest, release):
             lambda v: v <= 2),
         row("ingest rate, vanon / kcat -C", [r["vanon_over_kcat"] for r in ingest], "{:.2f}", ">= 0.9",
             lambda v: v >= 0.9),
-        row("release CPU per event, vanon / kcat -C | kcat -P", [r["vanon_cpu_over_kcat"] for r in release],
+        row("release CPU per event, vanon / kcat -C \\| kcat -P", [r["vanon_cpu_over_kcat"] for r in release],
             "{:.2f}", "<= 2", lambda v: v <= 2),
         row("release p50 s at 100,000 events/s", [r["release_p50_s"] for r in release], "{:.2f}", "<= 1",
             lambda v: v <= 1),
@@ -219,7 +219,7 @@ def main():
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     text = "\n".join([
         f"Measured {time.strftime('%Y-%m-%d')} at {revision} on {os.cpu_count()} cores ({cpu}) by "
-        f"`loadtest/run_benchmarks.py --runs {a.runs}`.",
+        f"`loadtest/run_benchmarks.py --runs {a.runs}{' --no-cost-curve' if a.no_cost_curve else ''}`.",
         "",
         "**Targets**, as ratios to kcat measured in the same runs:",
         "",
