@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "fleet_feed.h"
+#include "seq_feed.h"
 #include "ground_truth.h"
 #include "output_records.h"
 #include "test_support.h"
@@ -83,39 +84,6 @@ bool Settled(int port) {
   return Metric(port, "vanon_consumer_lag_messages{stat=\"sum\"}") == 0 && Metric(port, "vanon_events_buffered") == 0;
 }
 
-// Produces `n` fleet messages starting now (event time = wall time), each
-// valid event's payload carrying a unique seq; remembers seq -> VIN.
-struct Feed {
-  std::map<uint64_t, std::string> vin_of_seq;
-  uint64_t seq = 0;
-  uint64_t total = 0;
-  std::set<std::string> vins;
-
-  void Produce(const std::string& bootstrap, uint64_t n) {
-    fleet::VinDecoder table = fleet::VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
-    fleet::FleetOptions fo;
-    fo.vehicles = 120;
-    fo.seed = 14;  // the same fleet in every call
-    fo.invalid_fraction = 0.02;
-    fo.events_per_second = 1000;
-    fo.max_message_bytes = 16384;
-    fo.start_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count();
-    fleet::FleetGenerator gen(fo, table);
-    kafka::Producer producer(bootstrap, {}, {}, {{"message.max.bytes", "4000000"}});
-    for (uint64_t i = 0; i < n; ++i) {
-      const fleet::FleetMessage& m = gen.Next();
-      std::string value = m.value;
-      if (!m.expected_reject && e2e::InsertSeq(&value, ++seq)) vin_of_seq[seq] = m.key;
-      if (m.key.size() == 17) vins.insert(m.key);
-      producer.Produce("vehicle.events.raw", -1, m.key, value);
-      ++total;
-    }
-    if (!producer.Flush(60000) || producer.failures() != 0) throw std::runtime_error("feed: delivery failed");
-  }
-};
-
 // join: b joins while a runs and takes half of the partitions. kill: a is
 // killed (SIGKILL) once it has released, and b, started with an empty state
 // dir, takes all of them when a's group membership expires.
@@ -129,7 +97,7 @@ TEST_P(ScaleOut, SecondInstanceWithEmptyStateKeepsReleasesOnceAndSignaturesFixed
   TempDir state_a, state_b;
   const int port_a = testing::FreePort(), port_b = testing::FreePort();
 
-  Feed feed;
+  vanon::testing::SeqFeed feed;   // 120 vehicles, the same fleet in every chunk
   feed.Produce(bootstrap, 3000);  // 3 s of event time: a release or two per partition
   auto a = StartVanon(bootstrap, "scale-a", state_a.path(), port_a);
   ASSERT_TRUE(testing::WaitFor(90, [&] {
