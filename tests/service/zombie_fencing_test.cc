@@ -121,7 +121,12 @@ TEST_P(ZombieFencing, ZombieAppliesNothingAndStopsAndTheNextOwnerPublishesEachRe
   EXPECT_EQ(audit.vehicles_two_signatures, 0u);
   EXPECT_EQ(audit.events_without_seq, 0u);
   EXPECT_EQ(audit.events_without_group, 0u) << "events of an attempt whose groups were published otherwise or never";
-  ASSERT_GT(audit.events, feed.vin_of_seq.size() / 2) << "positive control: most events published";
+  // Positive control: the audit saw the releases. How many events are out
+  // depends on how many epochs closed before SIGTERM and on what the first
+  // releases of a new fleet suppress (1,900 to 2,900 of 4,000 measured), so
+  // the bound is a quarter, not a majority.
+  ASSERT_GT(audit.events, feed.vin_of_seq.size() / 4) << "positive control: events were published";
+  ASSERT_GT(audit.shares, 2u * kInputPartitions) << "positive control: the next owner published releases";
   if (HasFailure()) std::cout << zombie_log.substr(0, 30000) << "\n----\n" << owner->Output().substr(0, 30000);
 }
 
