@@ -239,7 +239,7 @@ void WindowStateCost(const DpPlan& plan, uint64_t vehicles, uint64_t epoch_vehic
 // Per-cell error of one window's count of all vehicles when each of P
 // partitions publishes its own noisy count and a consumer sums them, against
 // one noisy count of the exact total: what the aggregation partition
-// publishes with dp.aggregation.topic (src/service/dp/dp_aggregation.cc sums the
+// publishes with dp.aggregation.topic (src/service/dp/dp_global_counts.cc sums the
 // partitions' exact bounded counts, a vehicle being in one partition, and
 // adds noise once).
 //

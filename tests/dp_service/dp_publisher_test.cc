@@ -10,6 +10,8 @@
 
 #include "dp_fixture.h"
 #include "lost_write_fs.h"
+#include "service/dp/dp_ledgers.h"
+#include "service/store/record_names.h"
 #include "vanon/release/seed_stream.h"
 #include "vanon/state/state_store.h"
 
@@ -245,8 +247,8 @@ TEST(DpPublisherTest, RunningTotalsRestartWhenTheirChargeLeavesTheWindow) {
   EXPECT_FALSE(r.budget_exhausted);
   EXPECT_EQ(CountMechanism(r.records, "binary_tree_discrete_laplace"), 12u);
   EXPECT_DOUBLE_EQ(r.status.spent.ToDouble(), 0.2) << "the running totals published on a charge outside the window";
-  EXPECT_EQ(s.store->GetMeta(kPartition, DpPublisher::kTreeChargeMeta).value_or(""),
-            std::to_string(DpPublisher::kTreeLedgerBit | static_cast<uint64_t>(later)));
+  EXPECT_EQ(s.store->GetMeta(kPartition, kDpTreeChargeMeta).value_or(""),
+            std::to_string(kTreeLedgerBit | static_cast<uint64_t>(later)));
 }
 
 TEST(DpPublisherTest, RunningTotalsContinueFromAppliedState) {
@@ -256,7 +258,7 @@ TEST(DpPublisherTest, RunningTotalsContinueFromAppliedState) {
   Service s(config, dir.Sub("state"));
   const auto r0 = s.Release(0);
   ASSERT_EQ(r0.meta.size(), 4u);  // one record per query with running totals, and their charge
-  EXPECT_EQ(r0.meta[3].first, DpPublisher::kTreeChargeMeta);
+  EXPECT_EQ(r0.meta[3].first, kDpTreeChargeMeta);
   EXPECT_EQ(r0.meta[0].first, "dp_tree/vehicles_by_engine");
   const auto r1 = s.Release(1);
   // The counters started at release 0 go on: release 1 pays per_release only.

@@ -44,7 +44,7 @@ CHECKED = {
 
 # (file, fragment of the message) -> why only `run` can decide it.
 RUN_ONLY = {
-    ('src/service/dp/dp_aggregation.cc', 'dp.aggregation.partition'):
+    ('src/service/dp/dp_global_counts.cc', 'dp.aggregation.partition'):
         'needs the broker: checked against the input topic\'s partition count',
     # Not keyed by a config key, listed so that the run-only refusals are all
     # in one place: an existing internal topic (state changelog, DP
@@ -68,7 +68,7 @@ GUARDS = {
     ('src/http/http_server.cc', 'http.listen'): 'also refused by src/config/listen_address.cc; kept as a guard',
     ('src/release/schema_from_config.cc', 'quasi-identifier'):
         'also refused by src/config/parse_vehicle.cc (CheckCodeRange); kept as a guard',
-    ('src/service/dp/dp_publisher.cc', 'dp.aggregation.topic'): 'also refused by src/config/parse_dp.cc; kept as a guard',
+    ('src/service/dp/dp_settings.cc', 'dp.aggregation.topic'): 'also refused by src/config/parse_dp.cc; kept as a guard',
 }
 ALLOWED = {**CHECKED, **GUARDS, **RUN_ONLY}
 

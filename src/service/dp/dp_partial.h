@@ -13,7 +13,6 @@
 #include <string_view>
 #include <vector>
 
-#include "vanon/dp/count_record.h"
 #include "vanon/dp/ledger_store.h"
 
 namespace vanon::service {
@@ -51,14 +50,10 @@ struct GlobalMark {
 std::string EncodeGlobalMark(const GlobalMark& m);
 std::optional<GlobalMark> DecodeGlobalMark(std::string_view text);
 
-// A window record's JSON with the window and `tail` (",\"partition\":3", or
-// the global count's scope and completeness fields) appended.
-std::string DpWindowJson(const dp::DpCountRecord& r, int64_t start_ms, int64_t end_ms, const std::string& tail);
-
 // Adds `p` into `sum` (same shape, or `sum` empty). False on a shape mismatch.
 bool AddPartial(const DpPartial& p, DpPartial* sum);
 
-// The aggregation partition's state (dp_aggregation.cc): meta dp_agg holds
+// The aggregation partition's state (dp_global_counts.cc): meta dp_agg holds
 // "<next window> <read offset>" then one line per pending window,
 // "<window> <source> <source> ..."; each pending window's sum is in meta
 // dp_agg/<window> (an encoded DpPartial, source -1), rewritten only when a

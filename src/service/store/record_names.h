@@ -15,7 +15,7 @@ inline constexpr const char* kDictionaryMeta = "dictionary";        // Sensitive
 inline constexpr const char* kDpLedgerMeta = "dp_ledger";           // StateLedgerStore: the DP budget charges
 inline constexpr const char* kDpTreeChargeMeta = "dp_tree_charge";  // ledger id the running totals publish on
 inline constexpr const char* kDpWindowMeta = "dp_window";           // DP windows (dp_windows.cc)
-inline constexpr const char* kDpAggIndexMeta = "dp_agg";            // global DP counts (dp_aggregation.cc)
+inline constexpr const char* kDpAggIndexMeta = "dp_agg";            // global DP counts (dp_global_counts.cc)
 inline constexpr const char* kDpAggReadMeta = "dp_agg_read";        // ... and how far the partials were read
 inline constexpr const char* kDpGlobalSumsPrefix = "dp_gcumsum/";   // ... running sums, one record per key
 
