@@ -78,7 +78,8 @@ Input Generate(int epochs) {
   in.per_epoch.resize(static_cast<size_t>(epochs));
   int64_t offset = 0;
   for (const fleet::FleetMessage& m : in.messages) {
-    const size_t e = std::min(static_cast<size_t>(epochs - 1), static_cast<size_t>(offset * epochs) / in.messages.size());
+    const size_t e =
+        std::min(static_cast<size_t>(epochs - 1), static_cast<size_t>(offset * epochs) / in.messages.size());
     in.per_epoch[e].push_back({0, offset++, m.key, m.value});
   }
   return in;
@@ -156,9 +157,9 @@ void BM_ReleaseShare(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     std::filesystem::remove_all(dir);
-    const config::Config config = config::LoadConfig(
-        std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-        {"state.dir=" + dir, "privacy.epoch.length_seconds=" + std::to_string(kEpochMs / 1000)});
+    const config::Config config =
+        config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                           {"state.dir=" + dir, "privacy.epoch.length_seconds=" + std::to_string(kEpochMs / 1000)});
     double compute_cpu = 0, apply_cpu = 0;
     size_t events = 0, published = 0;
     {

@@ -234,7 +234,8 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
   for (const engine::Group& g : output.groups) {
     for (engine::TupleRef ref : g.members) {
       expected_events += events[ref].size();
-      for (const ingest::BufferedEvent* e : events[ref]) expected_bytes += 160 + e->event.size() + e->payload_json.size();
+      for (const ingest::BufferedEvent* e : events[ref])
+        expected_bytes += 160 + e->event.size() + e->payload_json.size();
     }
   }
   records.events.Reserve(expected_events, expected_bytes);
