@@ -560,7 +560,7 @@ struct ReleaseRunner::Rep {
       job->seconds = SecondsSince(job->submitted);
       events += s.records.events.size();
       if (metrics && !s.committed_before) metrics->ObserveLatencies(s.published_ts, commit_wall);
-      s.records.events = {};  // published; only the summary is kept, in the log entry
+      s.records.events.Release();  // published; only the summary is kept, in the log entry
       s.records.groups = {};
       s.published_ts = {};
     }
@@ -710,7 +710,7 @@ struct ReleaseRunner::Rep {
   void ProduceShare(const ComputedShare& s, const kafka::KafkaHeaders& headers, bool* mid_produce_point) {
     const std::string key = std::to_string(s.epoch) + "/" + std::to_string(s.partition);
     const int32_t anon = AnonymizedPartition(s.partition);
-    const std::vector<std::string>& events = s.records.events;
+    const release::RecordList& events = s.records.events;
     const size_t half = events.size() / 2;
     for (size_t i = 0; i < half; ++i) producer->Produce(config.kafka.topics.anonymized, anon, {}, events[i], headers);
     if (*mid_produce_point && half > 0 && FaultInjectionEnabled()) {
