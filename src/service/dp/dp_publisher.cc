@@ -107,6 +107,8 @@ void DpPublisher::Committed(const Result& r) {
   m.exhausted.Set(budget_exhausted() ? 1 : 0);
 }
 
+bool DpPublisher::enabled() const { return rep_->core != nullptr; }
+
 bool DpPublisher::budget_exhausted() const {
   return std::any_of(rep_->exhausted.begin(), rep_->exhausted.end(), [](const auto& e) { return e.second; });
 }

@@ -110,6 +110,9 @@ class DpPublisher {
   // when a partition's publication pauses or resumes.
   void Committed(const Result& r);
 
+  // config.dp.enabled: Compute publishes.
+  bool enabled() const;
+
   // For /healthz details: some partition's DP publication is paused.
   bool budget_exhausted() const;
 
