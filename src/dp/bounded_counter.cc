@@ -30,7 +30,6 @@ BoundedCounter::BoundedCounter(CountQuery query, int64_t epoch_start_ms, int64_t
     cells *= size;
   }
   counts_.assign(cells, 0);
-  last_.resize(query_.dimensions.size());
 }
 
 bool BoundedCounter::Matches(const DpEvent& e) const {
@@ -59,17 +58,14 @@ int64_t BoundedCounter::CellIndex(const DpEvent& e) const {
                                  : d.kind == Dimension::Kind::kSensitive ? e.Qi(kSensitiveKey)
                                                                          : e.Qi(d.qi);
       if (value == nullptr) return -1;
-      LastValue& last = last_[i];
-      if (!last.valid || last.value != *value) {
-        auto it = value_index_[i].find(*value);
-        last.pos = it != value_index_[i].end()         ? it->second
-                   : d.others_in_last && radix_[i] > 0 ? radix_[i] - 1
-                                                       : kOutside;
-        last.value = *value;
-        last.valid = true;
+      auto it = value_index_[i].find(*value);
+      if (it != value_index_[i].end()) {
+        pos = it->second;
+      } else if (d.others_in_last && radix_[i] > 0) {
+        pos = radix_[i] - 1;
+      } else {
+        return -1;
       }
-      if (last.pos == kOutside) return -1;
-      pos = last.pos;
     }
     index = index * static_cast<int64_t>(radix_[i]) + static_cast<int64_t>(pos);
   }

@@ -71,17 +71,6 @@ class BoundedCounter {
   uint64_t selection_key_;
   std::vector<size_t> radix_;  // domain size per dimension
   std::vector<std::unordered_map<std::string, size_t>> value_index_;
-  // Per dimension, the last value looked up and its position (kOutside when
-  // it has none): a vehicle's events mostly repeat their QI values, and a
-  // comparison is cheaper than hashing the string. A counter is used by one
-  // thread at a time.
-  static constexpr size_t kOutside = SIZE_MAX;
-  struct LastValue {
-    bool valid = false;
-    std::string value;
-    size_t pos = 0;
-  };
-  mutable std::vector<LastValue> last_;
   std::vector<uint64_t> counts_;
   BoundingStats stats_;
 };
