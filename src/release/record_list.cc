@@ -11,7 +11,7 @@ void RecordList::Seal() {
     big_.push_back(std::make_unique_for_overwrite<char[]>(n));
     at = big_.back().get();
   } else {
-    if (used_ + n > kChunkBytes) {
+    if (chunks_.empty() || used_ + n > kChunkBytes) {
       chunks_.push_back(std::make_unique_for_overwrite<char[]>(kChunkBytes));
       used_ = 0;
     }
