@@ -22,10 +22,7 @@
 #include "service/store/released_state.h"
 #include "vanon/release/event_buffer.h"
 #include "vanon/state/release_state.h"
-
-namespace vanon::state {
-class ReleaseWrite;
-}  // namespace vanon::state
+#include "vanon/state/state_store.h"  // ReleaseWrite, destroyed with the job
 
 namespace vanon::service {
 

@@ -20,6 +20,10 @@
 #include "vanon/config.h"
 #include "vanon/kafka/producer.h"
 
+namespace vanon::kafka {
+class TransactionalProducer;
+}  // namespace vanon::kafka
+
 namespace vanon::service {
 
 class ChangelogWriter;
