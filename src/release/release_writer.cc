@@ -135,10 +135,11 @@ std::string GroupRecord(const ReleaseWriterDeps& deps, const ReleaseContext& con
 // tuple under a fresh token.
 void AppendEventRecords(const ReleaseWriterDeps& deps, const engine::ReleaseInput& input, const engine::Group& group,
                         const std::string& group_id, const std::string& qi, const TupleEvents& events, IdDrawer* ids,
-                        dp::RandomSource* random, std::vector<std::string>* out) {
+                        dp::RandomSource* random, RecordList* out) {
   std::vector<engine::TupleRef> members(group.members.begin(), group.members.end());
   Shuffle(&members, random);
   std::string head;  // what every event record of a tuple starts with
+  std::string* buf = out->buffer();
   for (engine::TupleRef ref : members) {
     head = "{\"release\":";
     base::AppendJsonInt(&head, input.release_id);
@@ -148,15 +149,13 @@ void AppendEventRecords(const ReleaseWriterDeps& deps, const engine::ReleaseInpu
     base::AppendJsonString(&head, ids->Next('t'));
     head.append(",\"qi\":").append(qi).append(",\"ts\":");
     for (const ingest::BufferedEvent* e : events[ref]) {
-      std::string ev;
-      ev.reserve(48 + head.size() + e->event.size() + e->payload_json.size());
-      ev.append(head);
-      base::AppendJsonInt(&ev, deps.payload->PublishedTime(e->ts_ms));
-      ev.append(",\"event\":");
-      base::AppendJsonString(&ev, e->event);
-      ev.append(",\"payload\":").append(e->payload_json);  // transformed at ingestion
-      ev.push_back('}');
-      out->push_back(std::move(ev));
+      buf->append(head);
+      base::AppendJsonInt(buf, deps.payload->PublishedTime(e->ts_ms));
+      buf->append(",\"event\":");
+      base::AppendJsonString(buf, e->event);
+      buf->append(",\"payload\":").append(e->payload_json);  // transformed at ingestion
+      buf->push_back('}');
+      out->Seal();
     }
   }
 }
@@ -228,11 +227,18 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
   size_t expected_ids = output.groups.size();
   for (const engine::Group& g : output.groups) expected_ids += g.members.size() + g.counterfeits.size();
   IdDrawer ids(random, expected_ids);
-  size_t expected_events = 0;
+  // One buffer for all event records: sized from the events (the record
+  // adds about 160 bytes of envelope to the event name and payload) so
+  // that it rarely grows.
+  size_t expected_events = 0, expected_bytes = 0;
   for (const engine::Group& g : output.groups) {
-    for (engine::TupleRef ref : g.members) expected_events += events[ref].size();
+    for (engine::TupleRef ref : g.members) {
+      expected_events += events[ref].size();
+      for (const ingest::BufferedEvent* e : events[ref])
+        expected_bytes += 160 + e->event.size() + e->payload_json.size();
+    }
   }
-  records.events.reserve(expected_events);
+  records.events.Reserve(expected_events, expected_bytes);
 
   std::vector<size_t> group_order(output.groups.size());
   for (size_t g = 0; g < group_order.size(); ++g) group_order[g] = g;

@@ -20,7 +20,7 @@ config::Config TestConfig() { return release_test::TestConfig(release_test::Writ
 
 std::string All(const ReleaseRecords& r) {
   std::string s;
-  for (const auto& e : r.events) s += e + "\n";
+  for (std::string_view e : r.events) s.append(e).append("\n");
   for (const auto& g : r.groups) s += g + "\n";
   return s + r.summary;
 }
@@ -171,7 +171,8 @@ TEST(ReleaseWriterTest, GroupRecordsListValuesWithoutTokens) {
   EXPECT_GT(reordered, 0u);
   // Tokens: fresh per tuple, one per real tuple, never shared by two groups.
   std::map<std::string, std::string> group_of_token;
-  for (const std::string& e : step.records.events) {
+  for (std::string_view record : step.records.events) {
+    const std::string e(record);
     const std::string token = e.substr(e.find("\"tuple\":\"") + 9, 18);
     const std::string group = e.substr(e.find("\"group\":\"") + 9, 18);
     auto [it, fresh] = group_of_token.emplace(token, group);

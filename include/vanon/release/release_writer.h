@@ -25,6 +25,7 @@
 #include "vanon/engine/schema.h"
 #include "vanon/ingest/buffered_event.h"
 #include "vanon/release/payload_transformer.h"
+#include "vanon/release/record_list.h"
 #include "vanon/release/sensitive_dictionary.h"
 #include "vanon/release/tuple_builder.h"
 
@@ -48,7 +49,7 @@ TupleEvents EventsOfBuiltTuples(const BuiltTuples& built, std::span<const ingest
                                 size_t waiting);
 
 struct ReleaseRecords {
-  std::vector<std::string> events;  // vehicle.events.anonymized
+  RecordList events;                // vehicle.events.anonymized
   std::vector<std::string> groups;  // vehicle.releases, "type": "group"
   std::string summary;              // vehicle.releases, "type": "summary", last
 };

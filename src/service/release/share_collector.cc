@@ -6,6 +6,7 @@
 
 #include "service/support/fault_injection.h"
 #include "vanon/kafka/transactional_producer.h"
+#include "vanon/release/record_list.h"
 #include "vanon/seal/record_sealer.h"
 
 namespace vanon::service {
@@ -14,7 +15,7 @@ void ShareCollector::Produce(const ComputedShare& s, const kafka::KafkaHeaders& 
   const config::KafkaTopics& topics = config_.kafka.topics;
   const std::string key = std::to_string(s.epoch) + "/" + std::to_string(s.partition);
   const int32_t anon = AnonymizedPartition(s.partition);
-  const std::vector<std::string>& events = s.records.events;
+  const release::RecordList& events = s.records.events;
   const size_t half = events.size() / 2;
   for (size_t i = 0; i < half; ++i) producer_->Produce(topics.anonymized, anon, {}, events[i], headers);
   if (*mid_produce_point && half > 0 && FaultInjectionEnabled()) {

@@ -150,7 +150,7 @@ std::vector<JobPtr> TransactionLoop::RunBatch() {
     job->seconds = SecondsSince(job->submitted);
     events += s.records.events.size();
     if (metrics_ && !s.committed_before) metrics_->ObserveLatencies(s.published_ts, commit_wall);
-    s.records.events = {};  // published; only the summary is kept, in the log entry
+    s.records.events.Release();  // published; only the summary is kept, in the log entry
     s.records.groups = {};
     s.published_ts = {};
   }

@@ -1,0 +1,201 @@
+// One input partition's releases alone, in one process and without Kafka:
+// what a computing thread of the release runner does for a share
+// (ComputeShare: tuples, engine, check, records, DP counts) and what the
+// consuming thread does to apply it (the share's delta into a RocksDB write
+// batch, committed), over the demo configuration with the release
+// benchmark's 10 s epochs. The fleet is bench_release_e2e's (100,000
+// vehicles, 100,000 events/s, 16 partitions), of which this is partition
+// 0: about 6,250 vehicles and 62,500 events per epoch.
+//
+// The first `warmup` epochs are not measured: they are the first releases
+// of a new fleet, which publish little and store every signature. The
+// counters are CPU seconds per million input events of the measured
+// epochs, of the compute and of the apply. Under callgrind (instruction
+// counts repeat on a busy machine where CPU seconds do not):
+//
+//   valgrind --tool=callgrind --collect-atstart=no
+//       --toggle-collect='vanon::loadtest::(anonymous namespace)::Measured*'
+//       build/loadtest/service/bench_release_share --benchmark_filter=BM_ReleaseShare/2/2
+//
+// (one command line).
+#include <benchmark/benchmark.h>
+#include <prometheus/registry.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "service/dp/dp_publisher.h"
+#include "service/ingest/ingest_pipeline.h"
+#include "service/share/release_share.h"
+#include "service/store/store_share_state.h"
+#include "vanon/config.h"
+#include "vanon/fleet/fleet_generator.h"
+#include "vanon/kafka/consumer.h"
+#include "vanon/release/epoch_clock.h"
+#include "vanon/release/schema_from_config.h"
+#include "vanon/state/state_store.h"
+#include "vanon/vehicle/vin_decoder.h"
+
+namespace vanon::loadtest {
+namespace {
+
+constexpr int kPartitions = 16;
+constexpr int64_t kEpochMs = 10000;
+constexpr int64_t kEventsPerSecond = 100000;
+constexpr char kHmacKey[] = "benchmark-hmac-key-0123456789abcdef";
+
+// Partition 0's messages of `epochs` epochs of the fleet, from an epoch
+// start two hours ago (event time in the past: no epoch is late or open).
+struct Input {
+  std::vector<fleet::FleetMessage> messages;
+  std::vector<std::vector<kafka::InputMessage>> per_epoch;  // views into messages
+  int64_t first_epoch = 0;
+  int64_t now_ms = 0;
+};
+
+Input Generate(int epochs) {
+  Input in;
+  const fleet::VinDecoder table =
+      fleet::VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
+  fleet::FleetOptions fo;
+  fo.vehicles = 100000;
+  fo.events_per_second = kEventsPerSecond;
+  in.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+  const int64_t start = in.now_ms - 7200000;
+  fo.start_ms = start - start % kEpochMs;
+  in.first_epoch = fo.start_ms / kEpochMs;
+  fleet::FleetGenerator gen(fo, table);
+  const uint64_t total = static_cast<uint64_t>(epochs) * kEventsPerSecond * (kEpochMs / 1000);
+  for (uint64_t i = 0; i < total; ++i) {
+    fleet::FleetMessage m = gen.Next();
+    if (m.vehicle_index % kPartitions == 0) in.messages.push_back(std::move(m));
+  }
+  in.per_epoch.resize(static_cast<size_t>(epochs));
+  int64_t offset = 0;
+  for (const fleet::FleetMessage& m : in.messages) {
+    const size_t e =
+        std::min(static_cast<size_t>(epochs - 1), static_cast<size_t>(offset * epochs) / in.messages.size());
+    in.per_epoch[e].push_back({0, offset++, m.key, m.value});
+  }
+  return in;
+}
+
+double ThreadCpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// The service's parts for one partition, wired as service.cc wires them.
+struct Partition {
+  explicit Partition(const config::Config& c)
+      : config(c),
+        store(state::StateStore::Open(c.state.dir)),
+        pipeline(c, kHmacKey, store.get(), nullptr, nullptr),
+        schema(release::SchemaFromConfig(c.quasi_identifiers, c.sensitive)),
+        payload(c.payload),
+        share_state(store.get()),
+        dp(c, kHmacKey, store.get(), registry),
+        checker(schema) {
+    dp.SetSensitiveExtra(pipeline.layout().sensitive);
+    ctx.config = &config;
+    ctx.schema = &schema;
+    ctx.sensitive_extra = pipeline.layout().sensitive;
+    ctx.input_partitions = kPartitions;
+    ctx.state = &share_state;
+    ctx.dp = dp.enabled() ? &dp : nullptr;
+    ctx.payload = &payload;
+  }
+  config::Config config;
+  std::unique_ptr<state::StateStore> store;
+  service::IngestPipeline pipeline;
+  engine::Schema schema;
+  release::PayloadTransformer payload;
+  service::StoreShareState share_state;
+  prometheus::Registry registry;
+  service::DpPublisher dp;
+  service::PartitionChecker checker;
+  service::ShareContext ctx;
+};
+
+service::ComputedShare Compute(Partition& p, int64_t epoch) {
+  const release::EpochClock clock(p.config.privacy.epoch);
+  release::ReleaseSeed seed{};
+  seed.fill(static_cast<uint8_t>(epoch));
+  return service::ComputeShare(p.ctx, 0, epoch, seed, false, p.pipeline.Events(0).Take(clock.EpochEnd(epoch)),
+                               &p.checker);
+}
+
+// As the runner's apply: the delta into a write batch, committed; the
+// checker moved; the events of waiting tuples back into the buffer.
+void Apply(Partition& p, service::ComputedShare* s) {
+  state::ReleaseWrite w(*p.store);
+  service::AddShareDelta(s->delta, &w);
+  p.store->Commit(w);
+  p.checker.checker.Accept(std::move(s->verdict));
+  for (release::KeyedEvent& e : s->remaining) p.pipeline.Events(0).Restore(std::move(e));
+  s->remaining.clear();
+}
+
+// Separate functions, so that callgrind can collect the measured part alone.
+__attribute__((noinline)) service::ComputedShare MeasuredCompute(Partition& p, int64_t epoch) {
+  return Compute(p, epoch);
+}
+__attribute__((noinline)) void MeasuredApply(Partition& p, service::ComputedShare* s) { Apply(p, s); }
+
+void BM_ReleaseShare(benchmark::State& state) {
+  const int warmup = static_cast<int>(state.range(0));
+  const int measured = static_cast<int>(state.range(1));
+  const Input in = Generate(warmup + measured);
+  const std::string dir = (std::filesystem::temp_directory_path() / "vanon-bench-share").string();
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::filesystem::remove_all(dir);
+    const config::Config config =
+        config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
+                           {"state.dir=" + dir, "privacy.epoch.length_seconds=" + std::to_string(kEpochMs / 1000)});
+    double compute_cpu = 0, apply_cpu = 0;
+    size_t events = 0, published = 0;
+    {
+      Partition p(config);
+      for (int e = 0; e < warmup + measured; ++e) {
+        p.pipeline.Process(in.per_epoch[static_cast<size_t>(e)], in.now_ms);
+        const bool timed = e >= warmup;
+        if (timed) {
+          events += in.per_epoch[static_cast<size_t>(e)].size();
+          state.ResumeTiming();
+        }
+        const double c0 = ThreadCpuSeconds();
+        service::ComputedShare s = MeasuredCompute(p, in.first_epoch + e);
+        const double c1 = ThreadCpuSeconds();
+        if (!s.violations.empty()) state.SkipWithError(("share violates the check: " + s.violations[0]).c_str());
+        MeasuredApply(p, &s);
+        const double c2 = ThreadCpuSeconds();
+        if (timed) {
+          state.PauseTiming();
+          compute_cpu += c1 - c0;
+          apply_cpu += c2 - c1;
+          published += s.published_events;
+        }
+      }
+    }
+    state.counters["compute_cpu_s_per_M"] = compute_cpu / static_cast<double>(events) * 1e6;
+    state.counters["apply_cpu_s_per_M"] = apply_cpu / static_cast<double>(events) * 1e6;
+    state.counters["events_per_share"] = static_cast<double>(events) / measured;
+    state.counters["published_ratio"] = static_cast<double>(published) / static_cast<double>(events);
+    std::filesystem::remove_all(dir);
+    state.ResumeTiming();
+  }
+}
+BENCHMARK(BM_ReleaseShare)->Args({2, 4})->Args({2, 2})->Iterations(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace vanon::loadtest
+
+BENCHMARK_MAIN();
