@@ -12,6 +12,7 @@
 
 #include "service/task/partition_task.h"
 #include "service/task/task_registry.h"
+#include "release_fixture.h"
 #include "test_support.h"
 #include "vanon/config.h"
 #include "vanon/kafka/mock_cluster.h"
@@ -22,17 +23,16 @@
 namespace vanon::service {
 namespace {
 
-constexpr int64_t kEpochMs = 10000;
-constexpr int64_t kBase = 1700000000000;  // an epoch boundary
+constexpr int64_t kEpochMs = 60000;           // config::EpochConfig's default
+constexpr int64_t kBase = 1'700'000'040'000;  // an epoch boundary
 
 class ReleaseRunnerTest : public ::testing::Test {
  protected:
   ReleaseRunnerTest()
       : bootstrap_(cluster_.Bootstrap()),
-        config_(config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                                   {"kafka.bootstrap=" + bootstrap_, "state.dir=" + dir_.path(),
-                                    "privacy.epoch.length_seconds=10", "privacy.epoch.allowed_lateness_seconds=5"})),
+        config_(release_test::TestConfig(release_test::WriteEngineHierarchy())),
         store_(state::StateStore::Open(dir_.path())) {
+    config_.kafka.bootstrap = bootstrap_;
     const config::KafkaTopics& t = config_.kafka.topics;
     for (const std::string* name : {&t.anonymized, &t.releases, &t.counts}) cluster_.CreateTopic(*name, 1);
     producer_ = std::make_unique<kafka::TransactionalProducer>(bootstrap_, "release-runner-test",
@@ -93,6 +93,42 @@ TEST_F(ReleaseRunnerTest, ATaskClosedWhileItsShareIsInFlightIsKeptAndTheNextTask
   EXPECT_EQ(next.clock().NextClosable(), std::optional<int64_t>(epoch));
   EXPECT_EQ(next.progress().releases, 0u);
   EXPECT_EQ(tasks.Get(0).get(), &next);
+}
+
+TEST_F(ReleaseRunnerTest, APrecomputedShareOfAClosedTaskGivesItsEventsBackToThatTaskOnly) {
+  TaskRegistry tasks(store_.get(), config_.privacy.epoch);
+  PartitionTask& task = tasks.Open(0, nullptr);
+  int64_t offset = 0;
+  for (ingest::BufferedEvent& e : release_test::Generate(0, 40, kBase, 7)) {
+    task.clock().Observe(e.ts_ms, e.ts_ms);
+    task.events().Add({e.ts_ms, offset++, std::move(e)});
+  }
+  const size_t buffered = task.events().size();
+  // Event time past the epoch's end, within the allowed lateness.
+  task.clock().Observe(kBase + kEpochMs + 1000, kBase + kEpochMs + 1000);
+  const std::optional<int64_t> epoch = task.clock().NextPrecomputable();
+  ASSERT_TRUE(epoch.has_value());
+  std::weak_ptr<PartitionTask> closed = tasks.Get(0);
+  runner_->Precompute({0}, tasks);
+  EXPECT_EQ(task.events().size(), 0u);  // taken by the precomputed share
+  EXPECT_FALSE(runner_->InFlight(0));   // nothing prepared
+
+  // Revoked with the share precomputed (computing, or computed): the
+  // runner still holds the task, and the partition comes back at once.
+  tasks.Close({0});
+  ASSERT_FALSE(closed.expired());
+  const std::shared_ptr<PartitionTask> held = closed.lock();
+  PartitionTask& next = tasks.Open(0, nullptr);
+
+  runner_->DropPrecomputed();
+  // The events went back to the task they were taken from, none to the
+  // task opened since (it reads them again from the input), and nothing of
+  // the share reached state.
+  EXPECT_EQ(held->events().size(), buffered);
+  EXPECT_EQ(next.events().size(), 0u);
+  EXPECT_FALSE(store_->GetRelease(0, *epoch).has_value());
+  EXPECT_TRUE(runner_->Apply(/*wait=*/true).empty());
+  EXPECT_EQ(next.progress().releases, 0u);
 }
 
 }  // namespace

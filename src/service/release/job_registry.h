@@ -2,8 +2,9 @@
 // take of an epoch's events to the apply of its share, and each partition's
 // independent checker. It takes the events from the partition's task, ahead
 // of the close (Precompute) or at it (JobForShare), and gives a precomputed
-// job's events back when the job is dropped. Consuming thread, but for the
-// lookups (InFlight, JobOf), which any thread may make.
+// job's events back when the job is dropped. Called on the consuming thread;
+// its maps are guarded by ReleaseQueues::mu, which the other threads hold
+// while they touch a job.
 #ifndef VANON_SRC_SERVICE_RELEASE_JOB_REGISTRY_H_
 #define VANON_SRC_SERVICE_RELEASE_JOB_REGISTRY_H_
 
