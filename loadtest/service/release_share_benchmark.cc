@@ -22,7 +22,6 @@
 #include <prometheus/registry.h>
 #include <sys/resource.h>
 
-#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -48,8 +47,7 @@ constexpr int64_t kEpochMs = 10000;
 constexpr int64_t kEventsPerSecond = 100000;
 constexpr char kHmacKey[] = "benchmark-hmac-key-0123456789abcdef";
 
-// Partition 0's messages of `epochs` epochs of the fleet, from an epoch
-// start two hours ago (event time in the past: no epoch is late or open).
+// Partition 0's messages of `epochs` epochs of the fleet.
 struct Input {
   std::vector<fleet::FleetMessage> messages;
   std::vector<std::vector<kafka::InputMessage>> per_epoch;  // views into messages
@@ -64,10 +62,10 @@ Input Generate(int epochs) {
   fleet::FleetOptions fo;
   fo.vehicles = 100000;
   fo.events_per_second = kEventsPerSecond;
-  in.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-                  .count();
-  const int64_t start = in.now_ms - 7200000;
-  fo.start_ms = start - start % kEpochMs;
+  // Fixed times (2026-01-01 UTC), so that two runs give the same events and
+  // callgrind the same counts; "now" is a minute after the last epoch.
+  fo.start_ms = 1767225600000;
+  in.now_ms = fo.start_ms + epochs * kEpochMs + 60000;
   in.first_epoch = fo.start_ms / kEpochMs;
   fleet::FleetGenerator gen(fo, table);
   const uint64_t total = static_cast<uint64_t>(epochs) * kEventsPerSecond * (kEpochMs / 1000);

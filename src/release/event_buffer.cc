@@ -58,6 +58,8 @@ void EventBuffer::Restore(KeyedEvent e) {
       // ingestion's CPU in bench_ingest_e2e, perf). Untouched capacity is
       // address space, not memory.
       const size_t n = expected_ > 0 ? expected_ + expected_ / 4 : kColdListEvents;
+      if (spare_.events.capacity() >= n && spare_.keys.capacity() >= n) it->second = std::move(spare_);
+      spare_ = {};
       it->second.events.reserve(n);
       it->second.keys.reserve(n);
     }
@@ -94,6 +96,17 @@ TakenEvents EventBuffer::Take(int64_t end_ms) {
     ++it;
   }
   return out;
+}
+
+void EventBuffer::Recycle(EpochEvents spent) {
+  const bool current = spent.current.capacity() >= spent.old.capacity();
+  std::vector<ingest::BufferedEvent>& events = current ? spent.current : spent.old;
+  std::vector<std::pair<int64_t, int64_t>>& keys = current ? spent.current_keys : spent.old_keys;
+  if (events.capacity() <= spare_.events.capacity()) return;
+  events.clear();
+  keys.clear();
+  spare_.events = std::move(events);
+  spare_.keys = std::move(keys);
 }
 
 EpochEvents ArrangeEpochEvents(TakenEvents taken, int64_t start_ms) {

@@ -124,6 +124,26 @@ TEST(EventBuffer, CountsArrivalsBehindATakeButNotEventsGivenBack) {
 
 // The changelog's resume offset: the lowest offset still buffered, restored
 // events included, whatever their times.
+// A consumed epoch's list, recycled once its release is applied, holds the
+// next epoch's events: its memory is reused, not freed and faulted in anew.
+TEST(EventBuffer, RecycledListHoldsTheNextEpochsEvents) {
+  EventBuffer buffer(1000);
+  for (int64_t offset = 0; offset < 100; ++offset) buffer.Add(At(offset, offset));
+  EpochEvents first = Take(buffer, 0, 1000);
+  ASSERT_EQ(first.current.size(), 100u);
+  const ingest::BufferedEvent* memory = first.current.data();
+  buffer.Recycle(std::move(first));
+  for (int64_t offset = 100; offset < 150; ++offset) buffer.Add(At(1000 + offset, offset));
+  EpochEvents second = Take(buffer, 1000, 2000);
+  EXPECT_EQ(second.current.data(), memory);
+  ASSERT_EQ(second.current.size(), 50u);
+  for (size_t i = 0; i < second.current.size(); ++i) {
+    EXPECT_EQ(second.current[i].event, "e" + std::to_string(100 + i));
+    EXPECT_EQ(second.current_keys[i], std::make_pair(static_cast<int64_t>(1100 + i), static_cast<int64_t>(100 + i)));
+  }
+  EXPECT_EQ(buffer.size(), 0u);
+}
+
 TEST(EventBuffer, MinOffsetIsTheLowestBufferedOffset) {
   EventBuffer buffer(1000);
   EXPECT_FALSE(buffer.MinOffset().has_value());

@@ -71,6 +71,14 @@ class EventBuffer {
   // boundary (as a release's is) this moves whole lists, not events.
   TakenEvents Take(int64_t end_ms);
 
+  // Takes back the memory of events a release consumed, once it is applied,
+  // on the thread that frees them: the events are destroyed and the largest
+  // emptied list is kept for the next epoch's. An epoch list of a busy
+  // partition is tens of megabytes; freed, it goes back to the system, and
+  // the next epoch's list faulted in the same amount of fresh, zeroed pages
+  // while ingestion filled it.
+  void Recycle(EpochEvents spent);
+
   size_t size() const { return size_; }
   // The smallest input offset among the buffered events, or nullopt when
   // empty. Scans every event: called once per release share.
@@ -95,6 +103,8 @@ class EventBuffer {
   // What a new list reserves while expected_ is 0: 32,768 events, about
   // 6 MB of address space (three huge pages once touched).
   static constexpr size_t kColdListEvents = 1 << 15;
+  // An emptied list from Recycle(), for the next epoch's list.
+  EpochList spare_;
   // The list the last event joined (null after a Take). A copy or a moved
   // buffer starts without it: it points into this buffer's map.
   struct LastList {
