@@ -1,9 +1,9 @@
 // A PartitionTask is what one input partition owns while this instance has
-// it: its progress counters, its epoch clock, the events it buffers, its view
-// of the release log and, after a crash between prepare and apply, its
-// prepared-epoch filter. All of it is
+// it: its progress counters, its epoch clock, the events it buffers and, after
+// a crash between prepare and apply, its prepared-epoch filter. All of it is
 // loaded from state when the task is created (on assignment, after a restore)
-// and lives in memory only until the task is destroyed (on revocation).
+// and lives in memory only until the task is destroyed (on revocation). Its
+// view of the release log reads state when asked.
 // Ingestion moves it per batch; the release runner takes epochs from it and
 // applies releases to it. Both run on the consuming thread, which is the only
 // one that touches a task.
