@@ -43,6 +43,10 @@ ReleaseOutcome ShareApplier::Apply(ReleaseJob& job) {
   job.checker->checker.Accept(std::move(s.verdict));
   for (release::KeyedEvent& e : s.remaining) task->events().Restore(std::move(e));
   s.remaining = {};
+  // The consumed events are freed here, on the consuming thread that
+  // allocated them, and their list's memory takes the task's next epoch.
+  if (s.spent) task->events().Recycle(std::move(*s.spent));
+  s.spent.reset();
   FaultPoint("release.after_apply");
 
   if (dp_) dp_->Committed(s.dp);
