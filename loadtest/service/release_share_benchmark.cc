@@ -131,7 +131,8 @@ service::ComputedShare Compute(Partition& p, int64_t epoch) {
 }
 
 // As the runner's apply: the delta into a write batch, committed; the
-// checker moved; the events of waiting tuples back into the buffer.
+// checker moved; the events of waiting tuples back into the buffer, the
+// consumed ones freed and their list recycled.
 void Apply(Partition& p, service::ComputedShare* s) {
   state::ReleaseWrite w(*p.store);
   service::AddShareDelta(s->delta, &w);
@@ -139,6 +140,8 @@ void Apply(Partition& p, service::ComputedShare* s) {
   p.checker.checker.Accept(std::move(s->verdict));
   for (release::KeyedEvent& e : s->remaining) p.pipeline.Events(0).Restore(std::move(e));
   s->remaining.clear();
+  if (s->spent) p.pipeline.Events(0).Recycle(std::move(*s->spent));
+  s->spent.reset();
 }
 
 // Separate functions, so that callgrind can collect the measured part alone.

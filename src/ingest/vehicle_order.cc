@@ -1,18 +1,16 @@
 #include "vanon/ingest/vehicle_order.h"
 
 #include <algorithm>
-#include <array>
-#include <cstring>
 #include <stdexcept>
 
 namespace vanon::ingest {
 
 namespace {
 
-struct Key {
-  uint64_t prefix;  // first 8 bytes of the vehicle key, big endian: orders like the bytes
-  int64_t ts;
-  uint32_t index;
+struct Vehicle {
+  HmacToken key;
+  uint32_t count = 0;
+  uint32_t next = 0;  // where its next event goes in the order
 };
 
 uint64_t Prefix(const HmacToken& t) {
@@ -21,46 +19,82 @@ uint64_t Prefix(const HmacToken& t) {
   return v;
 }
 
+// Vehicle ids by key, in a table of open addressing on the key's first 8
+// bytes (HMAC output: already uniform, so they index the table as they
+// are). The keys live in `vehicles`, a few thousand entries per share that
+// stay in cache, so that finding an event's vehicle never reads another
+// event.
+class VehicleTable {
+ public:
+  uint32_t IdOf(const HmacToken& key) {
+    if (2 * (vehicles_.size() + 1) > slots_.size()) Grow();
+    const uint64_t mask = slots_.size() - 1;
+    for (uint64_t pos = Prefix(key) & mask;; pos = (pos + 1) & mask) {
+      const uint32_t s = slots_[pos];
+      if (s == 0) {
+        vehicles_.push_back({key});
+        slots_[pos] = static_cast<uint32_t>(vehicles_.size());
+        return static_cast<uint32_t>(vehicles_.size() - 1);
+      }
+      if (vehicles_[s - 1].key == key) return s - 1;
+    }
+  }
+  std::vector<Vehicle>& vehicles() { return vehicles_; }
+
+ private:
+  void Grow() {
+    std::vector<uint32_t> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(1024, old.size() * 2), 0);
+    const uint64_t mask = slots_.size() - 1;
+    for (uint32_t s : old) {
+      if (s == 0) continue;
+      uint64_t pos = Prefix(vehicles_[s - 1].key) & mask;
+      while (slots_[pos] != 0) pos = (pos + 1) & mask;
+      slots_[pos] = s;
+    }
+  }
+
+  std::vector<uint32_t> slots_;  // vehicle id + 1; 0: empty
+  std::vector<Vehicle> vehicles_;
+};
+
 }  // namespace
 
+// Grouping, not sorting: one pass finds each event's vehicle in a hash
+// table, the few thousand vehicles are sorted, and a counting pass lays the
+// events out in vehicle order, each vehicle's in index order. A comparison
+// sort of all events cost about 1,400 instructions per event (callgrind), a
+// tenth of a release share's compute.
 std::vector<uint32_t> OrderByVehicle(std::span<const BufferedEvent> events, bool by_time) {
   if (events.size() > UINT32_MAX) throw std::length_error("OrderByVehicle: more than 2^32 events");
-  std::vector<Key> keys(events.size());
-  // The rest of each key, for the check below.
-  static_assert(kHmacTokenBytes == 32);
-  std::vector<std::array<uint8_t, 24>> rest(events.size());
+  VehicleTable table;
+  std::vector<uint32_t> vehicle_of(events.size());
   for (size_t i = 0; i < events.size(); ++i) {
-    keys[i] = {Prefix(events[i].vehicle_key), by_time ? events[i].ts_ms : 0, static_cast<uint32_t>(i)};
-    std::memcpy(rest[i].data(), events[i].vehicle_key.data() + 8, rest[i].size());
+    vehicle_of[i] = table.IdOf(events[i].vehicle_key);
+    table.vehicles()[vehicle_of[i]].count++;
   }
-  // Equal prefixes almost always mean the same vehicle, so sort on the
-  // inline key alone: comparing whole keys on every tie (a vehicle's events
-  // all tie) read each event's key from memory and was most of the sort.
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    if (a.ts != b.ts) return a.ts < b.ts;
-    return a.index < b.index;
-  });
-  // Two vehicles sharing 64 bits of HMAC end up interleaved in one run of
-  // equal prefixes; then (about never) sort again on the whole key. The
-  // check compares the rest of the keys from a compact copy: reading them
-  // from the events, one random access per event, was most of its cost.
-  bool shared_prefix = false;
-  for (size_t i = 1; i < keys.size() && !shared_prefix; ++i) {
-    shared_prefix = keys[i].prefix == keys[i - 1].prefix && rest[keys[i].index] != rest[keys[i - 1].index];
+  std::vector<Vehicle>& vehicles = table.vehicles();
+  std::vector<uint32_t> by_key(vehicles.size());
+  for (uint32_t v = 0; v < by_key.size(); ++v) by_key[v] = v;
+  std::sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) { return vehicles[a].key < vehicles[b].key; });
+  uint32_t next = 0;
+  for (uint32_t v : by_key) {
+    vehicles[v].next = next;
+    next += vehicles[v].count;
   }
-  if (shared_prefix) {
-    std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
-      if (a.prefix != b.prefix) return a.prefix < b.prefix;
-      const HmacToken& ka = events[a.index].vehicle_key;
-      const HmacToken& kb = events[b.index].vehicle_key;
-      if (ka != kb) return ka < kb;
-      if (a.ts != b.ts) return a.ts < b.ts;
-      return a.index < b.index;
-    });
+  std::vector<uint32_t> order(events.size());
+  for (size_t i = 0; i < events.size(); ++i) order[vehicles[vehicle_of[i]].next++] = static_cast<uint32_t>(i);
+  if (!by_time) return order;
+  // A vehicle's events mostly arrive in time order: sort only the runs that
+  // did not, by (time, index).
+  auto earlier = [&](uint32_t a, uint32_t b) {
+    return events[a].ts_ms != events[b].ts_ms ? events[a].ts_ms < events[b].ts_ms : a < b;
+  };
+  for (uint32_t v : by_key) {
+    const auto end = order.begin() + vehicles[v].next;
+    const auto begin = end - vehicles[v].count;
+    if (!std::is_sorted(begin, end, earlier)) std::sort(begin, end, earlier);
   }
-  std::vector<uint32_t> order(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].index;
   return order;
 }
 

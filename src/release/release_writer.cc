@@ -227,18 +227,11 @@ ReleaseRecords WriteRelease(const ReleaseWriterDeps& deps, const ReleaseContext&
   size_t expected_ids = output.groups.size();
   for (const engine::Group& g : output.groups) expected_ids += g.members.size() + g.counterfeits.size();
   IdDrawer ids(random, expected_ids);
-  // One buffer for all event records: sized from the events (the record
-  // adds about 160 bytes of envelope to the event name and payload) so
-  // that it rarely grows.
-  size_t expected_events = 0, expected_bytes = 0;
+  size_t expected_events = 0;
   for (const engine::Group& g : output.groups) {
-    for (engine::TupleRef ref : g.members) {
-      expected_events += events[ref].size();
-      for (const ingest::BufferedEvent* e : events[ref])
-        expected_bytes += 160 + e->event.size() + e->payload_json.size();
-    }
+    for (engine::TupleRef ref : g.members) expected_events += events[ref].size();
   }
-  records.events.Reserve(expected_events, expected_bytes);
+  records.events.Reserve(expected_events);
 
   std::vector<size_t> group_order(output.groups.size());
   for (size_t g = 0; g < group_order.size(); ++g) group_order[g] = g;

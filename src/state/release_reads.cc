@@ -4,6 +4,7 @@
 // partition (and release id) only, never a vehicle key.
 #include <rocksdb/db.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -50,7 +51,11 @@ std::vector<std::optional<T>> GetVehicleRecords(rocksdb::DB* db, rocksdb::Column
   std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
   std::vector<rocksdb::PinnableSlice> values(keys.size());
   std::vector<rocksdb::Status> statuses(keys.size());
-  db->MultiGet(rocksdb::ReadOptions(), cf, slices.size(), slices.data(), values.data(), statuses.data());
+  // Callers pass vehicles in key order (a share's tuples are sorted by
+  // vehicle): telling RocksDB so spares it a sort through its comparator,
+  // which cost as much as the lookups themselves.
+  const bool sorted = std::is_sorted(keys.begin(), keys.end());
+  db->MultiGet(rocksdb::ReadOptions(), cf, slices.size(), slices.data(), values.data(), statuses.data(), sorted);
   for (size_t i = 0; i < keys.size(); ++i) {
     if (statuses[i].IsNotFound()) continue;
     CheckStatus(statuses[i], std::string("read ") + what + "s of partition " + std::to_string(partition));

@@ -70,6 +70,23 @@ TEST(VehicleOrder, SharedPrefixStillSeparatesVehicles) {
   EXPECT_EQ(OrderByVehicle(events, false), (std::vector<uint32_t>{1, 0, 2}));
 }
 
+// A share's size: thousands of vehicles (the grouping table grows several
+// times), events of a vehicle out of time order now and then.
+TEST(VehicleOrder, EqualsStableSortOverThousandsOfVehicles) {
+  std::mt19937 rng(3);
+  std::vector<HmacToken> vehicles(5000);
+  for (HmacToken& k : vehicles) {
+    for (auto& b : k) b = static_cast<uint8_t>(rng());
+  }
+  std::vector<BufferedEvent> events(40000);
+  for (size_t i = 0; i < events.size(); ++i) {
+    events[i].vehicle_key = vehicles[rng() % vehicles.size()];
+    events[i].ts_ms = static_cast<int64_t>(i) - static_cast<int64_t>(rng() % 3 == 0 ? rng() % 5000 : 0);
+  }
+  EXPECT_EQ(OrderByVehicle(events, false), Reference(events, false));
+  EXPECT_EQ(OrderByVehicle(events, true), Reference(events, true));
+}
+
 TEST(VehicleOrder, Empty) { EXPECT_TRUE(OrderByVehicle({}, true).empty()); }
 
 }  // namespace

@@ -58,10 +58,11 @@ ALLOWED = {
                        'release', 'state', 'version', 'prometheus'},
     # The changelog reader.
     'service/restore': {'service/collector', 'service/store', 'config', 'kafka', 'seal', 'state', 'prometheus', 'spdlog'},
-    # The release runner: prepare, compute, the transaction, apply.
-    'service/release': {'service/support', 'service/store', 'service/task', 'service/share', 'service/collector',
-                        'base', 'config', 'engine', 'kafka', 'release', 'seal', 'state', 'prometheus', 'openssl',
-                        'spdlog'},
+    # The release runner: prepare, compute, the transaction, apply. service/dp:
+    # the apply tells the DP publisher that a share's counts were committed.
+    'service/release': {'service/support', 'service/store', 'service/task', 'service/dp', 'service/share',
+                        'service/collector', 'base', 'config', 'engine', 'kafka', 'release', 'seal', 'state',
+                        'prometheus', 'openssl', 'spdlog'},
     'service': {'service/store', 'service/task', 'service/dp', 'service/collector', 'service/ingest', 'service/restore',
                 'service/release', 'config', 'http', 'kafka', 'seal', 'state', 'prometheus', 'spdlog'},
     # simdjson: `vanon tail` reads the summary records.

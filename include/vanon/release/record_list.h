@@ -1,14 +1,17 @@
-// RecordList holds the event records of one partition's share of a release
-// in one growing buffer with their end offsets. A share of a large release
-// has hundreds of thousands of records that live only until librdkafka has
-// copied them; a std::string each cost an allocation and a free per event,
-// which was a measurable part of a release's CPU.
+// RecordList holds the event records of one partition's share of a release.
+// A share of a large release has hundreds of thousands of records that live
+// only until librdkafka has copied them: a std::string each cost an
+// allocation and a free per event, and one buffer for all of them (tens of
+// megabytes, a different size every time) was faulted in afresh by every
+// share. Records go into fixed-size chunks instead, which the allocator
+// hands from one share to the next without touching the kernel.
 #ifndef VANON_RELEASE_RECORD_LIST_H_
 #define VANON_RELEASE_RECORD_LIST_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,29 +21,20 @@ namespace vanon::release {
 class RecordList {
  public:
   // Records appended so far, in order.
-  size_t size() const { return ends_.size(); }
-  bool empty() const { return ends_.empty(); }
-  std::string_view operator[](size_t i) const {
-    const size_t begin = i == 0 ? 0 : ends_[i - 1];
-    return std::string_view(buffer_).substr(begin, ends_[i] - begin);
-  }
+  size_t size() const { return records_.size(); }
+  bool empty() const { return records_.empty(); }
+  std::string_view operator[](size_t i) const { return records_[i]; }
 
-  void Reserve(size_t records, size_t bytes) {
-    ends_.reserve(records);
-    buffer_.reserve(bytes);
-  }
+  void Reserve(size_t records) { records_.reserve(records); }
   // Building a record: append its bytes to buffer(), then Seal() it.
-  std::string* buffer() { return &buffer_; }
-  void Seal() { ends_.push_back(buffer_.size()); }
+  std::string* buffer() { return &scratch_; }
+  void Seal();
   void Append(std::string_view record) {
-    buffer_.append(record);
+    scratch_.assign(record);
     Seal();
   }
   // Frees the memory (a published share keeps only its summary).
-  void Release() {
-    std::string().swap(buffer_);
-    std::vector<size_t>().swap(ends_);
-  }
+  void Release();
 
   class Iterator {
    public:
@@ -51,29 +45,34 @@ class RecordList {
     using reference = std::string_view;
 
     Iterator() = default;
-    Iterator(const RecordList* list, size_t i) : list_(list), i_(i) {}
-    std::string_view operator*() const { return (*list_)[i_]; }
+    explicit Iterator(std::vector<std::string_view>::const_iterator it) : it_(it) {}
+    std::string_view operator*() const { return *it_; }
     Iterator& operator++() {
-      ++i_;
+      ++it_;
       return *this;
     }
     Iterator operator++(int) {
       Iterator before = *this;
-      ++i_;
+      ++it_;
       return before;
     }
-    bool operator==(const Iterator& o) const { return i_ == o.i_; }
+    bool operator==(const Iterator& o) const { return it_ == o.it_; }
 
    private:
-    const RecordList* list_ = nullptr;
-    size_t i_ = 0;
+    std::vector<std::string_view>::const_iterator it_;
   };
-  Iterator begin() const { return Iterator(this, 0); }
-  Iterator end() const { return Iterator(this, size()); }
+  Iterator begin() const { return Iterator(records_.begin()); }
+  Iterator end() const { return Iterator(records_.end()); }
 
  private:
-  std::string buffer_;
-  std::vector<size_t> ends_;  // ends_[i]: one past record i's last byte
+  // 256 KiB: a few hundred records, one size class the allocator reuses.
+  static constexpr size_t kChunkBytes = size_t{1} << 18;
+
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  std::vector<std::unique_ptr<char[]>> big_;  // records larger than a chunk
+  size_t used_ = kChunkBytes;                 // bytes used in chunks_.back(); full when none
+  std::vector<std::string_view> records_;     // into chunks_
+  std::string scratch_;                       // the record being built
 };
 
 }  // namespace vanon::release

@@ -26,6 +26,12 @@
 // it; those queued once it commits form the next one. A partition has at
 // most one share in flight: its next epoch needs the signatures this one
 // leaves.
+//
+// The parts, one per file of this folder: the jobs and the precompute
+// (job_registry.h), prepare (share_preparer.h), the computing threads
+// (compute_pool.h), the release thread and its transactions
+// (transaction_loop.h) with the share's records (share_collector.h), crash
+// read-back (release_log_reader.h) and apply (share_applier.h).
 #ifndef VANON_SRC_SERVICE_RELEASE_RELEASE_RUNNER_H_
 #define VANON_SRC_SERVICE_RELEASE_RELEASE_RUNNER_H_
 

@@ -52,7 +52,8 @@ PartitionTask::PartitionTask(const state::StateStore& store, const config::Epoch
     : partition_(partition),
       progress_(store.LoadProgress(partition)),
       clock_(StoredClockForReplay(store, epoch, partition)),
-      events_(LoadEvents(store, epoch, partition, payload)) {
+      events_(LoadEvents(store, epoch, partition, payload)),
+      release_log_(store, partition) {
   PreparedEpochFilter filter = PreparedEpochFilter::Load(store, partition);
   if (filter.active()) filter_ = std::move(filter);
 }

@@ -2,7 +2,8 @@
 // it: its progress counters, its epoch clock, the events it buffers and, after
 // a crash between prepare and apply, its prepared-epoch filter. All of it is
 // loaded from state when the task is created (on assignment, after a restore)
-// and lives in memory only until the task is destroyed (on revocation).
+// and lives in memory only until the task is destroyed (on revocation). Its
+// view of the release log reads state when asked.
 // Ingestion moves it per batch; the release runner takes epochs from it and
 // applies releases to it. Both run on the consuming thread, which is the only
 // one that touches a task.
@@ -13,6 +14,7 @@
 #include <optional>
 
 #include "service/task/prepared_epoch_filter.h"
+#include "service/task/release_log_view.h"
 #include "vanon/config.h"
 #include "vanon/release/epoch_clock.h"
 #include "vanon/release/event_buffer.h"
@@ -39,7 +41,8 @@ release::EpochClock StoredClockForReplay(const state::StateStore& store, const c
 class PartitionTask {
  public:
   // Reads the partition's progress, clock, prepared-epoch filter and
-  // buffered events from store. Events stored by a version that transformed
+  // buffered events from store, which must outlive the task (its release
+  // log is read from it later). Events stored by a version that transformed
   // payloads at release are transformed with payload.
   PartitionTask(const state::StateStore& store, const config::EpochConfig& epoch, int32_t partition,
                 release::PayloadTransformer* payload);
@@ -53,6 +56,7 @@ class PartitionTask {
   release::EventBuffer& events() { return events_; }
   // Null unless a prepared share of an open epoch waits for its events.
   const PreparedEpochFilter* filter() const { return filter_ ? &*filter_ : nullptr; }
+  const ReleaseLogView& release_log() const { return release_log_; }
 
  private:
   const int32_t partition_;
@@ -60,6 +64,7 @@ class PartitionTask {
   release::EpochClock clock_;
   std::optional<PreparedEpochFilter> filter_;
   release::EventBuffer events_;
+  ReleaseLogView release_log_;
 };
 
 }  // namespace vanon::service
