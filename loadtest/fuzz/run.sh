@@ -12,6 +12,7 @@
 #   --no-install   do not run scripts/install-deps.sh --fuzz first
 #   HARNESS...     a subset of: event_parser payload_transformer vin_table vehicle_registry config
 #                  hierarchy buffered_event state_records changelog_record dp_records release_log
+#                  sealed_record keyring
 #
 # Each harness's run directory (DIR/fuzz-runs/<harness>/) keeps the corpus it
 # grew (seeded from tests/fuzz/corpus/<harness>, which is never written),
@@ -21,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 ALL=(event_parser payload_transformer vin_table vehicle_registry config hierarchy buffered_event state_records
-     changelog_record dp_records release_log)
+     changelog_record dp_records release_log sealed_record keyring)
 SECONDS_EACH=600
 BUILD=build-fuzz
 TABLE=""
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     --build) BUILD="$2"; shift 2 ;;
     --table) TABLE="$2"; shift 2 ;;
     --no-install) INSTALL=0; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) HARNESSES+=("$1"); shift ;;
   esac
@@ -59,6 +60,7 @@ dict_of() {
     event_parser|payload_transformer) echo tests/fuzz/dict/json.dict ;;
     config|vin_table) echo tests/fuzz/dict/yaml.dict ;;
     hierarchy|vehicle_registry) echo tests/fuzz/dict/csv.dict ;;
+    keyring) echo tests/fuzz/dict/keyring.dict ;;
     *) echo tests/fuzz/dict/records.dict ;;
   esac
 }

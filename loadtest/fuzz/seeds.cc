@@ -327,6 +327,15 @@ void DpSeeds(Corpus& c) {
   agg.offset = 77;
   agg.sources = {{58793519, {0, 1, 2}}, {58793520, {3}}};
   c.Add("dp_records", "aggregate-index.txt", agg.EncodeIndex());
+  service::GlobalMark mark;
+  mark.window = 58793520;
+  mark.aggregator = 2;
+  mark.charge = {176380561, 1763805620000, 250000000};
+  mark.complete = true;
+  c.Add("dp_records", "global-mark.txt", service::EncodeGlobalMark(mark));
+  mark.charge.epsilon_nanos = 0;
+  mark.complete = false;
+  c.Add("dp_records", "global-mark-unpaid.txt", service::EncodeGlobalMark(mark));
   c.Add("dp_records", "epsilons.txt", "0.0001\n10\n9223372036.854775807\n.5\n1.\n0.000000001");
 
   c.Add("changelog_record", "dp-ledger.bin",
@@ -344,6 +353,48 @@ void DpSeeds(Corpus& c) {
   c.Add("changelog_record", "dp-agg-window.bin",
         ChangelogInput(3, state::StateFamily::kMeta, state::MetaKey(3, "dp_agg/58793520"),
                        service::EncodePartial(partial)));
+}
+
+// Values sealed with the sealed-record harness's ring at its place, so that
+// they open: mode byte 0, then the value. Mode byte 1 seeds seal a
+// plaintext and edit it (sealed_record_fuzzer.cc).
+void SealSeeds(Corpus& c) {
+  service::DpPartial partial;
+  partial.window = 58793520;
+  partial.source = 3;
+  partial.partitions = 6;
+  partial.counts = {{1, 0, 4, 9}};
+  const std::string plain[] = {service::EncodePartial(partial), "", std::string(32, '\x5a') + "v1;next=1"};
+  const char* names[] = {"partial", "empty", "binary"};
+  for (size_t i = 0; i < 3; ++i) {
+    const std::string sealed = FuzzSealer().Seal(FuzzSealPlace(), plain[i]);
+    c.Add("sealed_record", std::string("open-") + names[i] + ".bin", std::string(1, '\0') + sealed);
+    if (i == 0) {
+      std::string unknown = sealed;
+      unknown[6] = '9';  // key id k1 -> k9: not in the ring
+      c.Add("sealed_record", "open-unknown-key.bin", std::string(1, '\0') + unknown);
+      c.Add("sealed_record", "open-truncated.bin", std::string(1, '\0') + sealed.substr(0, 20));
+    }
+  }
+  c.Add("sealed_record", "open-clear.bin", std::string(1, '\0') + plain[0]);
+  c.Add("sealed_record", "seal-unchanged.bin", std::string("\x01\x00", 2) + plain[0]);
+  // Two edits: flip a bit of the nonce; insert a byte after the key id.
+  c.Add("sealed_record", "seal-edited.bin",
+        std::string("\x01\x02\x00\x08\x00\x01\x02\x07\x00\x41", 10) + plain[0]);
+  c.Add("sealed_record", "seal-truncated.bin", std::string("\x01\x01\x01\x1c\x00\x00", 6) + plain[2]);
+}
+
+void KeyringSeeds(Corpus& c) {
+  const std::string hex1 = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+  const std::string hex2 = "C0FFEE00C0FFEE00C0FFEE00C0FFEE00C0FFEE00C0FFEE00C0FFEE00C0FFEE00";
+  c.Add("keyring", "one.txt", "k1:" + hex1);
+  c.Add("keyring", "rotated.txt", "2026-11:" + hex2 + ",2026-10:" + hex1);
+  c.Add("keyring", "spaces.txt", "  key.a_1 : " + hex1 + " ,\n key-b:" + hex2 + "\n");
+  c.Add("keyring", "duplicate-id.txt", "k1:" + hex1 + ",k1:" + hex2);
+  c.Add("keyring", "short-key.txt", "k1:" + hex1.substr(0, 62));
+  c.Add("keyring", "bad-id.txt", "k/1:" + hex1);
+  c.Add("keyring", "no-colon.txt", hex1);
+  c.Add("keyring", "trailing-comma.txt", "k1:" + hex1 + ",");
 }
 
 }  // namespace
@@ -364,6 +415,8 @@ int main(int argc, char** argv) {
   StateSeeds(c);
   ReleaseLogSeeds(c);
   DpSeeds(c);
+  SealSeeds(c);
+  KeyringSeeds(c);
   c.Report();
   return 0;
 }

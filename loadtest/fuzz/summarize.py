@@ -39,6 +39,8 @@ DECODERS = {
     'dp_records': [('src/dp/tree_counter.cc', r'Deserialize|ParseDecimal'), ('src/dp/window_counter.cc', r'Restore|Read'),
                    ('src/dp/epsilon.cc', r'Parse'), ('src/dp/ledger_store.cc', r'Decode'),
                    ('src/service/dp/dp_partial.cc', r'Decode')],
+    'sealed_record': [('src/seal/record_sealer.cc', r'Open|KeyIdOf|HeaderLength|HasMagic|Describe')],
+    'keyring': [('src/seal/keyring.cc', r'Parse|ValidId|Trim'), ('src/base/hex.cc', r'HexDecode')],
     'release_log': [('src/state/release_state.cc', r'ReleaseLogEntry::Decode|DecodeFront|DecodeEpochOffsets'), CODING],
 }
 

@@ -1,14 +1,16 @@
 // The DP state records (the `dp_*` meta values of the state, and the exact
 // partial counts the aggregation topic carries between instances): budget
 // ledger entries, running-total tree counters, DP window counters (totals,
-// whole counters, one vehicle's cells), partials and the aggregation index,
-// and epsilon values. Input: one record; every text decoder reads it line by
-// line, the ledger decoder reads it as entries.
+// whole counters, one vehicle's cells), partials, the global marks beside
+// them on the aggregation topic, the aggregation index, and epsilon values.
+// Input: one record; every text decoder reads it line by line, the ledger
+// decoder reads it as entries.
 //
 // Invariants: a decoded record encodes to what decodes to the same record
 // again; what the service does right after loading one (add a release to a
 // tree counter, add a vehicle's events to a window counter, add a partial to
-// a sum) has no undefined behaviour.
+// a sum, continue after a global mark's window and record its charge in the
+// ledger) has no undefined behaviour and gets what it needs.
 #include <charconv>
 #include <sstream>
 #include <vector>
@@ -143,6 +145,21 @@ bool CheckPartial(std::string_view value) {
   return true;
 }
 
+// A global mark is read from the partial topic by whichever partition
+// aggregates next (GlobalCounts::AdoptMark): it continues after the mark's
+// window and records the mark's charge in its ledger.
+bool CheckGlobalMark(std::string_view value) {
+  const std::optional<service::GlobalMark> m = service::DecodeGlobalMark(value);
+  if (!m) return false;
+  const std::string text = service::EncodeGlobalMark(*m);
+  const std::optional<service::GlobalMark> again = service::DecodeGlobalMark(text);
+  Check(again && service::EncodeGlobalMark(*again) == text, "a global mark does not decode stably");
+  Check(m->window < INT64_MAX, "a global mark's window has no next window");
+  const std::optional<dp::LedgerEntry> charge = dp::DecodeLedgerEntry(dp::EncodeLedgerEntry(m->charge));
+  Check(charge && *charge == m->charge, "a global mark's charge is no ledger entry");
+  return true;
+}
+
 bool CheckAggregateIndex(std::string_view value) {
   service::DpAggregateState s;
   if (!s.DecodeIndex(value)) return false;
@@ -186,6 +203,7 @@ bool CheckDpMetaRecord(std::string_view name, std::string_view value) {
 void FuzzDpRecords(std::string_view input) {
   CheckLedger(input);
   CheckPartial(input);
+  CheckGlobalMark(input);
   CheckAggregateIndex(input);
   // Records are one to a few lines; reading every line of a mutated input
   // into six window counters made the fuzzer ten times slower.

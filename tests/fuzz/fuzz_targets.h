@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vanon/dp/window_counter.h"
+#include "vanon/seal/record_sealer.h"
 
 namespace vanon::fuzz {
 
@@ -23,24 +24,33 @@ void FuzzStateRecords(std::string_view input);
 void FuzzChangelogRecord(std::string_view input);
 void FuzzDpRecords(std::string_view input);
 void FuzzReleaseLog(std::string_view input);
+void FuzzSealedRecord(std::string_view input);
+void FuzzKeyring(std::string_view input);
 
 struct FuzzTarget {
   const char* name;  // also the corpus and findings directory, and `<name>_fuzzer`
   void (*body)(std::string_view);
+  // Whether tests/fuzz/findings/<name>/ holds inputs a fuzzer found a
+  // problem with; the replay test requires it to exist and hold some
+  // exactly then, so a lost findings directory fails instead of replaying
+  // nothing.
+  bool has_findings;
 };
 
 inline constexpr FuzzTarget kFuzzTargets[] = {
-    {"event_parser", &FuzzEventParser},
-    {"payload_transformer", &FuzzPayloadTransformer},
-    {"vin_table", &FuzzVinTable},
-    {"vehicle_registry", &FuzzVehicleRegistry},
-    {"config", &FuzzConfig},
-    {"hierarchy", &FuzzHierarchy},
-    {"buffered_event", &FuzzBufferedEvent},
-    {"state_records", &FuzzStateRecords},
-    {"changelog_record", &FuzzChangelogRecord},
-    {"dp_records", &FuzzDpRecords},
-    {"release_log", &FuzzReleaseLog},
+    {"event_parser", &FuzzEventParser, false},
+    {"payload_transformer", &FuzzPayloadTransformer, false},
+    {"vin_table", &FuzzVinTable, false},
+    {"vehicle_registry", &FuzzVehicleRegistry, false},
+    {"config", &FuzzConfig, true},
+    {"hierarchy", &FuzzHierarchy, false},
+    {"buffered_event", &FuzzBufferedEvent, false},
+    {"state_records", &FuzzStateRecords, true},
+    {"changelog_record", &FuzzChangelogRecord, true},
+    {"dp_records", &FuzzDpRecords, true},
+    {"release_log", &FuzzReleaseLog, false},
+    {"sealed_record", &FuzzSealedRecord, false},
+    {"keyring", &FuzzKeyring, false},
 };
 
 // Decode one stored value of its kind (the bytes of a RocksDB value, or of
@@ -59,6 +69,11 @@ bool CheckDpMetaRecord(std::string_view name, std::string_view value);
 // The window counters the DP harness restores records into (a plan of the
 // demo's kinds of queries), for seeds that match them.
 std::vector<dp::WindowCounter> DpWindowCounters();
+
+// The sealed-record harness's sealer (key ring "k1" active, "k0") and the
+// place it opens values at, for seeds sealed so that they open.
+seal::RecordSealer& FuzzSealer();
+seal::RecordPlace FuzzSealPlace();
 
 }  // namespace vanon::fuzz
 
