@@ -379,8 +379,7 @@ void SealSeeds(Corpus& c) {
   c.Add("sealed_record", "open-clear.bin", std::string(1, '\0') + plain[0]);
   c.Add("sealed_record", "seal-unchanged.bin", std::string("\x01\x00", 2) + plain[0]);
   // Two edits: flip a bit of the nonce; insert a byte after the key id.
-  c.Add("sealed_record", "seal-edited.bin",
-        std::string("\x01\x02\x00\x08\x00\x01\x02\x07\x00\x41", 10) + plain[0]);
+  c.Add("sealed_record", "seal-edited.bin", std::string("\x01\x02\x00\x08\x00\x01\x02\x07\x00\x41", 10) + plain[0]);
   c.Add("sealed_record", "seal-truncated.bin", std::string("\x01\x01\x01\x1c\x00\x00", 6) + plain[2]);
 }
 
