@@ -15,14 +15,6 @@ namespace {
 constexpr size_t kKeyBytes = 32;
 constexpr size_t kMaxIdBytes = 32;
 
-bool ValidId(std::string_view id) {
-  if (id.empty() || id.size() > kMaxIdBytes) return false;
-  for (char c : id) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') return false;
-  }
-  return true;
-}
-
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -38,7 +30,7 @@ bool ParseEntry(std::string_view entry, size_t n, DataKey* out, std::string* err
     return false;
   }
   out->id = std::string(Trim(entry.substr(0, colon)));
-  if (!ValidId(out->id)) {
+  if (!IsKeyId(out->id)) {
     *error = where + ": the key id must be 1-32 characters of A-Z a-z 0-9 . _ -";
     return false;
   }
@@ -52,6 +44,14 @@ bool ParseEntry(std::string_view entry, size_t n, DataKey* out, std::string* err
 }
 
 }  // namespace
+
+bool IsKeyId(std::string_view id) {
+  if (id.empty() || id.size() > kMaxIdBytes) return false;
+  for (char c : id) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') return false;
+  }
+  return true;
+}
 
 std::optional<Keyring> Keyring::Parse(std::string_view text, std::string* error) {
   std::vector<DataKey> keys;

@@ -51,12 +51,15 @@ bool FeedAssociatedData(EVP_CIPHER_CTX* ctx, const RecordPlace& p, std::string_v
 const unsigned char* U(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
 
 // Header layout: magic, key id length and id, nonce. Returns the header's
-// length, or 0 when `v` cannot hold one.
+// length, or 0 when `v` cannot hold one or names no key id. The id is
+// checked here, not only looked up in the ring: Describe repeats it in
+// errors and logs, and a damaged or crafted value could otherwise put line
+// breaks or a raw identifier there.
 size_t HeaderLength(std::string_view v) {
   if (v.size() < sizeof kMagic + 1) return 0;
   const size_t id_len = static_cast<unsigned char>(v[sizeof kMagic]);
   const size_t len = sizeof kMagic + 1 + id_len + kNonceBytes;
-  if (id_len == 0 || v.size() < len + kTagBytes) return 0;
+  if (id_len == 0 || v.size() < len + kTagBytes || !IsKeyId(v.substr(sizeof kMagic + 1, id_len))) return 0;
   return len;
 }
 

@@ -49,7 +49,7 @@ inline constexpr FuzzTarget kFuzzTargets[] = {
     {"changelog_record", &FuzzChangelogRecord, true},
     {"dp_records", &FuzzDpRecords, true},
     {"release_log", &FuzzReleaseLog, false},
-    {"sealed_record", &FuzzSealedRecord, false},
+    {"sealed_record", &FuzzSealedRecord, true},
     {"keyring", &FuzzKeyring, false},
 };
 

@@ -69,6 +69,17 @@ TEST(RecordSealer, AlteredValuesDoNotOpen) {
   EXPECT_EQ(s.Open(kPlace, "plain text state").status, OpenStatus::kNotSealed);
 }
 
+TEST(RecordSealer, KeyIdOutsideTheSyntaxIsMalformedAndNotRepeated) {
+  RecordSealer s(Ring(kA));
+  std::string crafted = s.Seal(kPlace, "some state value");
+  crafted[5] = '\n';  // the key id "a" becomes a line break
+  const Opened o = s.Open(kPlace, crafted);
+  EXPECT_EQ(o.status, OpenStatus::kMalformed);
+  EXPECT_EQ(o.key_id, "");
+  EXPECT_EQ(RecordSealer::KeyIdOf(crafted), "");
+  EXPECT_EQ(RecordSealer::Describe(o, "VANON_STATE_KEYS").find('\n'), std::string::npos);
+}
+
 TEST(RecordSealer, RotationOldKeysOpenNewKeySeals) {
   RecordSealer old_ring(Ring(kA));
   const std::string under_a = old_ring.Seal(kPlace, "v1");

@@ -21,6 +21,11 @@ struct DataKey {
   std::string bytes;  // 32 bytes
 };
 
+// Whether `id` has the syntax of a key id. A sealed value names its key id
+// in clear, and a reader repeats it in errors and logs, so a value naming
+// anything else is refused as malformed rather than echoed.
+bool IsKeyId(std::string_view id);
+
 class Keyring {
  public:
   // Parses the secret's text. On failure returns nullopt and says why in
