@@ -62,6 +62,10 @@ std::optional<GlobalMark> DecodeGlobalMark(std::string_view text) {
   }
   std::string rest;
   if (in >> rest) return std::nullopt;
+  // The reader continues after the mark's window and records its charge in
+  // its ledger: a window with no next one would overflow, and a negative
+  // charge is no ledger entry (DecodeLedgerEntry refuses it too).
+  if (m.window == INT64_MAX || m.charge.epsilon_nanos < 0) return std::nullopt;
   m.complete = complete == 1;
   return m;
 }
