@@ -77,6 +77,14 @@ std::vector<ingest::BufferedEvent> FleetEpoch(uint32_t first, uint32_t n, int64_
   return out;
 }
 
+// Three new vehicles that all play one artist no one else plays: they
+// cannot form a group of m distinct values and wait, their events kept.
+std::vector<ingest::BufferedEvent> SoloEpoch(int64_t epoch) {
+  std::vector<ingest::BufferedEvent> out;
+  for (uint32_t v = 500; v < 503; ++v) out.push_back(release_test::Event(v, epoch * 60'000 + v, "Diesel", "5", "solo"));
+  return out;
+}
+
 std::string VehicleOf(uint32_t v) {
   const ingest::HmacToken k = release_test::Key(v);
   return std::string(reinterpret_cast<const char*>(k.data()), k.size());
@@ -200,12 +208,48 @@ release::SensitiveDictionary Dictionary(const state::StateStore& store) {
   return dict;
 }
 
+// After the first release with value windows, at `epoch`: a window for
+// exactly the vehicles active in it, holding that epoch's events alone, its
+// value their mode (ties to the smaller id: there is no previous value).
+void ExpectWindowsStartAt(const state::StateStore& store, int64_t epoch,
+                          const std::vector<ingest::BufferedEvent>& events) {
+  std::map<std::string, std::map<std::string, uint32_t>> counts;
+  for (const ingest::BufferedEvent& ev : events) {
+    const ingest::HmacToken& k = ev.vehicle_key;
+    ++counts[std::string(reinterpret_cast<const char*>(k.data()), k.size())][*ev.extras[0]];
+  }
+  const release::SensitiveDictionary dict = Dictionary(store);
+  size_t windows = 0;
+  store.ScanWindows(kPartition, [&](std::string_view vehicle, const engine::ValueWindow& w) {
+    ++windows;
+    auto it = counts.find(std::string(vehicle));
+    EXPECT_NE(it, counts.end()) << "a window for a vehicle without events in the epoch";
+    if (it == counts.end()) return true;
+    const engine::ValueWindow::Parts p = w.parts();
+    EXPECT_EQ(p.advanced, static_cast<uint64_t>(epoch));
+    EXPECT_EQ(p.epochs.size(), 1u) << "the window holds epochs from before the upgrade";
+    std::map<std::string, uint32_t> seen;
+    for (const auto& [at, values] : p.epochs) {
+      EXPECT_EQ(at, static_cast<uint64_t>(epoch));
+      for (const engine::ValueCount& c : values) seen[dict.Value(c.value)] += c.count;
+    }
+    EXPECT_EQ(seen, it->second);
+    std::optional<engine::ValueCount> mode;
+    for (const auto& [value, n] : it->second) {
+      const engine::ValueCount c{*dict.Find(value), n};
+      if (!mode || c.count > mode->count || (c.count == mode->count && c.value < mode->value)) mode = c;
+    }
+    EXPECT_EQ(p.last, mode->value);
+    return true;
+  });
+  EXPECT_EQ(windows, counts.size());
+}
+
 class PresetUpgradeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("vanon_preset_upgrade_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("vanon_preset_upgrade_" + std::to_string(::getpid()) + "_" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -236,6 +280,7 @@ TEST_F(PresetUpgradeTest, ShippedPresetContinuesTheStateOfThePreviousDefault) {
     Service old_service(old_config, store.get(), release::EventBuffer(60'000), &sequence);
     for (int64_t e = kFirst; e < kFirst + kOldReleases; ++e) {
       old_service.Ingest(FleetEpoch(0, kKnown, e));
+      if (e == kFirst + kOldReleases - 1) old_service.Ingest(SoloEpoch(e));
       const ComputedShare s = old_service.Release(e);
       ASSERT_TRUE(s.violations.empty()) << "epoch " << e << ": " << s.violations.front();
     }
@@ -244,6 +289,7 @@ TEST_F(PresetUpgradeTest, ShippedPresetContinuesTheStateOfThePreviousDefault) {
     EXPECT_EQ(StoredWindows(*store), 0u);
     dictionary_before = Dictionary(*store);
     offset = old_service.next_offset();
+    ASSERT_EQ(store->LoadWaiting(kPartition).size(), 3u) << "the solo vehicles should wait across the upgrade";
   }
   ASSERT_GT(before.size(), kKnown / 2) << "too few vehicles published before the upgrade to test anything";
 
@@ -252,6 +298,7 @@ TEST_F(PresetUpgradeTest, ShippedPresetContinuesTheStateOfThePreviousDefault) {
   std::unique_ptr<state::StateStore> store = state::StateStore::Open(dir_.string());
   release::PayloadTransformer payload(new_config.payload);
   PartitionTask task(*store, new_config.privacy.epoch, kPartition, &payload);
+  ASSERT_EQ(task.events().size(), 3u) << "the waiting vehicles' events are read back";
   Service service(new_config, store.get(), std::move(task.events()), &sequence);
   service.set_next_offset(offset);
 
@@ -287,41 +334,8 @@ TEST_F(PresetUpgradeTest, ShippedPresetContinuesTheStateOfThePreviousDefault) {
       EXPECT_EQ(put.signature.values, it->second.values) << "stored signature rewritten at epoch " << e;
       EXPECT_EQ(put.signature.first_release, it->second.first_release);
     }
-    if (i == 0) {
-      // The first release after the upgrade: windows start here, from the
-      // epoch's events alone, for exactly the vehicles active in it.
-      std::map<std::string, std::map<std::string, uint32_t>> counts;
-      for (const ingest::BufferedEvent& ev : events) {
-        const ingest::HmacToken& k = ev.vehicle_key;
-        ++counts[std::string(reinterpret_cast<const char*>(k.data()), k.size())][*ev.extras[0]];
-      }
-      const release::SensitiveDictionary dict = Dictionary(*store);
-      size_t windows = 0;
-      store->ScanWindows(kPartition, [&](std::string_view vehicle, const engine::ValueWindow& w) {
-        ++windows;
-        auto it = counts.find(std::string(vehicle));
-        EXPECT_NE(it, counts.end()) << "a window for a vehicle without events in the epoch";
-        if (it == counts.end()) return true;
-        const engine::ValueWindow::Parts p = w.parts();
-        EXPECT_EQ(p.advanced, static_cast<uint64_t>(e));
-        EXPECT_EQ(p.epochs.size(), 1u) << "the window holds epochs from before the upgrade";
-        std::map<std::string, uint32_t> seen;
-        for (const auto& [epoch, values] : p.epochs) {
-          EXPECT_EQ(epoch, static_cast<uint64_t>(e));
-          for (const engine::ValueCount& c : values) seen[dict.Value(c.value)] += c.count;
-        }
-        EXPECT_EQ(seen, it->second);
-        // The mode of the epoch, ties to the smaller id (no previous value).
-        std::optional<engine::ValueCount> mode;
-        for (const auto& [value, n] : it->second) {
-          const engine::ValueCount c{*dict.Find(value), n};
-          if (!mode || c.count > mode->count || (c.count == mode->count && c.value < mode->value)) mode = c;
-        }
-        EXPECT_EQ(p.last, mode->value);
-        return true;
-      });
-      EXPECT_EQ(windows, counts.size());
-    }
+    // The first release after the upgrade: windows start here.
+    if (i == 0) ExpectWindowsStartAt(*store, e, events);
   }
   EXPECT_TRUE(wrong.empty()) << wrong.size() << " times, first: " << wrong.front();
   EXPECT_TRUE(service.sequence_violations().empty()) << service.sequence_violations().front();
