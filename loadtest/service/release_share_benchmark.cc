@@ -27,7 +27,6 @@
 // warm-up epochs) and in the first releases of a new fleet (0).
 #include <benchmark/benchmark.h>
 #include <prometheus/registry.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
@@ -48,7 +47,7 @@
 #include "vanon/release/schema_from_config.h"
 #include "vanon/seal/record_sealer.h"
 #include "vanon/state/state_store.h"
-#include "vanon/vehicle/vin_decoder.h"
+#include "in_process_setup.h"
 
 namespace vanon::loadtest {
 namespace {
@@ -68,20 +67,15 @@ struct Input {
 
 Input Generate(int epochs) {
   Input in;
-  const fleet::VinDecoder table =
-      fleet::VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
-  fleet::FleetOptions fo;
-  fo.vehicles = 100000;
-  fo.events_per_second = kEventsPerSecond;
   // Fixed times (2026-01-01 UTC), so that two runs give the same events and
   // callgrind the same counts; "now" is a minute after the last epoch.
-  fo.start_ms = 1767225600000;
-  in.now_ms = fo.start_ms + epochs * kEpochMs + 60000;
-  in.first_epoch = fo.start_ms / kEpochMs;
-  fleet::FleetGenerator gen(fo, table);
+  const int64_t start_ms = 1767225600000;
+  in.now_ms = start_ms + epochs * kEpochMs + 60000;
+  in.first_epoch = start_ms / kEpochMs;
+  const std::unique_ptr<fleet::FleetGenerator> gen = BenchmarkFleet(start_ms, kEventsPerSecond);
   const uint64_t total = static_cast<uint64_t>(epochs) * kEventsPerSecond * (kEpochMs / 1000);
   for (uint64_t i = 0; i < total; ++i) {
-    fleet::FleetMessage m = gen.Next();
+    fleet::FleetMessage m = gen->Next();
     if (m.vehicle_index % kPartitions == 0) in.messages.push_back(std::move(m));
   }
   in.per_epoch.resize(static_cast<size_t>(epochs));
@@ -92,13 +86,6 @@ Input Generate(int epochs) {
     in.per_epoch[e].push_back({0, offset++, m.key, m.value});
   }
   return in;
-}
-
-double ThreadCpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_THREAD, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 // In nanoseconds: a share's sealing takes milliseconds, below rusage's tick.
@@ -203,10 +190,7 @@ void BM_ReleaseShare(benchmark::State& state) {
   const std::string dir = (std::filesystem::temp_directory_path() / "vanon-bench-share").string();
   for (auto _ : state) {
     state.PauseTiming();
-    std::filesystem::remove_all(dir);
-    const config::Config config =
-        config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                           {"state.dir=" + dir, "privacy.epoch.length_seconds=" + std::to_string(kEpochMs / 1000)});
+    const config::Config config = DemoConfigWithEmptyState(dir, kEpochMs);
     double compute_cpu = 0, apply_cpu = 0;
     size_t events = 0, published = 0;
     SealCost seal;
