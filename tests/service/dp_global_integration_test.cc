@@ -259,6 +259,23 @@ TEST(DpGlobalIdleAggregator, GlobalWindowsGoOutWhenTheAggregationPartitionHasNoI
     }
   }
   EXPECT_GT(spent, 0);
+
+  // The aggregation partition's releases are empty shares, each with its
+  // summary, so releases from its start on are complete for consumers.
+  static const std::regex kSummary(
+      R"re(^\{"type":"summary","version":2,"release":(-?\d+),"partition":(\d+),.*"groups":(\d+),.*"events":(\d+),)re");
+  std::map<std::string, std::set<std::string>> summarized;  // release -> partitions
+  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap, "vehicle.releases")) {
+    std::smatch m;
+    if (!std::regex_search(t.value, m, kSummary)) continue;
+    summarized[m[1].str()].insert(m[2].str());
+    if (m[2].str() == "0") {
+      EXPECT_EQ(m[3].str() + " " + m[4].str(), "0 0") << t.value;
+    }
+  }
+  size_t complete_releases = 0;
+  for (const auto& [release, partitions] : summarized) complete_releases += partitions.size() == 2;
+  EXPECT_GT(complete_releases, 0u) << summarized.size() << " releases summarized";
 }
 
 INSTANTIATE_TEST_SUITE_P(Points, DpGlobalCrash,
