@@ -100,7 +100,9 @@ constexpr const char* kBothComplete =
     ",\"scope\":\"global\",\"partitions\":2,\"contributing_partitions\":[0,1],\"complete\":true";
 
 // A window's name in Record::window.
-std::string WindowName(int64_t index) { return std::to_string(index * 4000) + "-" + std::to_string((index + 1) * 4000); }
+std::string WindowName(int64_t index) {
+  return std::to_string(index * 4000) + "-" + std::to_string((index + 1) * 4000);
+}
 
 // window index -> sources of the partials in the partial topic that counted
 // some event.
@@ -248,8 +250,8 @@ TEST(DpGlobalIdleAggregator, GlobalWindowsGoOutWhenTheAggregationPartitionHasNoI
   const double spent = testing::ScrapeMetric(port, "vanon_dp_epsilon_spent");
   vanon->Signal(SIGTERM);
   ASSERT_EQ(vanon->Wait(60), 0) << vanon->Output();
-  ASSERT_TRUE(out) << published.size() << " global windows published, " << with_events.size()
-                   << " windows with events" << vanon->Output();
+  ASSERT_TRUE(out) << published.size() << " global windows published, " << with_events.size() << " windows with events"
+                   << vanon->Output();
   for (const auto& [w, sources] : with_events) {
     EXPECT_EQ(sources, std::set<int64_t>{1}) << "window " << w << ": only partition 1 has input";
   }
