@@ -13,7 +13,6 @@
 //
 //   build/loadtest/changelog/bench_changelog_restore [n] [per_partition]
 #include <prometheus/registry.h>
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -29,6 +28,7 @@
 #include "vanon/kafka/mock_cluster.h"
 #include "vanon/kafka/producer.h"
 #include "vanon/state/state_store.h"
+#include "in_process_setup.h"
 
 namespace vanon {
 namespace {
@@ -44,13 +44,6 @@ std::string Vehicle(uint64_t i) {
     c = static_cast<char>(x >> 56);
   }
   return v;
-}
-
-double CpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 // The changelog records of a partition holding `n` signatures and one
@@ -106,7 +99,7 @@ int Run(uint64_t n, uint64_t per_partition) {
   service::StateRestorer restorer(config, store.get(), &sealer, /*writer=*/nullptr,
                                   registry);  // an empty store: nothing to seed
   const auto t0 = std::chrono::steady_clock::now();
-  const double c0 = CpuSeconds();
+  const double c0 = loadtest::SelfCpuSeconds();
   uint64_t restored = 0;
   for (int p = 0; p < partitions; ++p) {
     if (!restorer.Restore(p, [](int32_t) { return int64_t{-1}; })) throw std::runtime_error("not restored");
@@ -119,7 +112,7 @@ int Run(uint64_t n, uint64_t per_partition) {
     restored += got;
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double cpu = CpuSeconds() - c0;
+  const double cpu = loadtest::SelfCpuSeconds() - c0;
 
   // RocksDB at full size: all n signatures written into one partition.
   std::vector<state::StateChange> all;

@@ -18,10 +18,10 @@
 // service whose fleet it has seen before). Event time stays inside one
 // 60 s epoch, so no release runs.
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,7 +30,7 @@
 #include "vanon/kafka/consumer.h"
 #include "service/ingest/ingest_pipeline.h"
 #include "vanon/state/state_store.h"
-#include "vanon/vehicle/vin_decoder.h"
+#include "in_process_setup.h"
 
 namespace vanon::loadtest {
 namespace {
@@ -48,18 +48,12 @@ struct Input {
 // An hour ago, 1 s into an epoch, as bench_ingest_e2e produces it.
 Input Generate(uint64_t events) {
   Input in;
-  const fleet::VinDecoder table =
-      fleet::VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
-  fleet::FleetOptions fo;
-  fo.vehicles = 100000;
-  fo.events_per_second = 100000;
   in.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
                   .count();
   const int64_t hour_ago = in.now_ms - 3600000;
-  fo.start_ms = hour_ago - hour_ago % kEpochMs + 1000;
-  fleet::FleetGenerator gen(fo, table);
+  const std::unique_ptr<fleet::FleetGenerator> gen = BenchmarkFleet(hour_ago - hour_ago % kEpochMs + 1000, 100000);
   in.messages.reserve(events);
-  for (uint64_t i = 0; i < events; ++i) in.messages.push_back(gen.Next());
+  for (uint64_t i = 0; i < events; ++i) in.messages.push_back(gen->Next());
   std::vector<int64_t> next_offset(kPartitions, 0);
   in.batch.reserve(events);
   for (const fleet::FleetMessage& m : in.messages) {
@@ -67,13 +61,6 @@ Input Generate(uint64_t events) {
     in.batch.push_back({p, next_offset[p]++, m.key, m.value});
   }
   return in;
-}
-
-double ThreadCpuSeconds() {
-  rusage u{};
-  getrusage(RUSAGE_THREAD, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 void Feed(service::IngestPipeline& pipeline, const Input& in, size_t from, size_t to) {
@@ -98,10 +85,7 @@ void BM_IngestPipeline(benchmark::State& state) {
   const std::string dir = (std::filesystem::temp_directory_path() / "vanon-bench-pipeline").string();
   for (auto _ : state) {
     state.PauseTiming();
-    std::filesystem::remove_all(dir);
-    const config::Config config =
-        config::LoadConfig(std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
-                           {"state.dir=" + dir, "privacy.epoch.length_seconds=" + std::to_string(kEpochMs / 1000)});
+    const config::Config config = DemoConfigWithEmptyState(dir, kEpochMs);
     {
       std::unique_ptr<state::StateStore> store = state::StateStore::Open(dir);
       service::IngestPipeline pipeline(config, "benchmark-hmac-key-0123456789abcdef", store.get(), nullptr, nullptr);

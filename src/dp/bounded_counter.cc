@@ -73,11 +73,17 @@ int64_t BoundedCounter::CellIndex(const DpEvent& e) const {
 }
 
 void BoundedCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
+  AddHashedVehicle(VehicleHash(vehicle), events);
+}
+
+uint64_t BoundedCounter::VehicleHash(std::string_view vehicle) const { return HashBytes(selection_key_, vehicle); }
+
+void BoundedCounter::AddHashedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events) {
   // Raw contribution per touched cell: events, distinct trip ids, or 1. A
   // vehicle has a handful of events, so sorted vectors rather than maps
   // (which allocated a node per cell, per vehicle and query).
-  std::vector<std::pair<size_t, std::string_view>> touched;  // (cell, trip)
-  touched.reserve(events.size());
+  std::vector<std::pair<size_t, std::string_view>>& touched = touched_;
+  touched.clear();
   for (const DpEvent& e : events) {
     if (!Matches(e)) continue;
     const int64_t cell = CellIndex(e);
@@ -91,7 +97,8 @@ void BoundedCounter::AddVehicle(std::string_view vehicle, std::span<const DpEven
   if (touched.empty()) return;
   std::sort(touched.begin(), touched.end());
   if (query_.unit != CountUnit::kEvents) touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  std::vector<std::pair<size_t, uint64_t>> raw;  // (cell, contribution), by cell
+  std::vector<std::pair<size_t, uint64_t>>& raw = raw_;
+  raw.clear();
   for (const auto& [c, trip] : touched) {
     if (raw.empty() || raw.back().first != c) raw.emplace_back(c, 0);
     ++raw.back().second;
@@ -101,9 +108,8 @@ void BoundedCounter::AddVehicle(std::string_view vehicle, std::span<const DpEven
   const uint64_t per_cell = query_.unit == CountUnit::kVehicles ? 1 : query_.bounds.max_per_cell;
   // (selection hash, cell, contribution): the cells a vehicle keeps are
   // chosen by a keyed hash, not by their order.
-  std::vector<std::tuple<uint64_t, size_t, uint64_t>> order;
-  order.reserve(raw.size());
-  const uint64_t vehicle_hash = HashBytes(selection_key_, vehicle);
+  std::vector<std::tuple<uint64_t, size_t, uint64_t>>& order = selection_;
+  order.clear();
   for (const auto& [c, n] : raw) order.emplace_back(Mix64(vehicle_hash ^ Mix64(c + 1)), c, n);
   std::sort(order.begin(), order.end());
 

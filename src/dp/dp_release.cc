@@ -37,7 +37,18 @@ DpRelease::DpRelease(const DpPlan& plan, uint64_t release_id, int64_t epoch_star
 }
 
 void DpRelease::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
-  for (BoundedCounter& c : counters_) c.AddVehicle(vehicle, events);
+  // The plan's counters share its selection key: one hash per vehicle.
+  uint64_t key = 0;
+  uint64_t hash = 0;
+  bool hashed = false;
+  for (BoundedCounter& c : counters_) {
+    if (!hashed || c.selection_key() != key) {
+      key = c.selection_key();
+      hash = c.VehicleHash(vehicle);
+      hashed = true;
+    }
+    c.AddHashedVehicle(hash, events);
+  }
 }
 
 std::optional<DpReleaseResult> DpRelease::Publish(Epsilon release_epsilon, RandomSource& rng) const {

@@ -169,7 +169,7 @@ TEST_F(NumericQiTest, NegativeValuesAndBinsAtPrecision) {
   EXPECT_EQ(schema.Label(1, schema.RootCover(1)), "[-40,60]");
 }
 
-// The property the issue asks for: for random registries, decimals included,
+// The property: for random registries, decimals included,
 // every published group's numeric QI contains each member's true value, and
 // a member whose value has no exact code is published under the root.
 TEST_F(NumericQiTest, EveryPublishedGroupContainsItsMembersValues) {

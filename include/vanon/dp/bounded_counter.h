@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -45,6 +46,11 @@ class BoundedCounter {
   // All events of one vehicle in this release (their `vehicle` field is
   // ignored in favour of `vehicle`).
   void AddVehicle(std::string_view vehicle, std::span<const DpEvent> events);
+  // The same with the vehicle's selection hash, VehicleHash(vehicle), given:
+  // counters with the same selection key (a plan's) hash each vehicle once.
+  void AddHashedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events);
+  uint64_t VehicleHash(std::string_view vehicle) const;
+  uint64_t selection_key() const { return selection_key_; }
 
   // Convenience for callers holding a flat list: groups by DpEvent::vehicle.
   void AddEvents(std::span<const DpEvent> events);
@@ -73,6 +79,11 @@ class BoundedCounter {
   std::vector<std::unordered_map<std::string, size_t>> value_index_;
   std::vector<uint64_t> counts_;
   BoundingStats stats_;
+  // Scratch of AddHashedVehicle, kept so that a release of many vehicles
+  // does not allocate three vectors per vehicle and query.
+  std::vector<std::pair<size_t, std::string_view>> touched_;       // (cell, trip)
+  std::vector<std::pair<size_t, uint64_t>> raw_;                   // (cell, contribution)
+  std::vector<std::tuple<uint64_t, size_t, uint64_t>> selection_;  // (hash, cell, contribution)
 };
 
 }  // namespace vanon::dp

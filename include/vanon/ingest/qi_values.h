@@ -32,6 +32,9 @@ class QiValues {
   std::vector<std::string>::const_iterator begin() const { return values().begin(); }
   std::vector<std::string>::const_iterator end() const { return values().end(); }
 
+  // True when both hold the very same copy (so equal without comparing).
+  bool SharesWith(const QiValues& other) const { return values_ == other.values_; }
+
   friend bool operator==(const QiValues& a, const QiValues& b) { return a.values() == b.values(); }
 
  private:

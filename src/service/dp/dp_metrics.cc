@@ -13,15 +13,10 @@ DpMetrics::DpMetrics(prometheus::Registry& registry)
       exhausted(NewGauge(registry, "vanon_dp_budget_exhausted", "1 while DP publication is paused on some partition.")),
       cells(NewCounter(registry, "vanon_dp_cells_published_total", "Noisy cells published.")),
       cut(NewCounter(registry, "vanon_dp_contributions_cut_total", "Contributions dropped by per-vehicle bounding.")),
-      global_complete(prometheus::BuildCounter()
-                          .Name("vanon_dp_global_windows_total")
-                          .Help("Global DP windows published (dp.aggregation), by completeness.")
-                          .Register(registry)
-                          .Add({{"complete", "true"}})),
-      global_incomplete(prometheus::BuildCounter()
-                            .Name("vanon_dp_global_windows_total")
-                            .Register(registry)
-                            .Add({{"complete", "false"}})),
+      global_windows(NewCounterFamily(registry, "vanon_dp_global_windows_total",
+                                      "Global DP windows published (dp.aggregation), by completeness.")),
+      global_complete(global_windows.Add({{"complete", "true"}})),
+      global_incomplete(global_windows.Add({{"complete", "false"}})),
       partials_dropped(NewCounter(registry, "vanon_dp_partials_dropped_total",
                                   "Partials of windows already published, or unreadable: dropped.")),
       global_last_published(NewGauge(registry, "vanon_dp_global_last_published_timestamp_seconds",

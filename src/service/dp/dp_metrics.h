@@ -18,6 +18,7 @@ struct DpMetrics {
   prometheus::Gauge& exhausted;
   prometheus::Counter& cells;
   prometheus::Counter& cut;
+  prometheus::Family<prometheus::Counter>& global_windows;  // by completeness
   prometheus::Counter& global_complete;
   prometheus::Counter& global_incomplete;
   prometheus::Counter& partials_dropped;

@@ -63,6 +63,11 @@ void VehicleEvents::ForEach(std::span<const ingest::BufferedEvent> events, const
         d.qi.back().first = has ? dp::kSensitiveKey : "";
         if (has) d.qi.back().second.assign(*e.extras[s]);
       }
+      if (k > i && e.qi_values.SharesWith(events[order[k - 1]].qi_values)) {
+        // The vehicle's events share one QI copy: generalized once.
+        for (size_t q = 0; q < qis.size(); ++q) d.qi[q].second = scratch[k - i - 1].qi[q].second;
+        continue;
+      }
       for (size_t q = 0; q < qis.size(); ++q) {
         if (qis[q].attr < e.qi_values.size()) {
           GeneralizeInto(*settings_.schema, qis[q], e.qi_values[qis[q].attr], &d.qi[q].second);

@@ -17,16 +17,12 @@ IngestMetrics::IngestMetrics(prometheus::Registry& r)
                                             "Payloads that were not a JSON object, published as {}.")),
       buffered(NewGauge(r, "vanon_events_buffered", "Accepted events held in state awaiting their release.")),
       state_bytes(NewGauge(r, "vanon_state_bytes", "RocksDB live bytes (SST files plus memtables).")),
-      lag_family(prometheus::BuildGauge()
-                     .Name("vanon_consumer_lag_messages")
-                     .Help("Input lag (high watermark minus next offset), aggregated over assigned partitions.")
-                     .Register(r)),
+      lag_family(NewGaugeFamily(r, "vanon_consumer_lag_messages",
+                                "Input lag (high watermark minus next offset), aggregated over assigned partitions.")),
       lag_sum(lag_family.Add({{"stat", "sum"}})),
       lag_max(lag_family.Add({{"stat", "max"}})),
-      partition_lag_family(prometheus::BuildGauge()
-                               .Name("vanon_consumer_partition_lag_messages")
-                               .Help("Input lag of one assigned partition (high watermark minus next offset).")
-                               .Register(r)),
+      partition_lag_family(NewGaugeFamily(r, "vanon_consumer_partition_lag_messages",
+                                          "Input lag of one assigned partition (high watermark minus next offset).")),
       input_lost_to_retention(NewCounter(r, "vanon_input_lost_to_retention_total",
                                          "Input events the broker deleted (retention) before vanon read them.")),
       partitions(NewGauge(r, "vanon_partitions_assigned", "Input partitions currently assigned.")),
@@ -34,16 +30,11 @@ IngestMetrics::IngestMetrics(prometheus::Registry& r)
       partitions_changed(NewGauge(r, "vanon_input_partitions_changed",
                                   "1 when the input topic's partition count differs from the one state was "
                                   "written with: consumption is stopped.")),
-      late_family(prometheus::BuildCounter()
-                      .Name("vanon_events_late_total")
-                      .Help("Accepted events behind the watermark, by route (late topic or dropped).")
-                      .Register(r)),
+      late_family(NewCounterFamily(r, "vanon_events_late_total",
+                                   "Accepted events behind the watermark, by route (late topic or dropped).")),
       late_topic(late_family.Add({{"route", "topic"}})),
       late_drop(late_family.Add({{"route", "drop"}})) {
-  auto& rej = prometheus::BuildCounter()
-                  .Name("vanon_events_rejected_total")
-                  .Help("Messages sent to the DLQ, by reason.")
-                  .Register(r);
+  auto& rej = NewCounterFamily(r, "vanon_events_rejected_total", "Messages sent to the DLQ, by reason.");
   for (ingest::RejectReason reason : ingest::kAllRejectReasons) {
     std::string name(RejectReasonName(reason));
     rejected[name] = &rej.Add({{"reason", name}});

@@ -1,5 +1,6 @@
-// Registering one unlabelled metric in one line: the service's exporters
-// (ingest, release, DP) declare tens of them in their constructors.
+// Registering one metric, or one family of labelled series, in one line:
+// the service's exporters (ingest, release, DP) declare tens of them in
+// their constructors.
 
 #ifndef VANON_SRC_SERVICE_SUPPORT_METRIC_BUILDERS_H_
 #define VANON_SRC_SERVICE_SUPPORT_METRIC_BUILDERS_H_
@@ -24,6 +25,17 @@ inline prometheus::Gauge& NewGauge(prometheus::Registry& r, const char* name, co
 inline prometheus::Histogram& NewHistogram(prometheus::Registry& r, const char* name, const char* help,
                                            prometheus::Histogram::BucketBoundaries bounds) {
   return prometheus::BuildHistogram().Name(name).Help(help).Register(r).Add({}, std::move(bounds));
+}
+
+// A family whose series the caller adds, one per label value.
+inline prometheus::Family<prometheus::Counter>& NewCounterFamily(prometheus::Registry& r, const char* name,
+                                                                 const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(r);
+}
+
+inline prometheus::Family<prometheus::Gauge>& NewGaugeFamily(prometheus::Registry& r, const char* name,
+                                                             const char* help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(r);
 }
 
 }  // namespace vanon::service
