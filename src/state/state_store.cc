@@ -77,6 +77,10 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir, std::shared
   // flushed. Range deletions keep their own table.
   rocksdb::ColumnFamilyOptions events_cf = cf;
   events_cf.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
+  // Scanned, never looked up by key: no filters to build.
+  events_cf.memtable_prefix_bloom_size_ratio = 0;
+  events_cf.memtable_whole_key_filtering = false;
+  events_cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory());
   // Which a vector memtable requires; writes come from one thread at a time
   // anyway (applies and checkpoints on the consuming thread, a DP ledger
   // charge now and then).
