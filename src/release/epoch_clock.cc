@@ -59,6 +59,9 @@ Arrival EpochClock::Observe(int64_t ts_ms, int64_t wall_ms) {
 }
 
 void EpochClock::AdvanceIdle(int64_t wall_ms) {
+  if (!seen_event_ && start_wait_since_ && SatSub(wall_ms, *start_wait_since_) >= idle_timeout_ms_) {
+    Observe(*start_wait_since_, *start_wait_since_);
+  }
   if (!seen_event_) return;
   const int64_t idle = SatSub(wall_ms, last_event_wall_);
   if (idle < idle_timeout_ms_) return;
@@ -67,6 +70,11 @@ void EpochClock::AdvanceIdle(int64_t wall_ms) {
 
 void EpochClock::Resume(int64_t wall_ms) {
   if (seen_event_ && wall_ms > last_event_wall_) last_event_wall_ = wall_ms;
+}
+
+void EpochClock::StartWithoutEvents(int64_t wall_ms) {
+  if (seen_event_ || next_open_) return;
+  start_wait_since_ = wall_ms;
 }
 
 std::optional<int64_t> EpochClock::NextClosable() const {

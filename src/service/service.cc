@@ -62,6 +62,16 @@ std::string InstanceId() {
   if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') return host;
   return "0";
 }
+
+// The aggregation partition's releases publish every partition's global DP
+// windows, so its epochs must close even when it has no input of its own:
+// its clock starts at wall time (EpochClock::StartWithoutEvents). Only this
+// partition's: a clock started at wall time turns every later event with an
+// older event time late (history replayed into a partition that had none),
+// a risk taken only where every partition's global counts depend on it.
+bool DrivesGlobalCounts(const config::Config& c, int32_t partition) {
+  return c.dp.enabled && !c.dp.aggregation.topic.empty() && partition == c.dp.aggregation.partition;
+}
 }  // namespace
 
 // Service::Run is the sequence of named steps below; each step is a member
@@ -409,6 +419,7 @@ std::optional<int64_t> Service::Rep::OnAssigned(int32_t p) {
     PartitionTask& task = pipeline->Open(p);
     auto at = pipeline->ResumeOffset(p);
     task.clock().Resume(NowMs());
+    if (DrivesGlobalCounts(config, p)) task.clock().StartWithoutEvents(NowMs());
     spdlog::info("partition {} assigned, resuming at {}", p, at ? std::to_string(*at) : "earliest");
     return at;
   } catch (...) {

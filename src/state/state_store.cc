@@ -3,7 +3,9 @@
 #include <rocksdb/db.h>
 #include <rocksdb/file_system.h>
 #include <rocksdb/memtablerep.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
+#include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
 #include <stdexcept>
@@ -54,6 +56,15 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir, std::shared
   opts.keep_log_file_num = 5;
   rocksdb::ColumnFamilyOptions cf;
   cf.write_buffer_size = 32 << 20;
+  // A release looks up every vehicle of its epoch (signatures, waiting
+  // tuples, value windows), and in the first releases of a fleet most are
+  // not there: whole-key bloom filters, in the memtable and in the tables,
+  // answer those without a skip-list search or a block read.
+  cf.memtable_prefix_bloom_size_ratio = 0.02;
+  cf.memtable_whole_key_filtering = true;
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   // create_missing_column_families upgrades a store written before the
   // release loop existed (default, events, meta only) in place. The events
   // family gets only the few events of waiting tuples (a release's apply
@@ -66,6 +77,10 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir, std::shared
   // flushed. Range deletions keep their own table.
   rocksdb::ColumnFamilyOptions events_cf = cf;
   events_cf.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
+  // Scanned, never looked up by key: no filters to build.
+  events_cf.memtable_prefix_bloom_size_ratio = 0;
+  events_cf.memtable_whole_key_filtering = false;
+  events_cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory());
   // Which a vector memtable requires; writes come from one thread at a time
   // anyway (applies and checkpoints on the consuming thread, a DP ledger
   // charge now and then).

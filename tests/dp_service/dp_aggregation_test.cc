@@ -363,7 +363,8 @@ double WallSecondsNow() {
 
 // The stalled alert takes the maximum of this gauge over instances: it must
 // have a value from the start on every instance, or an aggregation partition
-// that never releases (no input ever reached it) would leave nothing to fire on.
+// that never releases (never assigned, its instance stuck) would leave nothing
+// to fire on.
 TEST(DpAggregationTest, EveryInstanceExportsItsStartAsTheLastGlobalPublicationUntilItPublishes) {
   const std::string name = "vanon_dp_global_last_published_timestamp_seconds";
   TempDir dir("agg_gauge");

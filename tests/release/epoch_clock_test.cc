@@ -177,5 +177,57 @@ TEST(EpochClockTest, RewindToFirstOpenReopensOnlyOpenEpochs) {
   EXPECT_EQ(c.watermark_ms(), 245000) << "re-read events move the watermark as before";
 }
 
+// The aggregation partition of global DP counts without any input: its clock
+// starts at wall time once it waited idle_timeout, then its epochs close by
+// idleness.
+TEST(EpochClockTest, StartWithoutEventsStartsAtWallTimeAfterTheIdleTimeout) {
+  const int64_t wall = 1'000'000;  // epoch 16 = [960000, 1020000)
+  EpochClock c(Cfg());
+  c.StartWithoutEvents(wall);
+  c.AdvanceIdle(wall + 29'999);
+  EXPECT_FALSE(c.first_open_epoch()) << "started before the idle timeout";
+  c.AdvanceIdle(wall + 30'000);
+  EXPECT_EQ(c.first_open_epoch(), 16);
+  EXPECT_EQ(c.watermark_ms(), wall + 30'000 - 10'000);
+  ASSERT_EQ(c.NextClosable(), 16);
+  c.Close(16);
+  EXPECT_FALSE(c.NextClosable());
+  // Wall time goes on: the next epoch closes by idleness as well.
+  c.AdvanceIdle(1'080'000 + 10'000);
+  EXPECT_EQ(c.NextClosable(), 17);
+  // Live input is on time; an event older than the start is late.
+  EXPECT_EQ(c.Observe(1'085'000, 1'090'000), Arrival::kOnTime);  // epoch 18
+  EXPECT_EQ(c.Observe(wall - 100'000, 1'090'000), Arrival::kLate);
+  // Started is stored: a restored clock does not start again.
+  EpochClock restored(Cfg());
+  ASSERT_TRUE(restored.DecodeState(c.EncodeState()));
+  restored.Resume(5'000'000);
+  const std::string before = restored.EncodeState();
+  restored.StartWithoutEvents(5'000'000);
+  restored.AdvanceIdle(5'000'000 + 29'999);
+  EXPECT_EQ(restored.first_open_epoch(), 17);
+  EXPECT_EQ(restored.EncodeState(), before);
+}
+
+// A backlog's first event comes before the idle timeout: the clock starts in
+// event time and the backlog stays on time.
+TEST(EpochClockTest, StartWithoutEventsLeavesAClockWithAnEventInEventTime) {
+  const int64_t wall = 1'000'000;
+  EpochClock c(Cfg());
+  c.StartWithoutEvents(wall);
+  EXPECT_EQ(c.Observe(65'000, wall + 100), Arrival::kOnTime);  // epoch 1, long before wall time
+  c.AdvanceIdle(wall + 30'000);
+  EXPECT_EQ(c.watermark_ms(), 55'000) << "idle for less than the timeout since the event";
+  EXPECT_EQ(c.first_open_epoch(), 1);
+  EXPECT_EQ(c.Observe(70'000, wall + 200), Arrival::kOnTime);
+
+  // A clock that already saw an event is the same with or without the call.
+  EpochClock with(Cfg()), without(Cfg());
+  for (EpochClock* k : {&with, &without}) k->Observe(65'000, 0);
+  with.StartWithoutEvents(wall);
+  for (EpochClock* k : {&with, &without}) k->AdvanceIdle(wall + 30'000);
+  EXPECT_EQ(with.EncodeState(), without.EncodeState());
+}
+
 }  // namespace
 }  // namespace vanon::release

@@ -38,7 +38,7 @@ std::unique_ptr<Subprocess> StartKafka(std::string* bootstrap) {
 }
 
 std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int port,
-                                       const std::string& fault_point) {
+                                       const std::string& fault_point, int max_wait_windows = 1000) {
   std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kHmacKey, testing::kStateKeysEnv,
                                   "VANON_INSTANCE_ID=dp-global-test"};
   if (!fault_point.empty()) env.push_back("VANON_FAULT_POINT=" + fault_point);
@@ -52,7 +52,7 @@ std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::
         std::string("dp.aggregation.topic=") + kPartialTopic,
         // The feed is consumed as a backlog: one partition's releases may run
         // many windows ahead of the other's; no window may time out here.
-        std::string("dp.aggregation.max_wait_windows=1000")}) {
+        "dp.aggregation.max_wait_windows=" + std::to_string(max_wait_windows)}) {
     argv.push_back("--set");
     argv.push_back(s);
   }
@@ -83,14 +83,47 @@ bool Parse(const std::string& json, Record* r) {
   return true;
 }
 
-// Global windows (not running totals) in the counts topic so far.
-size_t PublishedWindows(const std::string& bootstrap) {
-  std::set<std::string> windows;
+// Global windows (not running totals) in the counts topic so far, each with
+// the tail of its records.
+std::map<std::string, std::set<std::string>> PublishedWindowTails(const std::string& bootstrap) {
+  std::map<std::string, std::set<std::string>> windows;
   for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap, "vehicle.counts.dp")) {
     Record r;
-    if (Parse(t.value, &r) && r.window.rfind("0-", 0) != 0) windows.insert(r.window);
+    if (Parse(t.value, &r) && r.window.rfind("0-", 0) != 0) windows[r.window].insert(r.tail);
   }
-  return windows.size();
+  return windows;
+}
+
+size_t PublishedWindows(const std::string& bootstrap) { return PublishedWindowTails(bootstrap).size(); }
+
+constexpr const char* kBothComplete =
+    ",\"scope\":\"global\",\"partitions\":2,\"contributing_partitions\":[0,1],\"complete\":true";
+
+// A window's name in Record::window.
+std::string WindowName(int64_t index) {
+  return std::to_string(index * 4000) + "-" + std::to_string((index + 1) * 4000);
+}
+
+// window index -> sources of the partials in the partial topic that counted
+// some event.
+std::map<int64_t, std::set<int64_t>> WindowsWithEvents(const std::string& bootstrap) {
+  std::map<int64_t, std::set<int64_t>> out;
+  seal::RecordSealer sealer(testing::TestStateKeys());  // the partials are sealed; the test holds the key
+  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap, kPartialTopic)) {
+    seal::Opened opened = sealer.Open({kPartialTopic, t.partition, t.key}, t.value);
+    if (opened.status != seal::OpenStatus::kOk) continue;
+    std::istringstream in(opened.plaintext);
+    std::string magic, line;
+    int64_t window = 0, source = 0;
+    if (!(in >> magic >> window >> source) || magic != "vdp-partial1") continue;
+    std::getline(in, line);
+    std::getline(in, line);  // events_by_name
+    std::istringstream cells(line);
+    int64_t events = 0;
+    for (int64_t v; cells >> v;) events += v;
+    if (events > 0) out[window].insert(source);
+  }
+  return out;
 }
 
 class DpGlobalCrash : public ::testing::TestWithParam<const char*> {};
@@ -179,6 +212,72 @@ TEST_P(DpGlobalCrash, EachWindowIsPublishedOnceGloballyCompleteAndChargedOnce) {
   size_t differ = 0;
   for (const auto& [window, total] : published_vehicles) differ += exact.count(window) && exact[window] != total;
   EXPECT_GT(differ, 0u) << "every published window total equals the exact total: no noise";
+}
+
+// Input partition 0 aggregates but receives no input at all; partition 1
+// does. The aggregation partition's clock starts at wall time (after the
+// idle timeout), its epochs close by idleness, and its releases publish the
+// global windows: every window of partition 1's events (incomplete when it
+// began before the aggregation partition's clock started, which then never
+// reports it) and complete ones that both partitions reported.
+TEST(DpGlobalIdleAggregator, GlobalWindowsGoOutWhenTheAggregationPartitionHasNoInput) {
+  std::string bootstrap;
+  auto kafka = StartKafka(&bootstrap);
+  ASSERT_FALSE(bootstrap.empty());
+  TempDir state;
+  const int port = testing::FreePort();
+  testing::FeedOptions fo;
+  fo.messages = 3000;
+  fo.vehicles = 100;
+  fo.invalid_fraction = 0;
+  fo.rate = 1000;  // 3 s of event time
+  fo.partition = 1;
+  testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo);
+
+  auto vanon = StartVanon(bootstrap, state.path(), port, "", /*max_wait_windows=*/1);
+  std::map<std::string, std::set<std::string>> published;
+  std::map<int64_t, std::set<int64_t>> with_events;
+  auto done = [&] {
+    published = PublishedWindowTails(bootstrap);
+    with_events = WindowsWithEvents(bootstrap);
+    bool complete = false;
+    for (const auto& [window, tails] : published) complete = complete || tails.count(kBothComplete);
+    bool events_out = !with_events.empty();
+    for (const auto& [w, sources] : with_events) events_out = events_out && published.count(WindowName(w));
+    return complete && events_out;
+  };
+  const bool out = testing::WaitFor(90, done);
+  const double spent = testing::ScrapeMetric(port, "vanon_dp_epsilon_spent");
+  vanon->Signal(SIGTERM);
+  ASSERT_EQ(vanon->Wait(60), 0) << vanon->Output();
+  ASSERT_TRUE(out) << published.size() << " global windows published, " << with_events.size() << " windows with events"
+                   << vanon->Output();
+  for (const auto& [w, sources] : with_events) {
+    EXPECT_EQ(sources, std::set<int64_t>{1}) << "window " << w << ": only partition 1 has input";
+  }
+  for (const auto& [window, tails] : published) {
+    for (const std::string& tail : tails) {
+      EXPECT_EQ(tail.rfind(",\"scope\":\"global\",\"partitions\":2,", 0), 0u) << window << tail;
+    }
+  }
+  EXPECT_GT(spent, 0);
+
+  // The aggregation partition's releases are empty shares, each with its
+  // summary, so releases from its start on are complete for consumers.
+  static const std::regex kSummary(
+      R"re(^\{"type":"summary","version":2,"release":(-?\d+),"partition":(\d+),.*"groups":(\d+),.*"events":(\d+),)re");
+  std::map<std::string, std::set<std::string>> summarized;  // release -> partitions
+  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap, "vehicle.releases")) {
+    std::smatch m;
+    if (!std::regex_search(t.value, m, kSummary)) continue;
+    summarized[m[1].str()].insert(m[2].str());
+    if (m[2].str() == "0") {
+      EXPECT_EQ(m[3].str() + " " + m[4].str(), "0 0") << t.value;
+    }
+  }
+  size_t complete_releases = 0;
+  for (const auto& [release, partitions] : summarized) complete_releases += partitions.size() == 2;
+  EXPECT_GT(complete_releases, 0u) << summarized.size() << " releases summarized";
 }
 
 INSTANTIATE_TEST_SUITE_P(Points, DpGlobalCrash,

@@ -48,7 +48,7 @@ FeedSummary ProduceFleet(const std::string& bootstrap, const std::string& topic,
   auto start = std::chrono::steady_clock::now();
   for (uint64_t i = 0; i < o.messages; ++i) {
     const fleet::FleetMessage& m = gen.Next();
-    producer.Produce(topic, -1, m.key, m.value);
+    producer.Produce(topic, o.partition, m.key, m.value);
     s.total++;
     if (m.expected_reject) {
       std::string reason(*m.expected_reject);

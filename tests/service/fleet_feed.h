@@ -28,6 +28,7 @@ struct FeedOptions {
   double rate = 5000;                // simulated events/s (event-time spacing)
   double wall_rate = 0;              // >0: pace production at this many msgs/s of wall time
   int64_t start_ms = 0;              // 0: now
+  int32_t partition = -1;            // >= 0: every message to this partition (else by key)
   size_t max_message_bytes = 16384;  // keep equal to the service's input.max_message_bytes
 };
 

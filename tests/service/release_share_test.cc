@@ -509,6 +509,29 @@ TEST(ReleaseShareTest, ShareOfAVehicleWhoseStoredSignatureVanishedIsRefused) {
   p.Drop(&unseen);
 }
 
+// State names sensitive values by dictionary id. A stored signature with an
+// id beyond the partition's dictionary (damaged state) stops the share with
+// the partition named; before, the group record read past the dictionary.
+TEST(ReleaseShareTest, StoredSignatureBeyondTheDictionaryStopsTheShareWithAClearError) {
+  Partition p(ShareConfig());
+  const ComputedShare first = p.Release(kEpoch, Vehicles(0, 40, kEpoch, 11));
+  const auto stored = OpsOf<ShareDelta::PutSignature>(first.delta);
+  ASSERT_FALSE(stored.empty());
+  state::StoredSignature damaged = stored.front().signature;
+  damaged.values.back() = 1000000;
+  p.state().PutSignature(kPartition, stored.front().vehicle, damaged);
+
+  p.Add(Vehicles(0, 40, kEpoch + 1, 12));
+  try {
+    p.Compute(kEpoch + 1, 2);
+    FAIL() << "a share over a signature beyond the dictionary was computed";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("stored signature refers to sensitive value id 1000000"), std::string::npos) << what;
+    EXPECT_NE(what.find("partition " + std::to_string(kPartition)), std::string::npos) << what;
+  }
+}
+
 // Checking a share changes the checker only once the share is applied: a
 // share computed and dropped (precomputed before its close, then an event
 // arrived) leaves no trace, and its recomputation with another seed (other

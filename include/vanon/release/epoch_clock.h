@@ -10,7 +10,9 @@
 //
 // Wall time only enters through idleness: a partition that has had no event
 // for idle_timeout of wall time assumes its event time goes on at wall-clock
-// speed from its last event, so its open epochs still close.
+// speed from its last event, so its open epochs still close. A partition
+// that never had an event has no event time to go on from, and no clock,
+// unless it is started without events (StartWithoutEvents).
 //
 // Pure: every call gets the wall time from the caller. The whole state fits
 // in EncodeState() so the service can store it with the offsets.
@@ -52,6 +54,17 @@ class EpochClock {
   // idle timer starts again here.
   void Resume(int64_t wall_ms);
 
+  // For a partition whose epochs must close even if it never receives an
+  // event. Call it where Resume is called. A clock that has seen no event
+  // (none in state either) starts once idle_timeout of wall time passed from
+  // wall_ms without one, as if an event with event time wall_ms had arrived
+  // at wall_ms: its event time then follows wall time and its epochs close
+  // by idleness (AdvanceIdle). Waiting idle_timeout first keeps a backlog on
+  // time: its first event comes well before and starts the clock in event
+  // time. An event arriving after the start with an older event time is
+  // late, as for any idle partition. A clock already started is unchanged.
+  void StartWithoutEvents(int64_t wall_ms);
+
   // The oldest epoch that may be released now (its end <= watermark), or
   // nullopt. Epochs close in order, including ones without any event, so each
   // partition publishes a summary for every release id after its first event.
@@ -69,7 +82,7 @@ class EpochClock {
   // are on time again while every closed epoch stays closed (late).
   void RewindToFirstOpen();
 
-  // nullopt until the first on-time event.
+  // nullopt until the first on-time event (or the start without events).
   std::optional<int64_t> first_open_epoch() const { return next_open_; }
   int64_t watermark_ms() const { return watermark_; }
 
@@ -92,6 +105,10 @@ class EpochClock {
   int64_t last_event_wall_ = 0;
   int64_t watermark_;
   std::optional<int64_t> next_open_;  // epochs below are closed
+  // Set by StartWithoutEvents until the clock starts. Not in the encoded
+  // state: after a restart the wait begins again at the next Resume, since
+  // time spent down is not idleness.
+  std::optional<int64_t> start_wait_since_;
 };
 
 }  // namespace vanon::release

@@ -52,8 +52,8 @@ DpPublisher::DpPublisher(const config::Config& config, std::string_view hmac_key
     // stalled-counts alert compares with it.
     m.global_max_wait.Set(static_cast<double>((config.dp.aggregation.max_wait_windows + 1) * config.dp.window_seconds));
     // Start counting from now, on every instance: an aggregation partition
-    // that never runs a release (no input ever reached it) would otherwise
-    // leave no series for the stalled alert to fire on.
+    // that never runs a release (never assigned, its instance stuck) would
+    // otherwise leave no series for the stalled alert to fire on.
     m.global_last_published.Set(WallSeconds());
   }
 }
