@@ -1,6 +1,5 @@
 #include "service/share/release_share.h"
 
-#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -135,10 +134,9 @@ std::vector<std::string> VehiclesOf(const std::vector<ingest::BufferedEvent>& ev
 void CheckIdsInDictionary(const ShareWork& w) {
   const size_t n = w.dict.size();
   auto refuse = [&](const char* what, size_t id) {
-    throw std::runtime_error(
-        fmt::format("state: partition {}: {} refers to sensitive value id {}, beyond the "
-                    "partition's dictionary of {} values (damaged state)",
-                    w.partition, what, id, n));
+    throw std::runtime_error("state: partition " + std::to_string(w.partition) + ": " + what +
+                             " refers to sensitive value id " + std::to_string(id) +
+                             ", beyond the partition's dictionary of " + std::to_string(n) + " values (damaged state)");
   };
   for (const std::optional<state::StoredSignature>& s : w.stored) {
     if (!s) continue;
