@@ -105,8 +105,8 @@ std::vector<std::string> MissingFromChangelog(const std::map<std::string, std::s
 }
 
 std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const std::string& s : v) out += s + "; ";
+  std::string out = std::to_string(v.size()) + ":";
+  for (size_t i = 0; i < v.size() && i < 10; ++i) out += " " + v[i] + ";";
   return out;
 }
 
