@@ -2,10 +2,9 @@
 // per record (seal/record_sealer.h) at the sizes changelog values have
 // (signatures and waiting tuples: tens of bytes; buffered events and the
 // release-log entry: hundreds; DP state and the sensitive dictionary: a few
-// KB). Multiplied by the records a release writes per million events (the
-// release batch log line counts them), it gives the share of release CPU
-// that sealing costs (loadtest/changelog/README.md, "Sealing").
-//   build/loadtest/changelog/bench_seal --benchmark_repetitions=3
+// KB). bench_release_share seals the values of real shares and gives the
+// cost per million input events (loadtest/changelog/README.md, "Sealing").
+//   build/loadtest/changelog/bench_seal
 #include <benchmark/benchmark.h>
 
 #include <string>

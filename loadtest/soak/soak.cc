@@ -58,7 +58,7 @@ struct Options {
   double rate = 25;  // messages per second
   uint64_t vehicles = 300;
   int partitions = 6;
-  double upgrade_at = 0.25;  // fraction of the run without the changelog
+  double upgrade_at = 0.5;  // fraction of the run without the changelog
   int min_gap_s = 20, max_gap_s = 60;
   uint64_t seed = 1;
   std::string work;
@@ -299,7 +299,8 @@ int Soak::Run() {
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   r << "# Soak: three instances, kills and starts, changelog upgrade midway\n\n"
     << "Run " << date << ". Command: `build/loadtest/soak/vanon-soak --minutes " << o_.minutes << " --rate " << o_.rate
-    << " --vehicles " << o_.vehicles << " --partitions " << o_.partitions << " --seed " << o_.seed << "`\n\n"
+    << " --vehicles " << o_.vehicles << " --partitions " << o_.partitions << " --upgrade-at " << o_.upgrade_at
+    << " --seed " << o_.seed << "`\n\n"
     << "| what | value |\n|---|---|\n"
     << "| run | " << total_s / 60 << " min of input at " << o_.rate << " messages/s, " << feed_->total << " messages, "
     << o_.vehicles << " vehicles, " << o_.partitions << " input partitions |\n"

@@ -1,9 +1,13 @@
 #include "dp_histogram.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <regex>
 
+#include "dp_readout.h"
 #include "vanon/kafka/committed_reader.h"
 
 namespace vanon::cli {
@@ -27,6 +31,20 @@ std::string Unescape(const std::string& s) {
   return out;
 }
 
+// Characters, not bytes, so that "Beyoncé" lines up with "Radio".
+size_t Utf8Width(const std::string& s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+// 5.6, 56, 282843: one decimal where it matters (as dp_readout's Describe).
+std::string Round(double v) { return v < 100 ? fmt::format("{:.1f}", v) : fmt::format("{:.0f}", v); }
+
+struct ValueSum {
+  int64_t noisy = 0;
+  size_t cells = 0;
+  double variance = 0;
+};
+
 }  // namespace
 
 std::optional<DpHistogram> HistogramOf(const std::vector<std::string>& records, const std::string& query,
@@ -46,7 +64,7 @@ std::optional<DpHistogram> HistogramOf(const std::vector<std::string>& records, 
     if (!pick || (part == pick->second && rel > pick->first)) pick = {rel, part};
   }
   std::optional<DpHistogram> h;
-  std::map<std::string, int64_t> sums;
+  std::map<std::string, ValueSum> sums;
   for (const std::string& r : records) {
     if (r.find(name) == std::string::npos || r.find("\"mechanism\":\"discrete_laplace\"") == std::string::npos) {
       continue;
@@ -56,13 +74,16 @@ std::optional<DpHistogram> HistogramOf(const std::vector<std::string>& records, 
     if (!release || !value || !sensitive) continue;
     const int64_t rel = std::stoll(*release), part = partition ? std::stoll(*partition) : -1;
     if (!pick || rel != pick->first || part != pick->second) continue;
-    if (!h) {
-      h = DpHistogram{query, rel, part, 0, 0, {}};
-      const auto eps = Field(r, kEpsilon), sens = Field(r, kSensitivity);
-      if (eps && sens && std::stod(*eps) > 0) h->scale = std::stod(*sens) / std::stod(*eps);
-    }
+    const auto eps = Field(r, kEpsilon), sens = Field(r, kSensitivity);
+    if (!eps || !sens || std::stod(*eps) <= 0) continue;
+    const double epsilon = std::stod(*eps), sensitivity = std::stod(*sens);
+    if (!h) h = DpHistogram{query, rel, part, sensitivity / epsilon, 0, {}};
     const auto unclamped = Field(r, kUnclamped);
-    sums[Unescape(*sensitive)] += std::stoll(unclamped ? *unclamped : *value);
+    ValueSum& sum = sums[Unescape(*sensitive)];
+    sum.noisy += std::stoll(unclamped ? *unclamped : *value);
+    ++sum.cells;
+    const double std = NoiseStd(epsilon, sensitivity);
+    sum.variance += std * std;
     ++h->cells;
   }
   if (!h) return std::nullopt;
@@ -70,9 +91,31 @@ std::optional<DpHistogram> HistogramOf(const std::vector<std::string>& records, 
   order.push_back(config::kOtherSensitiveCell);
   for (const std::string& v : order) {
     auto it = sums.find(v);
-    if (it != sums.end()) h->bars.emplace_back(v, it->second);
+    if (it == sums.end()) continue;
+    h->bars.push_back({v, it->second.noisy, it->second.cells, std::sqrt(it->second.variance)});
   }
   return h;
+}
+
+std::string FormatDpHistogram(const DpHistogram& h) {
+  int64_t top = 1;
+  for (const DpHistogram::Bar& b : h.bars) top = std::max(top, b.noisy);
+  std::string out = fmt::format("---- DP histogram of the sensitive value: {}, release {}, input partition {} ----\n",
+                                h.query, h.release, h.partition);
+  out += fmt::format(
+      "(every vehicle counted, suppressed ones included, no counterfeits; {} cells, each with discrete "
+      "Laplace noise of scale {:.1f}, summed per value; +- is the noise std of the sum)\n",
+      h.cells, h.scale);
+  for (const DpHistogram::Bar& b : h.bars) {
+    const size_t width = static_cast<size_t>(std::max<int64_t>(0, b.noisy) * 40 / top), chars = Utf8Width(b.value);
+    const std::string pad(chars < 20 ? 20 - chars : 0, ' ');
+    std::string line =
+        fmt::format("  {}{} {:>6} +- {:<6} {}", b.value, pad, b.noisy, Round(b.std), std::string(width, '#'));
+    while (line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  out += "-----------------------------------------------------------\n";
+  return out;
 }
 
 bool PrintDpHistogram(const config::Config& config) {
@@ -96,19 +139,7 @@ bool PrintDpHistogram(const config::Config& config) {
   }
   const std::optional<DpHistogram> h = HistogramOf(records, q->name, config.dp.sensitive_values);
   if (!h) return false;
-  int64_t top = 1;
-  for (const auto& [v, n] : h->bars) top = std::max(top, n);
-  std::printf("---- DP histogram of the sensitive value: %s, release %lld, input partition %lld ----\n",
-              h->query.c_str(), static_cast<long long>(h->release), static_cast<long long>(h->partition));
-  std::printf(
-      "(every vehicle counted, suppressed ones included, no counterfeits; %zu cells, each with discrete "
-      "Laplace noise of scale %.1f, summed per value)\n",
-      h->cells, h->scale);
-  for (const auto& [v, n] : h->bars) {
-    const int width = static_cast<int>(std::max<int64_t>(0, n) * 40 / top);
-    std::printf("  %-20s %6lld %s\n", v.c_str(), static_cast<long long>(n), std::string(width, '#').c_str());
-  }
-  std::printf("-----------------------------------------------------------\n");
+  std::fputs(FormatDpHistogram(*h).c_str(), stdout);
   return true;
 }
 

@@ -65,6 +65,15 @@ std::optional<SensitiveId> ValueWindow::Advance(uint64_t epoch, const std::vecto
   return params.missing_value;
 }
 
+bool ValueWindow::IdsBelow(size_t n) const {
+  auto below = [n](const std::vector<ValueCount>& counts) {
+    return std::all_of(counts.begin(), counts.end(), [n](const ValueCount& c) { return c.value < n; });
+  };
+  if (last_ && *last_ >= n) return false;
+  if (!below(history_)) return false;
+  return std::all_of(epochs_.begin(), epochs_.end(), [&](const auto& e) { return below(e.second); });
+}
+
 ValueWindow::Parts ValueWindow::parts() const {
   return Parts{{epochs_.begin(), epochs_.end()}, history_, last_, last_epoch_, advanced_};
 }

@@ -31,6 +31,21 @@ TEST(ValueWindowTest, WindowedModeMovesOnlyWhenBehaviourMoves) {
   EXPECT_EQ(w.Advance(4, {{7, 1}}, p), 5u);
 }
 
+// Every id held counts: the epochs' counts, the history and the last value.
+TEST(ValueWindowTest, IdsBelowSeesEveryIdHeld) {
+  EXPECT_TRUE(ValueWindow().IdsBelow(0));
+  ValueWindow::Parts parts;
+  parts.epochs = {{1, {{2, 1}}}, {2, {{5, 1}}}};
+  EXPECT_TRUE(ValueWindow::FromParts(parts).IdsBelow(6));
+  EXPECT_FALSE(ValueWindow::FromParts(parts).IdsBelow(5));
+  parts.history = {{9, 1}};
+  EXPECT_FALSE(ValueWindow::FromParts(parts).IdsBelow(6));
+  parts.history.clear();
+  parts.last = 7;
+  EXPECT_FALSE(ValueWindow::FromParts(parts).IdsBelow(6));
+  EXPECT_TRUE(ValueWindow::FromParts(parts).IdsBelow(8));
+}
+
 TEST(ValueWindowTest, TiesKeepThePreviousValue) {
   ValueWindow w;
   const WindowParams p = Window(2);

@@ -19,6 +19,7 @@
 #include "memory_share_state.h"
 #include "release_fixture.h"
 #include "service/share/release_share.h"
+#include "vanon/ingest/buffered_event.h"
 #include "vanon/release/epoch_clock.h"
 #include "vanon/release/event_buffer.h"
 #include "vanon/release/payload_transformer.h"
@@ -232,6 +233,45 @@ TEST(ReleaseShareTest, VehicleThatCannotBeGroupedWaitsThenIsSuppressed) {
   EXPECT_EQ(deleted, events.size());  // older events go one by one
   EXPECT_EQ(p.state().waiting(), 0u);
   EXPECT_EQ(p.buffered(), 0u);
+}
+
+// A waiting tuple's events are stored (in state and, through the apply
+// batch, in the changelog) without the raw sensitive field: the tuple holds
+// its value once, as a dictionary id. Everything else of an event is kept.
+// The payloads here are as ingestion leaves them: coarsened, without the
+// sensitive field.
+TEST(ReleaseShareTest, EventsOfAWaitingTupleAreStoredWithoutTheSensitiveValue) {
+  const std::string value = "Paul Kalkbrenner";
+  std::vector<ingest::BufferedEvent> events;
+  for (uint32_t v = 0; v < 3; ++v) {
+    for (int64_t i = 0; i < 2; ++i) {
+      events.push_back(release_test::Event(v, kEpoch * kEpochMs + 1000 * (2 * v + i), "Diesel", "4", value,
+                                           "{\"source\":\"bt\",\"speed\":50}"));
+    }
+  }
+  Partition p(ShareConfig());
+  const ComputedShare s = p.Release(kEpoch, events);  // one value among three: they wait
+  ASSERT_EQ(s.waiting, 3u);
+
+  const auto puts = OpsOf<ShareDelta::PutEvent>(s.delta);
+  ASSERT_EQ(puts.size(), events.size());
+  for (const ShareDelta::PutEvent& put : puts) {
+    EXPECT_EQ(put.encoded.find(value), std::string::npos) << "a stored event holds the sensitive value";
+    ingest::BufferedEvent stored;
+    ASSERT_TRUE(ingest::DecodeBufferedEvent(put.encoded, &stored));
+    ASSERT_EQ(stored.extras.size(), 1u);
+    EXPECT_FALSE(stored.extras[0]);
+    EXPECT_EQ(stored.ts_ms, put.ts_ms);
+    EXPECT_EQ(stored.event, "media_track_changed");
+    EXPECT_EQ(stored.qi_values, (std::vector<std::string>{"Diesel", "4"}));
+    EXPECT_EQ(stored.payload_json, "{\"source\":\"bt\",\"speed\":50}");
+  }
+  // The value is kept once per tuple, by id, in the partition's dictionary.
+  release::SensitiveDictionary dict;
+  ASSERT_TRUE(dict.DecodeState(*p.state().GetMeta(kPartition, kDictionaryMeta)));
+  const auto waiting = OpsOf<ShareDelta::PutWaiting>(s.delta);
+  ASSERT_EQ(waiting.size(), 3u);
+  for (const ShareDelta::PutWaiting& w : waiting) EXPECT_EQ(dict.Value(w.waiting.tuple.sensitive), value);
 }
 
 // Signatures of vehicles unpublished for longer than the retention horizon
@@ -467,6 +507,29 @@ TEST(ReleaseShareTest, ShareOfAVehicleWhoseStoredSignatureVanishedIsRefused) {
   ComputedShare unseen = p.Compute(kEpoch + 1, 2, &fresh);
   EXPECT_TRUE(unseen.violations.empty()) << unseen.violations.front();
   p.Drop(&unseen);
+}
+
+// State names sensitive values by dictionary id. A stored signature with an
+// id beyond the partition's dictionary (damaged state) stops the share with
+// the partition named; before, the group record read past the dictionary.
+TEST(ReleaseShareTest, StoredSignatureBeyondTheDictionaryStopsTheShareWithAClearError) {
+  Partition p(ShareConfig());
+  const ComputedShare first = p.Release(kEpoch, Vehicles(0, 40, kEpoch, 11));
+  const auto stored = OpsOf<ShareDelta::PutSignature>(first.delta);
+  ASSERT_FALSE(stored.empty());
+  state::StoredSignature damaged = stored.front().signature;
+  damaged.values.back() = 1000000;
+  p.state().PutSignature(kPartition, stored.front().vehicle, damaged);
+
+  p.Add(Vehicles(0, 40, kEpoch + 1, 12));
+  try {
+    p.Compute(kEpoch + 1, 2);
+    FAIL() << "a share over a signature beyond the dictionary was computed";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("stored signature refers to sensitive value id 1000000"), std::string::npos) << what;
+    EXPECT_NE(what.find("partition " + std::to_string(kPartition)), std::string::npos) << what;
+  }
 }
 
 // Checking a share changes the checker only once the share is applied: a

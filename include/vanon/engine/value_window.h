@@ -60,6 +60,10 @@ class ValueWindow {
   // The epoch of the last Advance (0 before the first).
   uint64_t advanced() const { return advanced_; }
 
+  // True when every value id held is below `n`: a window read back from
+  // state names values of a dictionary of that size.
+  bool IdsBelow(size_t n) const;
+
   // Everything a window holds, so the caller can store it (the service
   // encodes it in state/release_state.h) and rebuild an equal window.
   struct Parts {

@@ -1,5 +1,6 @@
 #include "service/share/release_share.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -127,6 +128,29 @@ std::vector<std::string> VehiclesOf(const std::vector<ingest::BufferedEvent>& ev
   return out;
 }
 
+// State names sensitive values by id in the partition's dictionary. An id
+// beyond it (a damaged store, or a changelog restored with a dictionary
+// record from elsewhere) would be read out of bounds when a group record
+// lists its values: the share stops here with the partition named instead.
+void CheckIdsInDictionary(const ShareWork& w) {
+  const size_t n = w.dict.size();
+  auto refuse = [&](const char* what, size_t id) {
+    throw std::runtime_error(
+        fmt::format("state: partition {}: {} refers to sensitive value id {}, beyond the "
+                    "partition's dictionary of {} values (damaged state)",
+                    w.partition, what, id, n));
+  };
+  for (const std::optional<state::StoredSignature>& s : w.stored) {
+    if (!s) continue;
+    for (engine::SensitiveId id : s->values) {
+      if (id >= n) refuse("a stored signature", id);
+    }
+  }
+  for (const engine::WaitingTuple& wt : w.in.waiting) {
+    if (wt.tuple.sensitive >= n) refuse("a waiting tuple", wt.tuple.sensitive);
+  }
+}
+
 // The epoch's tuples (built from its events with the partition's sensitive
 // dictionary), the waiting tuples with their older events, and the stored
 // signatures of every vehicle among them.
@@ -169,6 +193,7 @@ void LoadInput(ShareWork& w, release::TakenEvents taken, ComputedShare* share) {
   for (const engine::WaitingTuple& wt : w.in.waiting) lookup.push_back(wt.tuple.vehicle);
   std::inplace_merge(lookup.begin(), lookup.begin() + static_cast<std::ptrdiff_t>(w.in.tuples.size()), lookup.end());
   w.stored = state.GetSignatures(w.partition, lookup);
+  CheckIdsInDictionary(w);
   for (size_t i = 0; i < lookup.size(); ++i) {
     if (!w.stored[i]) continue;
     w.in.known_signatures.emplace(lookup[i], w.stored[i]->values);

@@ -1,6 +1,7 @@
 #include "service/share/share_windows.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace vanon::service {
 
@@ -28,7 +29,15 @@ ShareWindows::ShareWindows(const config::Config& c, release::SensitiveDictionary
 void ShareWindows::Load(const ShareState& state, int32_t partition, const std::vector<std::string>& vehicles) {
   const std::vector<std::optional<engine::ValueWindow>> stored = state.GetWindows(partition, vehicles);
   for (size_t i = 0; i < vehicles.size(); ++i) {
-    if (stored[i]) windows_.emplace(vehicles[i], *stored[i]);
+    if (!stored[i]) continue;
+    // As for signatures (release_share.cc): an id beyond the dictionary
+    // would later be read out of bounds.
+    if (!stored[i]->IdsBelow(dictionary_->size())) {
+      throw std::runtime_error("state: partition " + std::to_string(partition) +
+                               ": a value window refers to a sensitive value id beyond the partition's dictionary of " +
+                               std::to_string(dictionary_->size()) + " values (damaged state)");
+    }
+    windows_.emplace(vehicles[i], *stored[i]);
   }
 }
 
