@@ -272,6 +272,10 @@ struct ChangelogConfig {
   // changelog nor local state starts over (new signatures) instead of being
   // refused (docs/state.md "Turning the changelog on over existing state").
   bool allow_partitions_without_state = false;
+  // Records per transaction when local state seeds the changelog (docs/state.md
+  // "Turning the changelog on over existing state"); each transaction also
+  // stays under 4 MiB. A seed that stops midway keeps what committed.
+  int seed_transaction_records = 20000;
 };
 
 struct StateConfig {

@@ -13,6 +13,7 @@ void ParseService(Section& root, Config* out) {
     Section c(root.diag(), s.Child("changelog"), s.PathOf("changelog"));
     c.Bool("enabled", &out->state.changelog.enabled);
     c.Bool("allow_partitions_without_state", &out->state.changelog.allow_partitions_without_state);
+    c.Int("seed_transaction_records", &out->state.changelog.seed_transaction_records, 1, 1000000);
     if (c.String("topic", &out->state.changelog.topic) && out->state.changelog.topic.empty()) {
       c.Error("topic", "must not be empty");
     }

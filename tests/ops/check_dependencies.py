@@ -51,7 +51,7 @@ ALLOWED = {
     'service/share': {'service/support', 'service/store', 'service/dp', 'config', 'engine', 'ingest', 'release', 'state',
                       'spdlog'},
     # The record collector: changelog records, prepare records, offsets.
-    'service/collector': {'service/store', 'base', 'config', 'kafka', 'release', 'seal', 'state', 'librdkafka',
+    'service/collector': {'service/support', 'service/store', 'base', 'config', 'kafka', 'release', 'seal', 'state', 'librdkafka',
                           'spdlog', 'fmt'},
     # Parse, route, buffer.
     'service/ingest': {'service/support', 'service/store', 'service/task', 'config', 'fleet', 'ingest', 'kafka',

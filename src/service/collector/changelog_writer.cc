@@ -9,6 +9,7 @@
 
 #include "base/coding.h"
 #include "service/store/record_names.h"
+#include "service/support/fault_injection.h"
 #include "vanon/kafka/consumer.h"
 #include "vanon/kafka/transactional_producer.h"
 #include "vanon/release/event_buffer.h"
@@ -169,12 +170,13 @@ void ChangelogWriter::CommitOffsets(const std::map<int32_t, int64_t>& resume_off
 size_t ChangelogWriter::Seed(int32_t partition, const std::vector<state::StateChange>& changes, int64_t resume_offset) {
   std::map<int32_t, int64_t> offsets;
   if (resume_offset >= 0) offsets[partition] = resume_offset;
+  const auto max_records = static_cast<size_t>(config_.state.changelog.seed_transaction_records);
   size_t i = 0;
   while (i < changes.size()) {
     producer_->BeginTransaction();
     size_t bytes = 0, n = 0;
     try {
-      for (; i < changes.size() && n < kSeedRecords && bytes < kSeedBytes; ++i, ++n) {
+      for (; i < changes.size() && n < max_records && bytes < kSeedBytes; ++i, ++n) {
         const state::StateChange& c = changes[i];
         ProduceChange(producer_, partition, c, {});
         bytes += c.key.size() + (c.value ? c.value->size() : 0);
@@ -188,6 +190,7 @@ size_t ChangelogWriter::Seed(int32_t partition, const std::vector<state::StateCh
       producer_->AbortTransaction();
       throw;
     }
+    if (i < changes.size()) FaultPoint("changelog.mid_seed");
   }
   return changes.size();
 }

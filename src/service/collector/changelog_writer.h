@@ -108,13 +108,14 @@ class ChangelogWriter {
   // thread, in the rebalance callback that assigned the partition: no
   // release transaction is open then (the revocation before it finished
   // every batch, and the consumer's eager assign() allows no other order).
-  // Writes `changes` in order, in transactions of at most kSeedRecords
-  // records or kSeedBytes bytes, each committing `resume_offset` (if >= 0)
-  // for the partition with the consumer group's metadata, so that a member
-  // that lost the partition meanwhile is fenced. A seed that stops midway
-  // leaves a prefix of `changes` committed. Returns the records produced.
+  // Writes `changes` in order, in transactions of at most
+  // state.changelog.seed_transaction_records records or kSeedBytes bytes,
+  // each committing `resume_offset` (if >= 0) for the partition with the
+  // consumer group's metadata, so that a member that lost the partition
+  // meanwhile is fenced. A seed that stops midway leaves a prefix of
+  // `changes` committed (fault point changelog.mid_seed: after a committed
+  // transaction that more records follow). Returns the records produced.
   size_t Seed(int32_t partition, const std::vector<state::StateChange>& changes, int64_t resume_offset);
-  static constexpr size_t kSeedRecords = 20000;
   static constexpr size_t kSeedBytes = 4 << 20;
 
  private:

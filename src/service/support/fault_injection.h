@@ -23,6 +23,7 @@ inline constexpr std::string_view kFaultPoints[] = {
     "release.after_commit",    // transaction committed, state not applied
     "release.after_apply",     // state applied
     "dp.after_global_charge",  // a global DP window charged, its records not produced
+    "changelog.mid_seed",      // a seed of the changelog from local state: a prefix committed
 };
 
 #ifdef VANON_FAULT_POINTS
