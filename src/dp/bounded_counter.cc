@@ -1,6 +1,7 @@
 #include "vanon/dp/bounded_counter.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <tuple>
@@ -79,11 +80,7 @@ void BoundedCounter::AddVehicle(std::string_view vehicle, std::span<const DpEven
 uint64_t BoundedCounter::VehicleHash(std::string_view vehicle) const { return HashBytes(selection_key_, vehicle); }
 
 void BoundedCounter::AddHashedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events) {
-  // Raw contribution per touched cell: events, distinct trip ids, or 1. A
-  // vehicle has a handful of events, so sorted vectors rather than maps
-  // (which allocated a node per cell, per vehicle and query).
-  std::vector<std::pair<size_t, std::string_view>>& touched = touched_;
-  touched.clear();
+  touched_.clear();
   for (const DpEvent& e : events) {
     if (!Matches(e)) continue;
     const int64_t cell = CellIndex(e);
@@ -91,9 +88,91 @@ void BoundedCounter::AddHashedVehicle(uint64_t vehicle_hash, std::span<const DpE
       ++stats_.out_of_domain;
       continue;
     }
-    touched.emplace_back(static_cast<size_t>(cell),
-                         query_.unit == CountUnit::kTrips ? std::string_view(e.trip) : std::string_view());
+    touched_.emplace_back(static_cast<size_t>(cell),
+                          query_.unit == CountUnit::kTrips ? std::string_view(e.trip) : std::string_view());
   }
+  AddTouched(vehicle_hash);
+}
+
+void BoundedCounter::Bind(ValueIds* values) {
+  bound_filters_.clear();
+  bound_dims_.clear();
+  for (const auto& [key, value] : query_.filter) {
+    // As Matches reads them: "event", else "qi:" and the QI's name.
+    const size_t field =
+        values->Field(key == "event" ? std::string_view(ValueIds::kEventField) : std::string_view(key).substr(3));
+    bound_filters_.emplace_back(field, values->Intern(field, value));
+  }
+  for (size_t i = 0; i < query_.dimensions.size(); ++i) {
+    const Dimension& d = query_.dimensions[i];
+    if (d.kind == Dimension::Kind::kTimeBucket) {
+      bound_dims_.emplace_back(SIZE_MAX, std::vector<int32_t>());
+      continue;
+    }
+    const size_t field = values->Field(d.kind == Dimension::Kind::kEvent       ? ValueIds::kEventField
+                                       : d.kind == Dimension::Kind::kSensitive ? kSensitiveKey
+                                                                               : std::string_view(d.qi));
+    std::vector<int32_t> pos;
+    for (const auto& [value, p] : value_index_[i]) {
+      const uint32_t id = values->Intern(field, value);
+      if (id >= pos.size()) pos.resize(id + 1, -1);
+      pos[id] = static_cast<int32_t>(p);
+    }
+    bound_dims_.emplace_back(field, std::move(pos));
+  }
+}
+
+int64_t BoundedCounter::ResolvedCell(const uint32_t* ids, int64_t ts_ms) const {
+  // kMissing and kOther never equal an interned id.
+  for (const auto& [field, id] : bound_filters_) {
+    if (ids[field] != id) return kNoMatch;
+  }
+  int64_t index = 0;
+  for (size_t i = 0; i < bound_dims_.size(); ++i) {
+    const auto& [field, positions] = bound_dims_[i];
+    size_t pos;
+    if (field == SIZE_MAX) {
+      const int64_t bucket_ms = query_.dimensions[i].bucket_ms;
+      if (ts_ms < epoch_start_ms_ || ts_ms >= epoch_end_ms_) return -1;
+      pos = static_cast<size_t>((ts_ms - epoch_start_ms_) / bucket_ms);
+      if (pos >= radix_[i]) return -1;
+    } else {
+      const uint32_t id = ids[field];
+      if (id == ValueIds::kMissing) return -1;
+      if (id < positions.size() && positions[id] >= 0) {
+        pos = static_cast<size_t>(positions[id]);
+      } else if (query_.dimensions[i].others_in_last && radix_[i] > 0) {
+        pos = radix_[i] - 1;
+      } else {
+        return -1;
+      }
+    }
+    index = index * static_cast<int64_t>(radix_[i]) + static_cast<int64_t>(pos);
+  }
+  return index;
+}
+
+void BoundedCounter::AddResolvedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events,
+                                        std::span<const uint32_t> ids, size_t stride) {
+  touched_.clear();
+  for (size_t k = 0; k < events.size(); ++k) {
+    const int64_t cell = ResolvedCell(ids.data() + k * stride, events[k].ts_ms);
+    if (cell == kNoMatch) continue;
+    if (cell < 0) {
+      ++stats_.out_of_domain;
+      continue;
+    }
+    touched_.emplace_back(static_cast<size_t>(cell),
+                          query_.unit == CountUnit::kTrips ? std::string_view(events[k].trip) : std::string_view());
+  }
+  AddTouched(vehicle_hash);
+}
+
+void BoundedCounter::AddTouched(uint64_t vehicle_hash) {
+  // Raw contribution per touched cell: events, distinct trip ids, or 1. A
+  // vehicle has a handful of events, so sorted vectors rather than maps
+  // (which allocated a node per cell, per vehicle and query).
+  std::vector<std::pair<size_t, std::string_view>>& touched = touched_;
   if (touched.empty()) return;
   std::sort(touched.begin(), touched.end());
   if (query_.unit != CountUnit::kEvents) touched.erase(std::unique(touched.begin(), touched.end()), touched.end());

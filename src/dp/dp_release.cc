@@ -34,21 +34,24 @@ DpRelease::DpRelease(const DpPlan& plan, uint64_t release_id, int64_t epoch_star
     counters_.emplace_back(r.numerator, epoch_start_ms, epoch_end_ms, plan.selection_key);
     counters_.emplace_back(r.denominator, epoch_start_ms, epoch_end_ms, plan.selection_key);
   }
+  for (BoundedCounter& c : counters_) c.Bind(&values_);
+  bound_ = true;
 }
 
 void DpRelease::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
-  // The plan's counters share its selection key: one hash per vehicle.
-  uint64_t key = 0;
-  uint64_t hash = 0;
-  bool hashed = false;
-  for (BoundedCounter& c : counters_) {
-    if (!hashed || c.selection_key() != key) {
-      key = c.selection_key();
-      hash = c.VehicleHash(vehicle);
-      hashed = true;
-    }
-    c.AddHashedVehicle(hash, events);
+  if (counters_.empty()) return;
+  if (!bound_) {
+    // Counters gathered elsewhere may each have their own selection key.
+    for (BoundedCounter& c : counters_) c.AddHashedVehicle(c.VehicleHash(vehicle), events);
+    return;
   }
+  // Every counter of a plan has the plan's selection key: one hash per
+  // vehicle, and each event's fields resolved once for all counters.
+  const uint64_t hash = counters_.front().VehicleHash(vehicle);
+  const size_t stride = values_.fields();
+  ids_.resize(events.size() * stride);
+  for (size_t k = 0; k < events.size(); ++k) values_.Resolve(events[k], ids_.data() + k * stride);
+  for (BoundedCounter& c : counters_) c.AddResolvedVehicle(hash, events, ids_, stride);
 }
 
 std::optional<DpReleaseResult> DpRelease::Publish(Epsilon release_epsilon, RandomSource& rng) const {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "vanon/dp/postprocess.h"
 
 #include "engine_dimension.h"
@@ -153,6 +155,79 @@ TEST(DpRelease, UnclampedCountsAreUnbiased) {
   // 20,000 draws has standard error 0.1, so 0.6 is six standard errors.
   EXPECT_NEAR(noisy_sum / kTrials, 1.0, 0.6);
   EXPECT_GT(clamped_sum / kTrials, 3.0);  // the clamped mean is biased upwards (about 4.3)
+}
+
+// DpRelease resolves each event's values once for all its counters
+// (ValueIds); each counter alone looks them up by string. Both must count
+// the same cells, cuts and out-of-domain events, whatever the events hold:
+// values outside a domain, missing QIs, a missing sensitive value, times
+// outside the epoch, filters on the event and on a QI, a QI named "event".
+TEST(DpRelease, CountsWithResolvedValuesWhatEachCounterCountsAlone) {
+  Dimension region{Dimension::Kind::kQi, "region", {"north", "south", "east"}, 0, false};
+  Dimension region_others{Dimension::Kind::kQi, "region", {"north", "other"}, 0, true};
+  Dimension engine{Dimension::Kind::kQi, "event", {"EV", "Gas"}, 0, false};  // a QI called "event"
+  Dimension name{Dimension::Kind::kEvent, "", {"trip_start", "media", "charge"}, 0, false};
+  Dimension sensitive{Dimension::Kind::kSensitive, "", {"jazz", "rock", "pop"}, 0, true};
+  Dimension bucket{Dimension::Kind::kTimeBucket, "", {}, 250, false};
+  DpPlan plan;
+  plan.counts.push_back({"by_region", CountUnit::kEvents, {region}, {}, {3, 2}});
+  plan.counts.push_back({"by_region_others", CountUnit::kTrips, {region_others, name}, {}, {2, 3}});
+  plan.counts.push_back({"media_by_song", CountUnit::kEvents, {sensitive}, {{"event", "media"}}, {2, 1}});
+  plan.counts.push_back({"south_by_time", CountUnit::kVehicles, {bucket}, {{"qi:region", "south"}}, {1, 2}});
+  plan.counts.push_back({"by_engine_time", CountUnit::kEvents, {engine, bucket}, {{"qi:event", "EV"}}, {4, 2}});
+  RatioQuery kpi;
+  kpi.name = "media_share";
+  kpi.numerator = {"media_trips", CountUnit::kTrips, {region}, {{"event", "media"}}, {2, 1}};
+  kpi.denominator = {"trips", CountUnit::kTrips, {region}, {}, {2, 1}};
+  plan.ratios.push_back(kpi);
+  plan.selection_key = 77;
+  const std::optional<std::string> invalid = ValidatePlan(plan, 1000);
+  ASSERT_FALSE(invalid.has_value()) << *invalid;
+
+  DpRelease release(plan, 5, 0, 1000);
+  std::vector<BoundedCounter> alone;
+  for (const CountQuery& q : plan.counts) alone.emplace_back(q, 0, 1000, plan.selection_key);
+  alone.emplace_back(kpi.numerator, 0, 1000, plan.selection_key);
+  alone.emplace_back(kpi.denominator, 0, 1000, plan.selection_key);
+
+  const char* regions[] = {"north", "south", "east", "west", ""};
+  const char* names[] = {"trip_start", "media", "charge", "door"};
+  const char* songs[] = {"jazz", "rock", "pop", "polka"};
+  std::mt19937 gen(11);
+  auto pick = [&](int n) { return static_cast<int>(gen() % static_cast<unsigned>(n)); };
+  for (int v = 0; v < 400; ++v) {
+    std::vector<DpEvent> events;
+    const int n = 1 + pick(12);
+    for (int k = 0; k < n; ++k) {
+      DpEvent e;
+      e.trip = "t" + std::to_string(pick(3));
+      e.name = names[pick(4)];
+      e.ts_ms = pick(1100) - 50;
+      if (pick(10) > 0) e.qi.emplace_back("region", regions[pick(5)]);
+      if (pick(10) > 0) e.qi.emplace_back("event", pick(3) == 0 ? "Hybrid" : pick(2) == 0 ? "EV" : "Gas");
+      if (pick(3) > 0) e.qi.emplace_back(kSensitiveKey, songs[pick(4)]);
+      events.push_back(std::move(e));
+    }
+    const std::string vehicle = "v" + std::to_string(v);
+    release.AddVehicle(vehicle, events);
+    for (BoundedCounter& c : alone) c.AddVehicle(vehicle, events);
+  }
+
+  ASSERT_EQ(release.counters().size(), alone.size());
+  uint64_t counted = 0;
+  for (size_t i = 0; i < alone.size(); ++i) {
+    const BoundedCounter& got = release.counters()[i];
+    const BoundedCounter& want = alone[i];
+    SCOPED_TRACE(want.query().name);
+    EXPECT_EQ(got.counts(), want.counts());
+    EXPECT_EQ(got.stats().cut_per_cell, want.stats().cut_per_cell);
+    EXPECT_EQ(got.stats().cut_cells, want.stats().cut_cells);
+    EXPECT_EQ(got.stats().out_of_domain, want.stats().out_of_domain);
+    EXPECT_EQ(got.stats().vehicles, want.stats().vehicles);
+    for (uint64_t c : want.counts()) counted += c;
+    EXPECT_GT(want.stats().vehicles, 0u);  // every query counted something
+  }
+  EXPECT_GT(counted, 1000u);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 
 #include "vanon/dp/count_query.h"
 #include "vanon/dp/event.h"
+#include "vanon/dp/value_ids.h"
 
 namespace vanon::dp {
 
@@ -52,6 +53,16 @@ class BoundedCounter {
   uint64_t VehicleHash(std::string_view vehicle) const;
   uint64_t selection_key() const { return selection_key_; }
 
+  // For DpRelease, whose counters read one plan's interned values: interns
+  // the values this counter's dimensions and filters name. Every counter is
+  // bound before any event is resolved.
+  void Bind(ValueIds* values);
+  // AddHashedVehicle for a bound counter, with the fields of events[i]
+  // resolved by the ValueIds it was bound to: ids[i * stride + field].
+  // Counts exactly what AddHashedVehicle counts.
+  void AddResolvedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events, std::span<const uint32_t> ids,
+                          size_t stride);
+
   // Convenience for callers holding a flat list: groups by DpEvent::vehicle.
   void AddEvents(std::span<const DpEvent> events);
 
@@ -71,6 +82,14 @@ class BoundedCounter {
   BoundingStats* mutable_stats() { return &stats_; }
 
  private:
+  static constexpr int64_t kNoMatch = -2;
+
+  // CellIndex and Matches of a bound counter: kNoMatch, -1 outside the
+  // domain, else the cell.
+  int64_t ResolvedCell(const uint32_t* ids, int64_t ts_ms) const;
+  // Bounds the vehicle's touched_ cells and adds what it keeps.
+  void AddTouched(uint64_t vehicle_hash);
+
   CountQuery query_;
   int64_t epoch_start_ms_;
   int64_t epoch_end_ms_;
@@ -84,6 +103,11 @@ class BoundedCounter {
   std::vector<std::pair<size_t, std::string_view>> touched_;       // (cell, trip)
   std::vector<std::pair<size_t, uint64_t>> raw_;                   // (cell, contribution)
   std::vector<std::tuple<uint64_t, size_t, uint64_t>> selection_;  // (hash, cell, contribution)
+  // Bound to a ValueIds: each filter as (field, id); each dimension as its
+  // field (SIZE_MAX for a time bucket) and its position per value id (-1:
+  // not in the domain; ids interned after this counter's are not either).
+  std::vector<std::pair<size_t, uint32_t>> bound_filters_;
+  std::vector<std::pair<size_t, std::vector<int32_t>>> bound_dims_;
 };
 
 }  // namespace vanon::dp

@@ -20,6 +20,7 @@
 #include "vanon/dp/count_record.h"
 #include "vanon/dp/epsilon.h"
 #include "vanon/dp/random_source.h"
+#include "vanon/dp/value_ids.h"
 
 namespace vanon::dp {
 
@@ -65,6 +66,11 @@ class DpRelease {
   uint64_t release_id_;
   // counts first, then numerator and denominator of each ratio.
   std::vector<BoundedCounter> counters_;
+  // The plan's interned values, when the counters are bound to them (not
+  // when they were gathered elsewhere), and the scratch of AddVehicle.
+  bool bound_ = false;
+  ValueIds values_;
+  std::vector<uint32_t> ids_;
 };
 
 }  // namespace vanon::dp

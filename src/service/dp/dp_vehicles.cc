@@ -52,7 +52,6 @@ void VehicleEvents::ForEach(std::span<const ingest::BufferedEvent> events, const
     for (size_t k = i; k < j; ++k) {
       const ingest::BufferedEvent& e = events[order[k]];
       dp::DpEvent& d = scratch[k - i];
-      d.vehicle.assign(reinterpret_cast<const char*>(e.vehicle_key.data()), e.vehicle_key.size());
       d.trip.assign(reinterpret_cast<const char*>(e.trip_key.data()), e.trip_key.size());
       d.name = e.event;
       d.ts_ms = e.ts_ms;

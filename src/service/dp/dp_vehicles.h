@@ -23,7 +23,8 @@ class VehicleEvents {
   void SetSensitiveExtra(int index) { sensitive_extra_ = index; }
 
   // Calls `fn` once per vehicle of `events`, suppressed vehicles included,
-  // with its events converted. The span is valid during the call only.
+  // with its events converted (their `vehicle` left empty: it is the call's
+  // first argument). The span is valid during the call only.
   using Fn = std::function<void(std::string_view vehicle, std::span<const dp::DpEvent> events)>;
   void ForEach(std::span<const ingest::BufferedEvent> events, const Fn& fn) const;
 

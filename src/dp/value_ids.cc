@@ -1,0 +1,31 @@
+#include "vanon/dp/value_ids.h"
+
+namespace vanon::dp {
+
+size_t ValueIds::Field(std::string_view name) {
+  for (size_t f = 0; f < fields_.size(); ++f) {
+    if (fields_[f].name == name) return f;
+  }
+  fields_.push_back({std::string(name), {}});
+  return fields_.size() - 1;
+}
+
+uint32_t ValueIds::Intern(size_t field, const std::string& value) {
+  auto& ids = fields_[field].ids;
+  return ids.try_emplace(value, static_cast<uint32_t>(ids.size())).first->second;
+}
+
+void ValueIds::Resolve(const DpEvent& e, uint32_t* ids) const {
+  for (size_t f = 0; f < fields_.size(); ++f) {
+    const Values& field = fields_[f];
+    const std::string* value = field.name == kEventField ? &e.name : e.Qi(field.name);
+    if (value == nullptr) {
+      ids[f] = kMissing;
+      continue;
+    }
+    auto it = field.ids.find(*value);
+    ids[f] = it == field.ids.end() ? kOther : it->second;
+  }
+}
+
+}  // namespace vanon::dp
