@@ -532,6 +532,34 @@ TEST(ReleaseShareTest, StoredSignatureBeyondTheDictionaryStopsTheShareWithAClear
   }
 }
 
+// The same for a stored value window: its last value beyond the dictionary
+// stops the share before the window is advanced.
+TEST(ReleaseShareTest, StoredWindowBeyondTheDictionaryStopsTheShareWithAClearError) {
+  Partition p(WindowConfig());
+  const ComputedShare first = p.Release(kEpoch, Played(kEpoch, {"X"}));
+  const auto stored = OpsOf<ShareDelta::PutWindow>(first.delta);
+  ASSERT_FALSE(stored.empty());
+  engine::ValueWindow::Parts parts = stored.front().window.parts();
+  parts.last = 1000000;
+  ShareDelta damage;
+  damage.partition = kPartition;
+  damage.Add(ShareDelta::PutWindow{stored.front().vehicle, engine::ValueWindow::FromParts(parts)});
+  p.state().Apply(damage);
+
+  p.Add(Played(kEpoch + 1, {"X"}));
+  try {
+    p.Compute(kEpoch + 1, 2);
+    FAIL() << "a share over a value window beyond the dictionary was computed";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("a value window refers to a sensitive value id beyond the partition's dictionary"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("partition " + std::to_string(kPartition)), std::string::npos) << what;
+    EXPECT_NE(what.find("(damaged state)"), std::string::npos) << what;
+  }
+}
+
 // Checking a share changes the checker only once the share is applied: a
 // share computed and dropped (precomputed before its close, then an event
 // arrived) leaves no trace, and its recomputation with another seed (other

@@ -20,6 +20,7 @@
 #include "vanon/release/seed_stream.h"
 #include "vanon/release/sensitive_dictionary.h"
 #include "vanon/release/tuple_builder.h"
+#include "service/share/dictionary_id_error.h"
 #include "service/share/share_windows.h"
 #include "service/support/fault_injection.h"
 
@@ -127,17 +128,12 @@ std::vector<std::string> VehiclesOf(const std::vector<ingest::BufferedEvent>& ev
   return out;
 }
 
-// State names sensitive values by id in the partition's dictionary. An id
-// beyond it (a damaged store, or a changelog restored with a dictionary
-// record from elsewhere) would be read out of bounds when a group record
-// lists its values: the share stops here with the partition named instead.
+// An id beyond the partition's dictionary (damaged state) would be read out
+// of bounds when a group record lists its values: the share stops here with
+// the partition named instead (dictionary_id_error.h).
 void CheckIdsInDictionary(const ShareWork& w) {
   const size_t n = w.dict.size();
-  auto refuse = [&](const char* what, size_t id) {
-    throw std::runtime_error("state: partition " + std::to_string(w.partition) + ": " + what +
-                             " refers to sensitive value id " + std::to_string(id) +
-                             ", beyond the partition's dictionary of " + std::to_string(n) + " values (damaged state)");
-  };
+  auto refuse = [&](const char* what, size_t id) { throw IdBeyondDictionary(w.partition, what, n, id); };
   for (const std::optional<state::StoredSignature>& s : w.stored) {
     if (!s) continue;
     for (engine::SensitiveId id : s->values) {

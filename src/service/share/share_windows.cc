@@ -1,7 +1,10 @@
 #include "service/share/share_windows.h"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "service/share/dictionary_id_error.h"
 
 namespace vanon::service {
 
@@ -30,12 +33,10 @@ void ShareWindows::Load(const ShareState& state, int32_t partition, const std::v
   const std::vector<std::optional<engine::ValueWindow>> stored = state.GetWindows(partition, vehicles);
   for (size_t i = 0; i < vehicles.size(); ++i) {
     if (!stored[i]) continue;
-    // As for signatures (release_share.cc): an id beyond the dictionary
-    // would later be read out of bounds.
+    // An id beyond the dictionary (damaged state) would later be read out of
+    // bounds: the share stops here instead (dictionary_id_error.h).
     if (!stored[i]->IdsBelow(dictionary_->size())) {
-      throw std::runtime_error("state: partition " + std::to_string(partition) +
-                               ": a value window refers to a sensitive value id beyond the partition's dictionary of " +
-                               std::to_string(dictionary_->size()) + " values (damaged state)");
+      throw IdBeyondDictionary(partition, "a value window", dictionary_->size(), std::nullopt);
     }
     windows_.emplace(vehicles[i], *stored[i]);
   }
