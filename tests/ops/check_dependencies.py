@@ -57,7 +57,8 @@ ALLOWED = {
     'service/ingest': {'service/support', 'service/store', 'service/task', 'config', 'fleet', 'ingest', 'kafka',
                        'release', 'state', 'version', 'prometheus'},
     # The changelog reader.
-    'service/restore': {'service/collector', 'service/store', 'config', 'kafka', 'seal', 'state', 'prometheus', 'spdlog'},
+    'service/restore': {'service/support', 'service/collector', 'service/store', 'config', 'kafka', 'seal', 'state',
+                        'prometheus', 'spdlog'},
     # The release runner: prepare, compute, the transaction, apply. service/dp:
     # the apply tells the DP publisher that a share's counts were committed.
     'service/release': {'service/support', 'service/store', 'service/task', 'service/dp', 'service/share',

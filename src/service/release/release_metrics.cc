@@ -17,6 +17,12 @@ const std::vector<double> kLatencyBuckets = {1, 5, 10, 30, 60, 120, 300, 600, 18
 void SetFinite(prometheus::Gauge& g, double v) {
   if (std::isfinite(v)) g.Set(v);
 }
+prometheus::Counter& PrecomputeCounter(prometheus::Registry& r, const char* outcome) {
+  return NewCounterFamily(r, "vanon_release_precomputes_total",
+                          "Partition shares computed ahead of their epoch's close, by outcome: used, or "
+                          "dropped (an event of the epoch arrived later) and computed again at the close.")
+      .Add({{"outcome", outcome}});
+}
 }  // namespace
 
 ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const config::PrivacyConfig& privacy)
@@ -54,26 +60,11 @@ ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const co
       latency_(NewHistogram(r, "vanon_event_to_publication_latency_seconds",
                             "From an event's time to the commit of the release publishing it.", kLatencyBuckets)),
       events_released_(NewCounter(r, "vanon_events_released_total", "Events published in the anonymized topic.")),
-      precompute_used_(prometheus::BuildCounter()
-                           .Name("vanon_release_precomputes_total")
-                           .Help("Partition shares computed ahead of their epoch's close, by outcome: used, or "
-                                 "dropped (an event of the epoch arrived later) and computed again at the close.")
-                           .Register(r)
-                           .Add({{"outcome", "used"}})),
-      precompute_dropped_(prometheus::BuildCounter()
-                              .Name("vanon_release_precomputes_total")
-                              .Help("Partition shares computed ahead of their epoch's close, by outcome: used, or "
-                                    "dropped (an event of the epoch arrived later) and computed again at the close.")
-                              .Register(r)
-                              .Add({{"outcome", "dropped"}})) {
-  auto& by_reason = prometheus::BuildGauge()
-                        .Name("vanon_release_suppression_ratio_by_reason")
-                        .Help("Suppressed / all tuples of the last release, by reason.")
-                        .Register(r);
-  auto& suppressed = prometheus::BuildCounter()
-                         .Name("vanon_tuples_suppressed_total")
-                         .Help("Tuples suppressed, by reason.")
-                         .Register(r);
+      precompute_used_(PrecomputeCounter(r, "used")),
+      precompute_dropped_(PrecomputeCounter(r, "dropped")) {
+  auto& by_reason = NewGaugeFamily(r, "vanon_release_suppression_ratio_by_reason",
+                                   "Suppressed / all tuples of the last release, by reason.");
+  auto& suppressed = NewCounterFamily(r, "vanon_tuples_suppressed_total", "Tuples suppressed, by reason.");
   for (int i = 0; i < engine::kSuppressReasonCount; ++i) {
     const char* reason = ToString(static_cast<engine::SuppressReason>(i));
     suppression_by_reason_[i] = &by_reason.Add({{"reason", reason}});
@@ -85,10 +76,8 @@ ReleaseMetricsExporter::ReleaseMetricsExporter(prometheus::Registry& r, const co
   NewGauge(r, "vanon_privacy_t", "Configured t-closeness cap (0 when unset).").Set(privacy.t);
   // Which privacy.preset runs, so a dashboard shows it beside the trends it
   // shapes; customized when a key the preset sets has another value.
-  prometheus::BuildGauge()
-      .Name("vanon_privacy_preset_info")
-      .Help("1, labelled with the privacy.preset that runs (customized: a key it sets was changed).")
-      .Register(r)
+  NewGaugeFamily(r, "vanon_privacy_preset_info",
+                 "1, labelled with the privacy.preset that runs (customized: a key it sets was changed).")
       .Add({{"preset", config::ToString(privacy.preset)}, {"customized", privacy.preset_customized ? "true" : "false"}})
       .Set(1);
 }

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "service/collector/changelog_writer.h"
+#include "service/support/metric_builders.h"
 #include "vanon/kafka/committed_reader.h"
 #include "vanon/seal/record_sealer.h"
 #include "vanon/state/state_store.h"
@@ -26,10 +27,8 @@ namespace {
 constexpr int kRestoreTimeoutMs = 300000;
 
 prometheus::Counter& RestoreCounter(prometheus::Registry& r, const std::string& outcome) {
-  return prometheus::BuildCounter()
-      .Name("vanon_state_restores_total")
-      .Help("Partition assignments checked against the state changelog, by outcome")
-      .Register(r)
+  return NewCounterFamily(r, "vanon_state_restores_total",
+                          "Partition assignments checked against the state changelog, by outcome")
       .Add({{"outcome", outcome}});
 }
 
@@ -216,31 +215,16 @@ StateRestorer::StateRestorer(const config::Config& config, state::StateStore* st
       restored_(RestoreCounter(registry, "restored")),
       up_to_date_(RestoreCounter(registry, "up_to_date")),
       seeded_(RestoreCounter(registry, "seeded")),
-      records_(prometheus::BuildCounter()
-                   .Name("vanon_state_restored_records_total")
-                   .Help("State changelog records read while restoring partitions")
-                   .Register(registry)
-                   .Add({})),
-      seeded_records_(prometheus::BuildCounter()
-                          .Name("vanon_state_seeded_records_total")
-                          .Help("State changelog records written from local state that the changelog lacked")
-                          .Register(registry)
-                          .Add({})),
-      seconds_(prometheus::BuildCounter()
-                   .Name("vanon_state_restore_seconds_total")
-                   .Help("Time spent reading the state changelog on partition assignment")
-                   .Register(registry)
-                   .Add({})),
-      last_seconds_(prometheus::BuildGauge()
-                        .Name("vanon_state_last_restore_seconds")
-                        .Help("Duration of the last partition restore from the state changelog")
-                        .Register(registry)
-                        .Add({})),
-      lag_(prometheus::BuildGauge()
-               .Name("vanon_state_restore_lag_records")
-               .Help("Changelog offsets still to read by the restore in progress (0 when none runs)")
-               .Register(registry)
-               .Add({})) {}
+      records_(NewCounter(registry, "vanon_state_restored_records_total",
+                          "State changelog records read while restoring partitions")),
+      seeded_records_(NewCounter(registry, "vanon_state_seeded_records_total",
+                                 "State changelog records written from local state that the changelog lacked")),
+      seconds_(NewCounter(registry, "vanon_state_restore_seconds_total",
+                          "Time spent reading the state changelog on partition assignment")),
+      last_seconds_(NewGauge(registry, "vanon_state_last_restore_seconds",
+                             "Duration of the last partition restore from the state changelog")),
+      lag_(NewGauge(registry, "vanon_state_restore_lag_records",
+                    "Changelog offsets still to read by the restore in progress (0 when none runs)")) {}
 
 std::vector<int32_t> StateRestorer::Restoring() const {
   std::lock_guard<std::mutex> l(mu_);
