@@ -42,10 +42,6 @@ constexpr int kInputPartitions = 1;
 constexpr int32_t kPartition = 0;
 constexpr const char* kSmallSeedTransactions = "state.changelog.seed_transaction_records=25";
 
-bool ReleasedAndSettled(int port, double releases) {
-  return testing::ReleasedAndSettled(port, kInputPartitions, releases);
-}
-
 // The partition's changelog as compaction leaves it (the last record of a
 // key wins, a tombstone removes it), values opened: changelog key -> value.
 std::map<std::string, std::string> LiveChangelog(const std::string& bootstrap) {
@@ -115,8 +111,8 @@ TEST(ChangelogUpgrade, SeedStoppedMidwayIsFinishedByTheNextStartAndRepublishesNo
   // 1. Without the changelog: a few releases.
   InstanceOptions a = rig.Instance("seed-a", rig.state_a, /*changelog=*/false);
   rig.feed.Produce(rig.bootstrap, 2000);
-  auto run = testing::StartInstance(a);
-  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(*run, 90, [&] { return ReleasedAndSettled(a.port, 3); }));
+  std::unique_ptr<testing::Subprocess> run;
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(a, kInputPartitions, 3, &run));
 
   // 2. The changelog on: the seed at start-up dies after two transactions.
   a.changelog = true;
@@ -147,17 +143,14 @@ TEST(ChangelogUpgrade, SeedStoppedMidwayIsFinishedByTheNextStartAndRepublishesNo
   a.port = testing::FreePort();
   a.env = {};
   rig.feed.Produce(rig.bootstrap, 2000);
-  run = testing::StartInstance(a);
-  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(
-      *run, 90, [&] { return ReleasedAndSettled(a.port, 2); },
-      [&] {
-        EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"restored\"}"), 0)
-            << "the instance replaced its own state\n"
-            << run->Output();
-        EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"seeded\"}"), kInputPartitions)
-            << "positive control: the seed was resumed\n"
-            << run->Output();
-      }));
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(a, kInputPartitions, 2, &run, [&] {
+    EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"restored\"}"), 0)
+        << "the instance replaced its own state\n"
+        << run->Output();
+    EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"seeded\"}"), kInputPartitions)
+        << "positive control: the seed was resumed\n"
+        << run->Output();
+  }));
   const std::string resumed_log = run->Output();
   {
     std::map<std::string, std::string> local = LocalRecords(rig.state_a.path());
@@ -176,13 +169,10 @@ TEST(ChangelogUpgrade, SeedStoppedMidwayIsFinishedByTheNextStartAndRepublishesNo
   // 5. The partition moves to the instance with the empty state dir.
   b.port = testing::FreePort();
   rig.feed.Produce(rig.bootstrap, 2000);
-  run = testing::StartInstance(b);
-  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(
-      *run, 90, [&] { return ReleasedAndSettled(b.port, 2); },
-      [&] {
-        EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
-            << "positive control: b restored the partition from the changelog";
-      }));
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(b, kInputPartitions, 2, &run, [&] {
+    EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
+        << "positive control: b restored the partition from the changelog";
+  }));
 
   const testing::OutputAudit audit = testing::AuditOutputs(rig.bootstrap, rig.feed.vin_of_seq);
   std::cout << audit.Describe() << "\n";

@@ -36,10 +36,6 @@ double Elapsed() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-bool ReleasedAndSettled(int port, double releases) {
-  return testing::ReleasedAndSettled(port, kInputPartitions, releases);
-}
-
 TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublishesNothing) {
   Elapsed();
   testing::LifecycleRig rig(kInputPartitions);
@@ -49,11 +45,11 @@ TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublish
   // 1. Without the changelog: a few releases per partition.
   rig.feed.Produce(rig.bootstrap, 3000);
   const uint64_t phase1_last_seq = rig.feed.seq;
-  auto run = testing::StartInstance(a);
+  std::unique_ptr<testing::Subprocess> run;
   double phase1_releases = 0;
-  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(
-      *run, 90, [&] { return ReleasedAndSettled(a.port, 2 * kInputPartitions); },
-      [&] { phase1_releases = ScrapeMetric(a.port, "vanon_releases_total"); }));
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(a, kInputPartitions, 2 * kInputPartitions, &run, [&] {
+    phase1_releases = ScrapeMetric(a.port, "vanon_releases_total");
+  }));
   const std::string phase1_log = run->Output();
 
   std::cout << "phase done at " << Elapsed() << " s\n";
@@ -61,28 +57,22 @@ TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublish
   a.changelog = true;
   a.port = testing::FreePort();
   rig.feed.Produce(rig.bootstrap, 3000);
-  run = testing::StartInstance(a);
-  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(
-      *run, 90, [&] { return ReleasedAndSettled(a.port, 2 * kInputPartitions); },
-      [&] {
-        EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"restored\"}"), 0)
-            << "the instance replaced its own state" << run->Output();
-        EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"seeded\"}"), kInputPartitions)
-            << "positive control: the changelog was seeded from local state" << run->Output();
-      }));
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(a, kInputPartitions, 2 * kInputPartitions, &run, [&] {
+    EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"restored\"}"), 0)
+        << "the instance replaced its own state" << run->Output();
+    EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"seeded\"}"), kInputPartitions)
+        << "positive control: the changelog was seeded from local state" << run->Output();
+  }));
   const std::string phase2_log = run->Output();
 
   std::cout << "phase done at " << Elapsed() << " s\n";
   // 3. Every partition moves to an instance with an empty state dir.
   InstanceOptions b = rig.Instance("upgrade-b", rig.state_b, /*changelog=*/true);
   rig.feed.Produce(rig.bootstrap, 3000);
-  run = testing::StartInstance(b);
-  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(
-      *run, 90, [&] { return ReleasedAndSettled(b.port, 2 * kInputPartitions); },
-      [&] {
-        EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
-            << "positive control: b restored every partition from the changelog";
-      }));
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(b, kInputPartitions, 2 * kInputPartitions, &run, [&] {
+    EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
+        << "positive control: b restored every partition from the changelog";
+  }));
   const std::string phase3_log = run->Output();
 
   std::cout << "phase done at " << Elapsed() << " s\n";
@@ -138,9 +128,8 @@ TEST(ChangelogUpgrade, PartitionWhoseStateIsOnAnInstanceNotStartedYetIsRefused) 
   ASSERT_FALSE(rig.bootstrap.empty());
   InstanceOptions a = rig.Instance("holder-a", rig.state_a, /*changelog=*/false);
   rig.feed.Produce(rig.bootstrap, 2000);
-  auto run = testing::StartInstance(a);
-  ASSERT_NO_FATAL_FAILURE(
-      testing::FinishPhase(*run, 90, [&] { return ReleasedAndSettled(a.port, 2 * kInputPartitions); }));
+  std::unique_ptr<testing::Subprocess> run;
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(a, kInputPartitions, 2 * kInputPartitions, &run));
 
   InstanceOptions b = rig.Instance("other-b", rig.state_b, /*changelog=*/true);
   auto early = testing::StartInstance(b);
@@ -150,18 +139,15 @@ TEST(ChangelogUpgrade, PartitionWhoseStateIsOnAnInstanceNotStartedYetIsRefused) 
   a.changelog = true;
   a.port = testing::FreePort();
   rig.feed.Produce(rig.bootstrap, 1000);
-  run = testing::StartInstance(a);
-  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(*run, 90, [&] { return ReleasedAndSettled(a.port, 0); }));
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(a, kInputPartitions, 0, &run));
 
   b.port = testing::FreePort();
   rig.feed.Produce(rig.bootstrap, 1000);
-  auto late = testing::StartInstance(b);
-  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(
-      *late, 90, [&] { return ReleasedAndSettled(b.port, 0); },
-      [&] {
-        EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
-            << late->Output();
-      }));
+  std::unique_ptr<testing::Subprocess> late;
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(b, kInputPartitions, 0, &late, [&] {
+    EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
+        << late->Output();
+  }));
 
   const testing::OutputAudit audit = testing::AuditOutputs(rig.bootstrap, rig.feed.vin_of_seq);
   std::cout << audit.Describe() << "\n";

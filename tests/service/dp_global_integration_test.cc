@@ -111,21 +111,33 @@ std::map<int64_t, std::set<int64_t>> WindowsWithEvents(const std::string& bootst
   return out;
 }
 
-class DpGlobalCrash : public ::testing::TestWithParam<const char*> {};
+// What each test starts from: the cluster with the partials topic, an empty
+// state dir and a free port_ for `vanon run`.
+class DpGlobalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    kafka_ = StartKafka(&bootstrap_);
+    ASSERT_FALSE(bootstrap_.empty());
+    port_ = testing::FreePort();
+  }
+
+  std::string bootstrap_;
+  std::unique_ptr<Subprocess> kafka_;
+  TempDir state_;
+  int port_ = 0;
+};
+
+class DpGlobalCrash : public DpGlobalTest, public ::testing::WithParamInterface<const char*> {};
+class DpGlobalIdleAggregator : public DpGlobalTest {};
 
 TEST_P(DpGlobalCrash, EachWindowIsPublishedOnceGloballyCompleteAndChargedOnce) {
-  std::string bootstrap;
-  auto kafka = StartKafka(&bootstrap);
-  ASSERT_FALSE(bootstrap.empty());
-  TempDir state;
-  const int port = testing::FreePort();
   // 12 s of event time: three 4 s windows.
-  testing::ProduceFleet(bootstrap, "vehicle.events.raw",
+  testing::ProduceFleet(bootstrap_, "vehicle.events.raw",
                         {.messages = 12000, .vehicles = 150, .invalid_fraction = 0, .rate = 1000});
 
-  auto first = StartVanon(bootstrap, state.path(), port, GetParam());
+  auto first = StartVanon(bootstrap_, state_.path(), port_, GetParam());
   ASSERT_EQ(first->Wait(120), 128 + SIGKILL) << first->Output();
-  auto second = StartVanon(bootstrap, state.path(), port, "");
+  auto second = StartVanon(bootstrap_, state_.path(), port_, "");
   // Windows go on being published after the drain (idle partitions close
   // empty epochs, and every window is published), and a window is charged
   // just before its records are produced. So the ledger is compared, before
@@ -136,12 +148,12 @@ TEST_P(DpGlobalCrash, EachWindowIsPublishedOnceGloballyCompleteAndChargedOnce) {
   size_t published = 0;
   bool consistent = false;
   ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(
-      *second, 120, [&] { return Drained(port); },
+      *second, 120, [&] { return Drained(port_); },
       [&] {
         consistent = testing::WaitFor(60, [&] {
-          const size_t before = PublishedWindows(bootstrap);
-          spent = testing::ScrapeMetric(port, "vanon_dp_epsilon_spent");
-          published = PublishedWindows(bootstrap);
+          const size_t before = PublishedWindows(bootstrap_);
+          spent = testing::ScrapeMetric(port_, "vanon_dp_epsilon_spent");
+          published = PublishedWindows(bootstrap_);
           return before == published && spent == kEpsilon * static_cast<double>(published);
         });
       }));
@@ -151,7 +163,7 @@ TEST_P(DpGlobalCrash, EachWindowIsPublishedOnceGloballyCompleteAndChargedOnce) {
   std::map<std::string, std::map<std::string, std::set<std::string>>> windows;
   std::map<int64_t, int64_t> published_vehicles;  // window index -> sum of the cells
   std::set<std::pair<int64_t, int64_t>> seen_partials;
-  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap, "vehicle.counts.dp")) {
+  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap_, "vehicle.counts.dp")) {
     Record r;
     ASSERT_TRUE(Parse(t.value, &r)) << t.value;
     EXPECT_EQ(r.tail, ",\"scope\":\"global\",\"partitions\":2,\"contributing_partitions\":[0,1],\"complete\":true")
@@ -177,7 +189,7 @@ TEST_P(DpGlobalCrash, EachWindowIsPublishedOnceGloballyCompleteAndChargedOnce) {
   // exact total of the partials it was computed from (second measurement).
   std::map<int64_t, int64_t> exact;
   seal::RecordSealer sealer(testing::TestStateKeys());  // the partials are sealed; the test holds the key
-  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap, kPartialTopic)) {
+  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap_, kPartialTopic)) {
     seal::Opened opened = sealer.Open({kPartialTopic, t.partition, t.key}, t.value);
     ASSERT_EQ(opened.status, seal::OpenStatus::kOk) << "partial at offset " << t.offset;
     std::istringstream in(opened.plaintext);
@@ -204,22 +216,17 @@ TEST_P(DpGlobalCrash, EachWindowIsPublishedOnceGloballyCompleteAndChargedOnce) {
 // global windows: every window of partition 1's events (incomplete when it
 // began before the aggregation partition's clock started, which then never
 // reports it) and complete ones that both partitions reported.
-TEST(DpGlobalIdleAggregator, GlobalWindowsGoOutWhenTheAggregationPartitionHasNoInput) {
-  std::string bootstrap;
-  auto kafka = StartKafka(&bootstrap);
-  ASSERT_FALSE(bootstrap.empty());
-  TempDir state;
-  const int port = testing::FreePort();
+TEST_F(DpGlobalIdleAggregator, GlobalWindowsGoOutWhenTheAggregationPartitionHasNoInput) {
   // 3 s of event time, all on partition 1.
-  testing::ProduceFleet(bootstrap, "vehicle.events.raw",
+  testing::ProduceFleet(bootstrap_, "vehicle.events.raw",
                         {.messages = 3000, .vehicles = 100, .invalid_fraction = 0, .rate = 1000, .partition = 1});
 
-  auto vanon = StartVanon(bootstrap, state.path(), port, "", /*max_wait_windows=*/1);
+  auto vanon = StartVanon(bootstrap_, state_.path(), port_, "", /*max_wait_windows=*/1);
   std::map<std::string, std::set<std::string>> published;
   std::map<int64_t, std::set<int64_t>> with_events;
   auto done = [&] {
-    published = PublishedWindowTails(bootstrap);
-    with_events = WindowsWithEvents(bootstrap);
+    published = PublishedWindowTails(bootstrap_);
+    with_events = WindowsWithEvents(bootstrap_);
     bool complete = false;
     for (const auto& [window, tails] : published) complete = complete || tails.count(kBothComplete);
     bool events_out = !with_events.empty();
@@ -227,7 +234,7 @@ TEST(DpGlobalIdleAggregator, GlobalWindowsGoOutWhenTheAggregationPartitionHasNoI
     return complete && events_out;
   };
   const bool out = testing::WaitFor(90, done);
-  const double spent = testing::ScrapeMetric(port, "vanon_dp_epsilon_spent");
+  const double spent = testing::ScrapeMetric(port_, "vanon_dp_epsilon_spent");
   vanon->Signal(SIGTERM);
   ASSERT_EQ(vanon->Wait(60), 0) << vanon->Output();
   ASSERT_TRUE(out) << published.size() << " global windows published, " << with_events.size() << " windows with events"
@@ -247,7 +254,7 @@ TEST(DpGlobalIdleAggregator, GlobalWindowsGoOutWhenTheAggregationPartitionHasNoI
   static const std::regex kSummary(
       R"re(^\{"type":"summary","version":2,"release":(-?\d+),"partition":(\d+),.*"groups":(\d+),.*"events":(\d+),)re");
   std::map<std::string, std::set<std::string>> summarized;  // release -> partitions
-  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap, "vehicle.releases")) {
+  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap_, "vehicle.releases")) {
     std::smatch m;
     if (!std::regex_search(t.value, m, kSummary)) continue;
     summarized[m[1].str()].insert(m[2].str());
