@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "instance_phase.h"
 #include "lifecycle_support.h"
 #include "output_audit.h"
-#include "seq_feed.h"
 #include "service/collector/changelog_writer.h"
 #include "service/store/record_names.h"
 #include "test_support.h"
@@ -34,7 +34,6 @@ namespace {
 
 using testing::InstanceOptions;
 using testing::ScrapeMetric;
-using testing::TempDir;
 
 // One partition: an instance that gets a partition refuses the first one it
 // cannot take, so with more partitions the refusal this test expects could
@@ -42,11 +41,6 @@ using testing::TempDir;
 constexpr int kInputPartitions = 1;
 constexpr int32_t kPartition = 0;
 constexpr const char* kSmallSeedTransactions = "state.changelog.seed_transaction_records=25";
-
-bool ReleasedAndSettled(int port, double releases) {
-  return ScrapeMetric(port, "vanon_partitions_assigned") == kInputPartitions &&
-         ScrapeMetric(port, "vanon_releases_total") >= releases && testing::Settled(port);
-}
 
 // The partition's changelog as compaction leaves it (the last record of a
 // key wins, a tombstone removes it), values opened: changelog key -> value.
@@ -111,19 +105,14 @@ std::string Join(const std::vector<std::string>& v) {
 }
 
 TEST(ChangelogUpgrade, SeedStoppedMidwayIsFinishedByTheNextStartAndRepublishesNothing) {
-  std::string bootstrap;
-  auto kafka = testing::StartLifecycleKafka(kInputPartitions, 2, &bootstrap);
-  ASSERT_FALSE(bootstrap.empty());
-  TempDir state_a, state_b;
-  testing::SeqFeed feed;
+  testing::LifecycleRig rig(kInputPartitions);
+  ASSERT_FALSE(rig.bootstrap.empty());
 
   // 1. Without the changelog: a few releases.
-  InstanceOptions a{bootstrap, "seed-a", state_a.path(), testing::FreePort(), /*changelog=*/false, {}, {}};
-  feed.Produce(bootstrap, 2000);
-  auto run = testing::StartInstance(a);
-  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(a.port, 3); })) << run->Output();
-  run->Signal(SIGTERM);
-  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+  InstanceOptions a = rig.Instance("seed-a", rig.state_a, /*changelog=*/false);
+  rig.feed.Produce(rig.bootstrap, 2000);
+  std::unique_ptr<testing::Subprocess> run;
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(a, kInputPartitions, 3, &run));
 
   // 2. The changelog on: the seed at start-up dies after two transactions.
   a.changelog = true;
@@ -134,8 +123,8 @@ TEST(ChangelogUpgrade, SeedStoppedMidwayIsFinishedByTheNextStartAndRepublishesNo
   ASSERT_EQ(run->Wait(120), 128 + SIGKILL) << "the seed was not killed midway\n" << run->Output();
   ASSERT_NE(run->Output().find("killing at changelog.mid_seed"), std::string::npos) << run->Output();
   {
-    const std::map<std::string, std::string> local = LocalRecords(state_a.path());
-    const std::map<std::string, std::string> changelog = LiveChangelog(bootstrap);
+    const std::map<std::string, std::string> local = LocalRecords(rig.state_a.path());
+    const std::map<std::string, std::string> changelog = LiveChangelog(rig.bootstrap);
     ASSERT_EQ(changelog.count(SeedingMarkKey()), 1u) << "positive control: the seeding mark is in the changelog";
     EXPECT_EQ(changelog.size(), 50u) << "two transactions of 25 records committed";
     EXPECT_GT(local.size(), 75u) << "positive control: the seed needs more than three transactions";
@@ -144,7 +133,7 @@ TEST(ChangelogUpgrade, SeedStoppedMidwayIsFinishedByTheNextStartAndRepublishesNo
 
   // 3. An instance without the state refuses the partition while the seed
   // is unfinished, rather than take the prefix for its state.
-  InstanceOptions b{bootstrap, "seed-b", state_b.path(), testing::FreePort(), /*changelog=*/true, {}, {}};
+  InstanceOptions b = rig.Instance("seed-b", rig.state_b, /*changelog=*/true);
   auto early = testing::StartInstance(b);
   ASSERT_EQ(early->Wait(120), 1) << "an instance took an unfinished seed for the partition's state\n"
                                  << early->Output();
@@ -153,26 +142,24 @@ TEST(ChangelogUpgrade, SeedStoppedMidwayIsFinishedByTheNextStartAndRepublishesNo
   // 4. The seeding instance's next start finishes the seed.
   a.port = testing::FreePort();
   a.env = {};
-  feed.Produce(bootstrap, 2000);
-  run = testing::StartInstance(a);
-  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(a.port, 2); })) << run->Output();
-  EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"restored\"}"), 0)
-      << "the instance replaced its own state\n"
-      << run->Output();
-  EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"seeded\"}"), kInputPartitions)
-      << "positive control: the seed was resumed\n"
-      << run->Output();
-  run->Signal(SIGTERM);
-  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+  rig.feed.Produce(rig.bootstrap, 2000);
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(a, kInputPartitions, 2, &run, [&] {
+    EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"restored\"}"), 0)
+        << "the instance replaced its own state\n"
+        << run->Output();
+    EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"seeded\"}"), kInputPartitions)
+        << "positive control: the seed was resumed\n"
+        << run->Output();
+  }));
   const std::string resumed_log = run->Output();
   {
-    std::map<std::string, std::string> local = LocalRecords(state_a.path());
+    std::map<std::string, std::string> local = LocalRecords(rig.state_a.path());
     // The stop checkpoints the clock and progress locally only (a new owner
     // reads the input again from the last release's offset).
     for (const char* name : {kClockMeta, "progress"}) {
       local.erase(ChangelogKey(kPartition, {state::StateFamily::kMeta, state::MetaRecordKey(kPartition, name), {}}));
     }
-    const std::map<std::string, std::string> changelog = LiveChangelog(bootstrap);
+    const std::map<std::string, std::string> changelog = LiveChangelog(rig.bootstrap);
     EXPECT_EQ(changelog.count(SeedingMarkKey()), 0u) << "the seeding mark outlived the seed";
     const std::vector<std::string> missing = MissingFromChangelog(local, changelog);
     EXPECT_TRUE(missing.empty()) << "local records the changelog lacks: " << Join(missing);
@@ -181,15 +168,13 @@ TEST(ChangelogUpgrade, SeedStoppedMidwayIsFinishedByTheNextStartAndRepublishesNo
 
   // 5. The partition moves to the instance with the empty state dir.
   b.port = testing::FreePort();
-  feed.Produce(bootstrap, 2000);
-  run = testing::StartInstance(b);
-  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(b.port, 2); })) << run->Output();
-  EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
-      << "positive control: b restored the partition from the changelog";
-  run->Signal(SIGTERM);
-  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+  rig.feed.Produce(rig.bootstrap, 2000);
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(b, kInputPartitions, 2, &run, [&] {
+    EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
+        << "positive control: b restored the partition from the changelog";
+  }));
 
-  const testing::OutputAudit audit = testing::AuditOutputs(bootstrap, feed.vin_of_seq);
+  const testing::OutputAudit audit = testing::AuditOutputs(rig.bootstrap, rig.feed.vin_of_seq);
   std::cout << audit.Describe() << "\n";
   EXPECT_EQ(audit.shares_repeated, 0u) << "release shares published more than once";
   EXPECT_EQ(audit.group_ids_repeated, 0u);
@@ -199,12 +184,12 @@ TEST(ChangelogUpgrade, SeedStoppedMidwayIsFinishedByTheNextStartAndRepublishesNo
   EXPECT_EQ(audit.events_without_seq, 0u);
   EXPECT_EQ(audit.events_without_group, 0u);
   EXPECT_GT(audit.dp_keys, 0u);
-  ASSERT_GT(audit.events, feed.vin_of_seq.size() / 4) << "positive control: events were published";
+  ASSERT_GT(audit.events, rig.feed.vin_of_seq.size() / 4) << "positive control: events were published";
 
   // Every message consumed once and accounted for, in the last owner's state.
-  auto store = state::StateStore::Open(state_b.path());
+  auto store = state::StateStore::Open(rig.state_b.path());
   const state::PartitionProgress pr = store->LoadProgress(kPartition);
-  EXPECT_EQ(pr.consumed, feed.total) << "every input message consumed once";
+  EXPECT_EQ(pr.consumed, rig.feed.total) << "every input message consumed once";
   EXPECT_EQ(pr.released + pr.suppressed + pr.late + pr.rejected_total(), pr.consumed);
   if (HasFailure() || std::getenv("VANON_TEST_SHOW_LOGS") != nullptr) {
     std::cout << resumed_log.substr(0, 30000) << "\n----\n" << run->Output().substr(0, 20000) << "\n";

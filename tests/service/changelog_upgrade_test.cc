@@ -17,9 +17,9 @@
 #include <iostream>
 
 #include "fleet_feed.h"
+#include "instance_phase.h"
 #include "lifecycle_support.h"
 #include "output_audit.h"
-#include "seq_feed.h"
 #include "test_support.h"
 #include "vanon/state/state_store.h"
 
@@ -28,8 +28,6 @@ namespace {
 
 using testing::InstanceOptions;
 using testing::ScrapeMetric;
-using testing::Settled;
-using testing::TempDir;
 
 constexpr int kInputPartitions = 4;
 
@@ -38,62 +36,50 @@ double Elapsed() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-bool ReleasedAndSettled(int port, double releases) {
-  return ScrapeMetric(port, "vanon_partitions_assigned") == kInputPartitions &&
-         ScrapeMetric(port, "vanon_releases_total") >= releases && Settled(port);
-}
-
 TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublishesNothing) {
   Elapsed();
-  std::string bootstrap;
-  auto kafka = testing::StartLifecycleKafka(kInputPartitions, 2, &bootstrap);
-  ASSERT_FALSE(bootstrap.empty());
-  TempDir state_a, state_b;
-  testing::SeqFeed feed;
-  InstanceOptions a{bootstrap, "upgrade-a", state_a.path(), testing::FreePort(), /*changelog=*/false, {}, {}};
+  testing::LifecycleRig rig(kInputPartitions);
+  ASSERT_FALSE(rig.bootstrap.empty());
+  InstanceOptions a = rig.Instance("upgrade-a", rig.state_a, /*changelog=*/false);
 
   // 1. Without the changelog: a few releases per partition.
-  feed.Produce(bootstrap, 3000);
-  const uint64_t phase1_last_seq = feed.seq;
-  auto run = testing::StartInstance(a);
-  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(a.port, 2 * kInputPartitions); })) << run->Output();
-  const double phase1_releases = ScrapeMetric(a.port, "vanon_releases_total");
-  run->Signal(SIGTERM);
-  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+  rig.feed.Produce(rig.bootstrap, 3000);
+  const uint64_t phase1_last_seq = rig.feed.seq;
+  std::unique_ptr<testing::Subprocess> run;
+  double phase1_releases = 0;
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(a, kInputPartitions, 2 * kInputPartitions, &run, [&] {
+    phase1_releases = ScrapeMetric(a.port, "vanon_releases_total");
+  }));
   const std::string phase1_log = run->Output();
 
   std::cout << "phase done at " << Elapsed() << " s\n";
   // 2. The same instance and state dir, the changelog on.
   a.changelog = true;
   a.port = testing::FreePort();
-  feed.Produce(bootstrap, 3000);
-  run = testing::StartInstance(a);
-  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(a.port, 2 * kInputPartitions); })) << run->Output();
-  EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"restored\"}"), 0)
-      << "the instance replaced its own state" << run->Output();
-  EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"seeded\"}"), kInputPartitions)
-      << "positive control: the changelog was seeded from local state" << run->Output();
-  run->Signal(SIGTERM);
-  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+  rig.feed.Produce(rig.bootstrap, 3000);
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(a, kInputPartitions, 2 * kInputPartitions, &run, [&] {
+    EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"restored\"}"), 0)
+        << "the instance replaced its own state" << run->Output();
+    EXPECT_EQ(ScrapeMetric(a.port, "vanon_state_restores_total{outcome=\"seeded\"}"), kInputPartitions)
+        << "positive control: the changelog was seeded from local state" << run->Output();
+  }));
   const std::string phase2_log = run->Output();
 
   std::cout << "phase done at " << Elapsed() << " s\n";
   // 3. Every partition moves to an instance with an empty state dir.
-  InstanceOptions b{bootstrap, "upgrade-b", state_b.path(), testing::FreePort(), /*changelog=*/true, {}, {}};
-  feed.Produce(bootstrap, 3000);
-  run = testing::StartInstance(b);
-  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(b.port, 2 * kInputPartitions); })) << run->Output();
-  EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
-      << "positive control: b restored every partition from the changelog";
-  run->Signal(SIGTERM);
-  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+  InstanceOptions b = rig.Instance("upgrade-b", rig.state_b, /*changelog=*/true);
+  rig.feed.Produce(rig.bootstrap, 3000);
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(b, kInputPartitions, 2 * kInputPartitions, &run, [&] {
+    EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
+        << "positive control: b restored every partition from the changelog";
+  }));
   const std::string phase3_log = run->Output();
 
   std::cout << "phase done at " << Elapsed() << " s\n";
-  ASSERT_EQ(testing::SumLowWatermarks(bootstrap, "vehicle.events.raw", kInputPartitions), 0);
-  ASSERT_EQ(testing::SumLowWatermarks(bootstrap, testing::kLifecycleChangelog, kInputPartitions), 0);
+  ASSERT_EQ(testing::SumLowWatermarks(rig.bootstrap, "vehicle.events.raw", kInputPartitions), 0);
+  ASSERT_EQ(testing::SumLowWatermarks(rig.bootstrap, testing::kLifecycleChangelog, kInputPartitions), 0);
 
-  const testing::OutputAudit audit = testing::AuditOutputs(bootstrap, feed.vin_of_seq);
+  const testing::OutputAudit audit = testing::AuditOutputs(rig.bootstrap, rig.feed.vin_of_seq);
   std::cout << audit.Describe() << "\n";
   EXPECT_EQ(audit.shares_repeated, 0u) << "release shares published more than once";
   EXPECT_EQ(audit.group_ids_repeated, 0u);
@@ -105,17 +91,17 @@ TEST(ChangelogUpgrade, EnablingTheChangelogKeepsStateAndAMovedPartitionRepublish
   EXPECT_GE(audit.shares, static_cast<size_t>(phase1_releases) + 4u * kInputPartitions)
       << "positive control: releases in every phase";
   EXPECT_GT(audit.dp_keys, 0u);
-  ASSERT_GT(audit.events, feed.vin_of_seq.size() / 2) << "positive control: most events published";
+  ASSERT_GT(audit.events, rig.feed.vin_of_seq.size() / 2) << "positive control: most events published";
 
   // Every message consumed once and accounted for, in the last owner's state.
-  auto store = state::StateStore::Open(state_b.path());
+  auto store = state::StateStore::Open(rig.state_b.path());
   uint64_t consumed = 0, accounted = 0;
   for (int p = 0; p < kInputPartitions; ++p) {
     state::PartitionProgress pr = store->LoadProgress(p);
     consumed += pr.consumed;
     accounted += pr.released + pr.suppressed + pr.late + pr.rejected_total();
   }
-  EXPECT_EQ(consumed, feed.total) << "every input message consumed once";
+  EXPECT_EQ(consumed, rig.feed.total) << "every input message consumed once";
   EXPECT_EQ(accounted, consumed) << "released + suppressed + late + rejected";
   EXPECT_GT(phase1_last_seq, 0u);
   if (HasFailure() || std::getenv("VANON_TEST_SHOW_LOGS") != nullptr) {
@@ -138,41 +124,32 @@ namespace {
 // starting it over with new signatures. Once the holder has started (and
 // seeded the changelog at start-up), the other instance restores it.
 TEST(ChangelogUpgrade, PartitionWhoseStateIsOnAnInstanceNotStartedYetIsRefused) {
-  std::string bootstrap;
-  auto kafka = testing::StartLifecycleKafka(kInputPartitions, 2, &bootstrap);
-  ASSERT_FALSE(bootstrap.empty());
-  TempDir state_a, state_b;
-  testing::SeqFeed feed;
-  InstanceOptions a{bootstrap, "holder-a", state_a.path(), testing::FreePort(), /*changelog=*/false, {}, {}};
-  feed.Produce(bootstrap, 2000);
-  auto run = testing::StartInstance(a);
-  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(a.port, 2 * kInputPartitions); })) << run->Output();
-  run->Signal(SIGTERM);
-  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+  testing::LifecycleRig rig(kInputPartitions);
+  ASSERT_FALSE(rig.bootstrap.empty());
+  InstanceOptions a = rig.Instance("holder-a", rig.state_a, /*changelog=*/false);
+  rig.feed.Produce(rig.bootstrap, 2000);
+  std::unique_ptr<testing::Subprocess> run;
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(a, kInputPartitions, 2 * kInputPartitions, &run));
 
-  InstanceOptions b{bootstrap, "other-b", state_b.path(), testing::FreePort(), /*changelog=*/true, {}, {}};
+  InstanceOptions b = rig.Instance("other-b", rig.state_b, /*changelog=*/true);
   auto early = testing::StartInstance(b);
   ASSERT_EQ(early->Wait(120), 1) << "an instance without the state started the partitions over\n" << early->Output();
   EXPECT_NE(early->Output().find("has published releases"), std::string::npos) << early->Output();
 
   a.changelog = true;
   a.port = testing::FreePort();
-  feed.Produce(bootstrap, 1000);
-  run = testing::StartInstance(a);
-  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(a.port, 0); })) << run->Output();
-  run->Signal(SIGTERM);
-  ASSERT_EQ(run->Wait(60), 0) << run->Output();
+  rig.feed.Produce(rig.bootstrap, 1000);
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(a, kInputPartitions, 0, &run));
 
   b.port = testing::FreePort();
-  feed.Produce(bootstrap, 1000);
-  auto late = testing::StartInstance(b);
-  ASSERT_TRUE(testing::WaitFor(90, [&] { return ReleasedAndSettled(b.port, 0); })) << late->Output();
-  EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
-      << late->Output();
-  late->Signal(SIGTERM);
-  ASSERT_EQ(late->Wait(60), 0) << late->Output();
+  rig.feed.Produce(rig.bootstrap, 1000);
+  std::unique_ptr<testing::Subprocess> late;
+  ASSERT_NO_FATAL_FAILURE(testing::RunUntilReleased(b, kInputPartitions, 0, &late, [&] {
+    EXPECT_EQ(ScrapeMetric(b.port, "vanon_state_restores_total{outcome=\"restored\"}"), kInputPartitions)
+        << late->Output();
+  }));
 
-  const testing::OutputAudit audit = testing::AuditOutputs(bootstrap, feed.vin_of_seq);
+  const testing::OutputAudit audit = testing::AuditOutputs(rig.bootstrap, rig.feed.vin_of_seq);
   std::cout << audit.Describe() << "\n";
   EXPECT_EQ(audit.shares_repeated, 0u);
   EXPECT_EQ(audit.events_repeated, 0u);
@@ -180,7 +157,7 @@ TEST(ChangelogUpgrade, PartitionWhoseStateIsOnAnInstanceNotStartedYetIsRefused) 
   EXPECT_EQ(audit.dp_repeated, 0u);
   // A quarter: what is out depends on how many epochs closed in time and on
   // what the first releases of a new fleet suppress.
-  ASSERT_GT(audit.events, feed.vin_of_seq.size() / 4) << "positive control: events were published";
+  ASSERT_GT(audit.events, rig.feed.vin_of_seq.size() / 4) << "positive control: events were published";
   if (HasFailure()) std::cout << run->Output().substr(0, 20000) << "\n----\n" << late->Output().substr(0, 20000);
 }
 

@@ -14,6 +14,8 @@
 #include <string>
 
 #include "fleet_feed.h"
+#include "instance_phase.h"
+#include "lifecycle_support.h"
 #include "test_support.h"
 #include "topic_reader.h"
 #include "vanon/seal/record_sealer.h"
@@ -30,40 +32,23 @@ constexpr int kInputPartitions = 2;
 constexpr double kEpsilon = 1;
 
 std::unique_ptr<Subprocess> StartKafka(std::string* bootstrap) {
-  std::vector<std::string> argv = {VANON_KAFKA_BIN, "--brokers", "1", "--topic", std::string(kPartialTopic) + ":1"};
-  for (const std::string& a : testing::ServiceTopicArgs(kInputPartitions, 2)) argv.push_back(a);
-  auto p = std::make_unique<Subprocess>(argv);
-  *bootstrap = p->FirstLine(20);
-  return p;
+  return testing::StartServiceKafka(kInputPartitions, 2, bootstrap, {std::string(kPartialTopic) + ":1"});
 }
 
 std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int port,
                                        const std::string& fault_point, int max_wait_windows = 1000) {
-  std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kHmacKey, testing::kStateKeysEnv,
-                                  "VANON_INSTANCE_ID=dp-global-test"};
-  if (!fault_point.empty()) env.push_back("VANON_FAULT_POINT=" + fault_point);
-  std::vector<std::string> argv = {VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml"};
-  for (const std::string& s :
-       {"kafka.bootstrap=" + bootstrap, std::string("input.max_message_bytes=16384"), "state.dir=" + state,
-        "http.listen=127.0.0.1:" + std::to_string(port), std::string("privacy.epoch.length_seconds=2"),
-        std::string("privacy.epoch.allowed_lateness_seconds=1"), std::string("privacy.epoch.idle_timeout_seconds=2"),
-        std::string("dp.window_seconds=4"), std::string("dp.time_bucket_seconds=2"),
-        std::string("dp.epsilon_per_release=1"), std::string("dp.budget.epsilon=100000"),
-        std::string("dp.aggregation.topic=") + kPartialTopic,
-        // The feed is consumed as a backlog: one partition's releases may run
-        // many windows ahead of the other's; no window may time out here.
-        "dp.aggregation.max_wait_windows=" + std::to_string(max_wait_windows)}) {
-    argv.push_back("--set");
-    argv.push_back(s);
-  }
-  return std::make_unique<Subprocess>(argv, env, /*capture_stderr=*/true);
+  testing::RunOptions o{bootstrap, state, port, kHmacKey, "dp-global-test", testing::kStateKeysEnv, {}, {}};
+  if (!fault_point.empty()) o.env.push_back("VANON_FAULT_POINT=" + fault_point);
+  o.sets = {"dp.window_seconds=4", "dp.time_bucket_seconds=2", "dp.epsilon_per_release=1", "dp.budget.epsilon=100000",
+            std::string("dp.aggregation.topic=") + kPartialTopic,
+            // The feed is consumed as a backlog: one partition's releases may
+            // run many windows ahead of the other's; no window may time out here.
+            "dp.aggregation.max_wait_windows=" + std::to_string(max_wait_windows)};
+  return testing::StartRun(o);
 }
 
 bool Drained(int port) {
-  return testing::ScrapeMetric(port, "vanon_partitions_assigned") == kInputPartitions &&
-         testing::ScrapeMetric(port, "vanon_releases_total") >= 2 * kInputPartitions &&
-         testing::ScrapeMetric(port, "vanon_consumer_lag_messages{stat=\"sum\"}") == 0 &&
-         testing::ScrapeMetric(port, "vanon_events_buffered") == 0 &&
+  return testing::ReleasedAndSettled(port, kInputPartitions, 2 * kInputPartitions) &&
          testing::ScrapeMetric(port, "vanon_tuples_waiting") == 0;
 }
 
@@ -126,48 +111,59 @@ std::map<int64_t, std::set<int64_t>> WindowsWithEvents(const std::string& bootst
   return out;
 }
 
-class DpGlobalCrash : public ::testing::TestWithParam<const char*> {};
+// What each test starts from: the cluster with the partials topic, an empty
+// state dir and a free port_ for `vanon run`.
+class DpGlobalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    kafka_ = StartKafka(&bootstrap_);
+    ASSERT_FALSE(bootstrap_.empty());
+    port_ = testing::FreePort();
+  }
+
+  std::string bootstrap_;
+  std::unique_ptr<Subprocess> kafka_;
+  TempDir state_;
+  int port_ = 0;
+};
+
+class DpGlobalCrash : public DpGlobalTest, public ::testing::WithParamInterface<const char*> {};
+class DpGlobalIdleAggregator : public DpGlobalTest {};
 
 TEST_P(DpGlobalCrash, EachWindowIsPublishedOnceGloballyCompleteAndChargedOnce) {
-  std::string bootstrap;
-  auto kafka = StartKafka(&bootstrap);
-  ASSERT_FALSE(bootstrap.empty());
-  TempDir state;
-  const int port = testing::FreePort();
-  testing::FeedOptions fo;
-  fo.messages = 12000;
-  fo.vehicles = 150;
-  fo.invalid_fraction = 0;
-  fo.rate = 1000;  // 12 s of event time: three 4 s windows
-  testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo);
+  // 12 s of event time: three 4 s windows.
+  testing::ProduceFleet(bootstrap_, "vehicle.events.raw",
+                        {.messages = 12000, .vehicles = 150, .invalid_fraction = 0, .rate = 1000});
 
-  auto first = StartVanon(bootstrap, state.path(), port, GetParam());
+  auto first = StartVanon(bootstrap_, state_.path(), port_, GetParam());
   ASSERT_EQ(first->Wait(120), 128 + SIGKILL) << first->Output();
-  auto second = StartVanon(bootstrap, state.path(), port, "");
-  ASSERT_TRUE(testing::WaitFor(120, [&] { return Drained(port); })) << second->Output();
+  auto second = StartVanon(bootstrap_, state_.path(), port_, "");
   // Windows go on being published after the drain (idle partitions close
   // empty epochs, and every window is published), and a window is charged
-  // just before its records are produced. So the ledger is compared with the
-  // windows published at the same moment: the topic read before and after
-  // the scrape holds the same windows (seen once in CI when scraped alone:
-  // 3 charges, 4 windows in the topic read after the stop).
+  // just before its records are produced. So the ledger is compared, before
+  // the stop, with the windows published at the same moment: the topic read
+  // before and after the scrape holds the same windows (seen once in CI when
+  // scraped alone: 3 charges, 4 windows in the topic read after the stop).
   double spent = -1;
   size_t published = 0;
-  const bool consistent = testing::WaitFor(60, [&] {
-    const size_t before = PublishedWindows(bootstrap);
-    spent = testing::ScrapeMetric(port, "vanon_dp_epsilon_spent");
-    published = PublishedWindows(bootstrap);
-    return before == published && spent == kEpsilon * static_cast<double>(published);
-  });
-  second->Signal(SIGTERM);
-  ASSERT_EQ(second->Wait(60), 0) << second->Output();
+  bool consistent = false;
+  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(
+      *second, 120, [&] { return Drained(port_); },
+      [&] {
+        consistent = testing::WaitFor(60, [&] {
+          const size_t before = PublishedWindows(bootstrap_);
+          spent = testing::ScrapeMetric(port_, "vanon_dp_epsilon_spent");
+          published = PublishedWindows(bootstrap_);
+          return before == published && spent == kEpsilon * static_cast<double>(published);
+        });
+      }));
 
   // window -> (query, cell, mechanism) -> values seen (duplicates from
   // aborted attempts are visible on the mock cluster; they must be equal).
   std::map<std::string, std::map<std::string, std::set<std::string>>> windows;
   std::map<int64_t, int64_t> published_vehicles;  // window index -> sum of the cells
   std::set<std::pair<int64_t, int64_t>> seen_partials;
-  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap, "vehicle.counts.dp")) {
+  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap_, "vehicle.counts.dp")) {
     Record r;
     ASSERT_TRUE(Parse(t.value, &r)) << t.value;
     EXPECT_EQ(r.tail, ",\"scope\":\"global\",\"partitions\":2,\"contributing_partitions\":[0,1],\"complete\":true")
@@ -193,7 +189,7 @@ TEST_P(DpGlobalCrash, EachWindowIsPublishedOnceGloballyCompleteAndChargedOnce) {
   // exact total of the partials it was computed from (second measurement).
   std::map<int64_t, int64_t> exact;
   seal::RecordSealer sealer(testing::TestStateKeys());  // the partials are sealed; the test holds the key
-  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap, kPartialTopic)) {
+  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap_, kPartialTopic)) {
     seal::Opened opened = sealer.Open({kPartialTopic, t.partition, t.key}, t.value);
     ASSERT_EQ(opened.status, seal::OpenStatus::kOk) << "partial at offset " << t.offset;
     std::istringstream in(opened.plaintext);
@@ -220,26 +216,17 @@ TEST_P(DpGlobalCrash, EachWindowIsPublishedOnceGloballyCompleteAndChargedOnce) {
 // global windows: every window of partition 1's events (incomplete when it
 // began before the aggregation partition's clock started, which then never
 // reports it) and complete ones that both partitions reported.
-TEST(DpGlobalIdleAggregator, GlobalWindowsGoOutWhenTheAggregationPartitionHasNoInput) {
-  std::string bootstrap;
-  auto kafka = StartKafka(&bootstrap);
-  ASSERT_FALSE(bootstrap.empty());
-  TempDir state;
-  const int port = testing::FreePort();
-  testing::FeedOptions fo;
-  fo.messages = 3000;
-  fo.vehicles = 100;
-  fo.invalid_fraction = 0;
-  fo.rate = 1000;  // 3 s of event time
-  fo.partition = 1;
-  testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo);
+TEST_F(DpGlobalIdleAggregator, GlobalWindowsGoOutWhenTheAggregationPartitionHasNoInput) {
+  // 3 s of event time, all on partition 1.
+  testing::ProduceFleet(bootstrap_, "vehicle.events.raw",
+                        {.messages = 3000, .vehicles = 100, .invalid_fraction = 0, .rate = 1000, .partition = 1});
 
-  auto vanon = StartVanon(bootstrap, state.path(), port, "", /*max_wait_windows=*/1);
+  auto vanon = StartVanon(bootstrap_, state_.path(), port_, "", /*max_wait_windows=*/1);
   std::map<std::string, std::set<std::string>> published;
   std::map<int64_t, std::set<int64_t>> with_events;
   auto done = [&] {
-    published = PublishedWindowTails(bootstrap);
-    with_events = WindowsWithEvents(bootstrap);
+    published = PublishedWindowTails(bootstrap_);
+    with_events = WindowsWithEvents(bootstrap_);
     bool complete = false;
     for (const auto& [window, tails] : published) complete = complete || tails.count(kBothComplete);
     bool events_out = !with_events.empty();
@@ -247,7 +234,7 @@ TEST(DpGlobalIdleAggregator, GlobalWindowsGoOutWhenTheAggregationPartitionHasNoI
     return complete && events_out;
   };
   const bool out = testing::WaitFor(90, done);
-  const double spent = testing::ScrapeMetric(port, "vanon_dp_epsilon_spent");
+  const double spent = testing::ScrapeMetric(port_, "vanon_dp_epsilon_spent");
   vanon->Signal(SIGTERM);
   ASSERT_EQ(vanon->Wait(60), 0) << vanon->Output();
   ASSERT_TRUE(out) << published.size() << " global windows published, " << with_events.size() << " windows with events"
@@ -267,7 +254,7 @@ TEST(DpGlobalIdleAggregator, GlobalWindowsGoOutWhenTheAggregationPartitionHasNoI
   static const std::regex kSummary(
       R"re(^\{"type":"summary","version":2,"release":(-?\d+),"partition":(\d+),.*"groups":(\d+),.*"events":(\d+),)re");
   std::map<std::string, std::set<std::string>> summarized;  // release -> partitions
-  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap, "vehicle.releases")) {
+  for (const testing::TopicRecord& t : testing::ReadTopic(bootstrap_, "vehicle.releases")) {
     std::smatch m;
     if (!std::regex_search(t.value, m, kSummary)) continue;
     summarized[m[1].str()].insert(m[2].str());

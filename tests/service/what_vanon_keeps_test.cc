@@ -20,6 +20,8 @@
 #include <string>
 
 #include "fleet_feed.h"
+#include "instance_phase.h"
+#include "lifecycle_support.h"
 #include "test_support.h"
 #include "topic_reader.h"
 #include "vanon/ingest/keyed_hasher.h"
@@ -38,42 +40,23 @@ constexpr const char* kPartials = "vanon.dp.partials";
 constexpr int kInputPartitions = 2;
 
 std::unique_ptr<Subprocess> StartKafka(std::string* bootstrap) {
-  std::vector<std::string> argv = {VANON_KAFKA_BIN, "--brokers", "1", "--topic", std::string(kPartials) + ":1"};
-  for (const std::string& a : testing::ServiceTopicArgs(kInputPartitions, 2)) argv.push_back(a);
-  auto p = std::make_unique<Subprocess>(argv);
-  *bootstrap = p->FirstLine(20);
-  return p;
+  return testing::StartServiceKafka(kInputPartitions, 2, bootstrap, {std::string(kPartials) + ":1"});
 }
 
 std::unique_ptr<Subprocess> StartVanon(const std::string& bootstrap, const std::string& state, int port,
                                        const std::string& keys_env, bool global_dp = true) {
-  std::vector<std::string> env = {std::string("VANON_HMAC_KEY=") + kHmacKey, keys_env,
-                                  // One static member: a restart takes over at once.
-                                  "VANON_INSTANCE_ID=what-vanon-keeps"};
-  std::vector<std::string> argv = {VANON_BIN, "run", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml"};
-  for (const std::string& s :
-       {"kafka.bootstrap=" + bootstrap, std::string("input.max_message_bytes=16384"), "state.dir=" + state,
-        "http.listen=127.0.0.1:" + std::to_string(port), std::string("privacy.epoch.length_seconds=2"),
-        std::string("privacy.epoch.allowed_lateness_seconds=1"), std::string("privacy.epoch.idle_timeout_seconds=2"),
-        std::string("privacy.late_events=topic"), std::string("dp.window_seconds=4"),
-        std::string("dp.time_bucket_seconds=2"), std::string("dp.epsilon_per_release=1"),
-        std::string("dp.budget.epsilon=100000"),
-        std::string(global_dp ? "dp.aggregation.topic=" : "dp.window_seconds=") + (global_dp ? kPartials : "4"),
-        std::string("dp.aggregation.max_wait_windows=1000"),
-        // The previous member's partitions move once its session expires.
-        std::string("kafka.consumer_properties.session.timeout.ms=6000")}) {
-    argv.push_back("--set");
-    argv.push_back(s);
-  }
-  return std::make_unique<Subprocess>(argv, env, /*capture_stderr=*/true);
+  // One static member: a restart takes over at once.
+  testing::RunOptions o{bootstrap, state, port, kHmacKey, "what-vanon-keeps", keys_env, {}, {}};
+  o.sets = {"privacy.late_events=topic", "dp.window_seconds=4", "dp.time_bucket_seconds=2", "dp.epsilon_per_release=1",
+            "dp.budget.epsilon=100000",
+            std::string(global_dp ? "dp.aggregation.topic=" : "dp.window_seconds=") + (global_dp ? kPartials : "4"),
+            "dp.aggregation.max_wait_windows=1000",
+            // The previous member's partitions move once its session expires.
+            "kafka.consumer_properties.session.timeout.ms=6000"};
+  return testing::StartRun(o);
 }
 
-bool Drained(int port) {
-  return testing::ScrapeMetric(port, "vanon_partitions_assigned") == kInputPartitions &&
-         testing::ScrapeMetric(port, "vanon_releases_total") >= 2 * kInputPartitions &&
-         testing::ScrapeMetric(port, "vanon_consumer_lag_messages{stat=\"sum\"}") == 0 &&
-         testing::ScrapeMetric(port, "vanon_events_buffered") == 0;
-}
+bool Drained(int port) { return testing::ReleasedAndSettled(port, kInputPartitions, 2 * kInputPartitions); }
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -133,12 +116,9 @@ TEST(WhatVanonKeeps, HoldNothingInClearAndLateAndDlqPairNoHmacWithAVin) {
   ASSERT_FALSE(bootstrap.empty());
   TempDir state;
   const int port = testing::FreePort();
-  testing::FeedOptions fo;
-  fo.messages = 8000;
-  fo.vehicles = 120;
-  fo.invalid_fraction = 0.02;
-  fo.rate = 1000;  // 8 s of event time
-  fo.start_ms = NowMs() - 60000;
+  // 8 s of event time, a minute old.
+  const testing::FeedOptions fo{
+      .messages = 8000, .vehicles = 120, .invalid_fraction = 0.02, .rate = 1000, .start_ms = NowMs() - 60000};
   testing::FeedSummary sent = testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo);
 
   auto vanon = StartVanon(bootstrap, state.path(), port, testing::kStateKeysEnv);
@@ -153,9 +133,7 @@ TEST(WhatVanonKeeps, HoldNothingInClearAndLateAndDlqPairNoHmacWithAVin) {
   ASSERT_TRUE(testing::WaitFor(60, [&] {
     return testing::ScrapeMetric(port, "vanon_events_late_total{route=\"topic\"}") > 0;
   })) << vanon->Output();
-  ASSERT_TRUE(testing::WaitFor(60, [&] { return Drained(port); })) << vanon->Output();
-  vanon->Signal(SIGTERM);
-  ASSERT_EQ(vanon->Wait(60), 0) << vanon->Output();
+  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(*vanon, 60, [&] { return Drained(port); }));
 
   const std::vector<testing::TopicRecord> input = testing::ReadTopic(bootstrap, "vehicle.events.raw");
   ASSERT_EQ(testing::SumLowWatermarks(bootstrap, "vehicle.events.raw", kInputPartitions), 0);
@@ -203,27 +181,26 @@ TEST(WhatVanonKeeps, HoldNothingInClearAndLateAndDlqPairNoHmacWithAVin) {
   EXPECT_EQ(late_keyed_by_vin, late_records.size()) << "late records are keyed by the input's own key";
 }
 
+// The owner before the one a test starts: 3,000 messages of 100 vehicles, a
+// minute old, released until drained, then stopped; what it leaves on the
+// cluster (its changelog, its DP partials) is what the next owner restores.
+void FirstOwnerReleases(const std::string& bootstrap, bool global_dp) {
+  testing::ProduceFleet(
+      bootstrap, "vehicle.events.raw",
+      {.messages = 3000, .vehicles = 100, .invalid_fraction = 0, .rate = 1000, .start_ms = NowMs() - 60000});
+  TempDir first_state;
+  const int port = testing::FreePort();
+  auto first = StartVanon(bootstrap, first_state.path(), port, testing::kStateKeysEnv, global_dp);
+  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(*first, 120, [&] { return Drained(port); }));
+}
+
 // A new owner whose key ring cannot open the changelog: exit 1, one line
 // naming the key id, and nothing of the partition in its state.
 TEST(WhatVanonKeeps, RestoreWithTheWrongKeyFailsClosedNamingTheKeyId) {
   std::string bootstrap;
   auto kafka = StartKafka(&bootstrap);
   ASSERT_FALSE(bootstrap.empty());
-  testing::FeedOptions fo;
-  fo.messages = 3000;
-  fo.vehicles = 100;
-  fo.invalid_fraction = 0;
-  fo.rate = 1000;
-  fo.start_ms = NowMs() - 60000;
-  testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo);
-  TempDir first_state;
-  const int port = testing::FreePort();
-  {
-    auto first = StartVanon(bootstrap, first_state.path(), port, testing::kStateKeysEnv);
-    ASSERT_TRUE(testing::WaitFor(120, [&] { return Drained(port); })) << first->Output();
-    first->Signal(SIGTERM);
-    ASSERT_EQ(first->Wait(60), 0) << first->Output();
-  }
+  ASSERT_NO_FATAL_FAILURE(FirstOwnerReleases(bootstrap, /*global_dp=*/true));
   const std::string wrong_bytes = std::string(testing::kTestStateKeys).substr(0, 7) + std::string(64, 'e');
   for (const std::string& ring : {wrong_bytes, "other:" + std::string(64, 'e')}) {
     TempDir state;  // a new owner: empty local state
@@ -256,21 +233,7 @@ TEST(WhatVanonKeeps, AResealedChangelogRestoresWithTheNewKeyAlone) {
   std::string bootstrap;
   auto kafka = StartKafka(&bootstrap);
   ASSERT_FALSE(bootstrap.empty());
-  testing::FeedOptions fo;
-  fo.messages = 3000;
-  fo.vehicles = 100;
-  fo.invalid_fraction = 0;
-  fo.rate = 1000;
-  fo.start_ms = NowMs() - 60000;
-  testing::ProduceFleet(bootstrap, "vehicle.events.raw", fo);
-  TempDir first_state;
-  {
-    const int port = testing::FreePort();
-    auto first = StartVanon(bootstrap, first_state.path(), port, testing::kStateKeysEnv, /*global_dp=*/false);
-    ASSERT_TRUE(testing::WaitFor(120, [&] { return Drained(port); })) << first->Output();
-    first->Signal(SIGTERM);
-    ASSERT_EQ(first->Wait(60), 0) << first->Output();
-  }
+  ASSERT_NO_FATAL_FAILURE(FirstOwnerReleases(bootstrap, /*global_dp=*/false));
   const std::string new_key = "test-2:" + std::string(64, 'c');
   Subprocess reseal({VANON_BIN, "reseal-changelog", "--config", std::string(VANON_SOURCE_DIR) + "/config/demo.yaml",
                      "--set", "kafka.bootstrap=" + bootstrap},
@@ -281,10 +244,12 @@ TEST(WhatVanonKeeps, AResealedChangelogRestoresWithTheNewKeyAlone) {
   TempDir state;  // a new owner with the new key only
   const int port = testing::FreePort();
   auto second = StartVanon(bootstrap, state.path(), port, "VANON_STATE_KEYS=" + new_key, /*global_dp=*/false);
-  ASSERT_TRUE(testing::WaitFor(120, [&] { return Drained(port); })) << second->Output();
-  EXPECT_GE(testing::ScrapeMetric(port, "vanon_state_restores_total{outcome=\"restored\"}"), 1) << second->Output();
-  second->Signal(SIGTERM);
-  ASSERT_EQ(second->Wait(60), 0) << second->Output();
+  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(
+      *second, 120, [&] { return Drained(port); },
+      [&] {
+        EXPECT_GE(testing::ScrapeMetric(port, "vanon_state_restores_total{outcome=\"restored\"}"), 1)
+            << second->Output();
+      }));
   // Every live record now opens with the new key alone.
   std::string error;
   seal::RecordSealer sealer(*seal::Keyring::Parse(new_key, &error));

@@ -17,9 +17,9 @@
 #include <iostream>
 
 #include "fault_injecting_cluster.h"
+#include "instance_phase.h"
 #include "lifecycle_support.h"
 #include "output_audit.h"
-#include "seq_feed.h"
 #include "test_support.h"
 #include "topic_reader.h"
 #include "vanon/state/state_store.h"
@@ -29,7 +29,6 @@ namespace {
 
 using testing::InstanceOptions;
 using testing::ScrapeMetric;
-using testing::TempDir;
 
 constexpr int kInputPartitions = 2;
 constexpr int16_t kTxnOffsetCommitApi = 28;
@@ -70,21 +69,18 @@ TEST_P(ZombieFencing, ZombieAppliesNothingAndStopsAndTheNextOwnerPublishesEachRe
   const Fence fence = GetParam();
   kafka::FaultInjectingCluster cluster;
   CreateServiceTopics(&cluster);
-  const std::string bootstrap = cluster.Bootstrap();
-  TempDir state_a, state_b;
-  testing::SeqFeed feed;
+  testing::LifecycleRig rig(cluster.Bootstrap());
 
-  feed.Produce(bootstrap, 2000);
-  InstanceOptions a{bootstrap, "zombie-a", state_a.path(), testing::FreePort(), true, {}, {}};
+  rig.feed.Produce(rig.bootstrap, 2000);
+  InstanceOptions a = rig.Instance("zombie-a", rig.state_a, /*changelog=*/true);
   auto zombie = testing::StartInstance(a);
   ASSERT_TRUE(testing::WaitFor(90, [&] {
-    return ScrapeMetric(a.port, "vanon_partitions_assigned") == kInputPartitions &&
-           ScrapeMetric(a.port, "vanon_releases_total") >= 2 * kInputPartitions && testing::Settled(a.port);
+    return testing::ReleasedAndSettled(a.port, kInputPartitions, 2 * kInputPartitions);
   })) << zombie->Output();
 
   // From now on the broker treats a as fenced, once: its next transaction.
   cluster.FailNext(fence.api, {fence.error});
-  feed.Produce(bootstrap, 1000);
+  rig.feed.Produce(rig.bootstrap, 1000);
   ASSERT_EQ(zombie->Wait(60), 1) << "the zombie did not stop\n" << zombie->Output();
   const std::string zombie_log = zombie->Output();
   EXPECT_NE(zombie_log.find("fatal: "), std::string::npos) << zombie_log;
@@ -92,28 +88,27 @@ TEST_P(ZombieFencing, ZombieAppliesNothingAndStopsAndTheNextOwnerPublishesEachRe
   EXPECT_EQ(zombie_log.find("transaction attempt 2"), std::string::npos) << "the zombie retried\n" << zombie_log;
   // Nothing of the fenced release was applied: it is still only prepared.
   size_t prepared = 0;
-  for (const auto& [p, newest] : NewestEntries(state_a.path())) prepared += !newest.second;
+  for (const auto& [p, newest] : NewestEntries(rig.state_a.path())) prepared += !newest.second;
   EXPECT_GE(prepared, 1u) << "the fenced release was applied";
 
-  InstanceOptions b{bootstrap, "owner-b", state_b.path(), testing::FreePort(), true, {}, {}};
+  InstanceOptions b = rig.Instance("owner-b", rig.state_b, /*changelog=*/true);
   auto owner = testing::StartInstance(b);
   ASSERT_TRUE(testing::WaitFor(90, [&] {
     return ScrapeMetric(b.port, "vanon_partitions_assigned") == kInputPartitions && testing::Settled(b.port);
   })) << owner->Output();
-  feed.Produce(bootstrap, 1000);
-  ASSERT_TRUE(testing::WaitFor(60, [&] { return testing::Settled(b.port); })) << owner->Output();
-  owner->Signal(SIGTERM);
-  ASSERT_EQ(owner->Wait(60), 0) << owner->Output();
+  rig.feed.Produce(rig.bootstrap, 1000);
+  ASSERT_NO_FATAL_FAILURE(testing::FinishPhase(*owner, 60, [&] { return testing::Settled(b.port); }));
   if (fence.api == kTxnOffsetCommitApi) {
     // The fenced release was prepared, its seed in the changelog, before
     // its transaction began: the next owner resumes it with that seed.
     EXPECT_NE(owner->Output().find("it is resumed with its seed"), std::string::npos) << owner->Output();
   }
-  for (const auto& [p, newest] : NewestEntries(state_b.path())) {
+  for (const auto& [p, newest] : NewestEntries(rig.state_b.path())) {
     EXPECT_TRUE(newest.second) << "partition " << p << " left a release prepared";
   }
 
-  const testing::OutputAudit audit = testing::AuditOutputs(bootstrap, feed.vin_of_seq, /*read_uncommitted=*/true);
+  const testing::OutputAudit audit =
+      testing::AuditOutputs(rig.bootstrap, rig.feed.vin_of_seq, /*read_uncommitted=*/true);
   std::cout << fence.name << ": " << audit.Describe() << "\n";
   EXPECT_EQ(audit.shares_differing, 0u) << "a release share published with two different contents";
   EXPECT_EQ(audit.events_differing, 0u);
@@ -125,7 +120,7 @@ TEST_P(ZombieFencing, ZombieAppliesNothingAndStopsAndTheNextOwnerPublishesEachRe
   // depends on how many epochs closed before SIGTERM and on what the first
   // releases of a new fleet suppress (1,900 to 2,900 of 4,000 measured), so
   // the bound is a quarter, not a majority.
-  ASSERT_GT(audit.events, feed.vin_of_seq.size() / 4) << "positive control: events were published";
+  ASSERT_GT(audit.events, rig.feed.vin_of_seq.size() / 4) << "positive control: events were published";
   ASSERT_GT(audit.shares, 2u * kInputPartitions) << "positive control: the next owner published releases";
   if (HasFailure()) std::cout << zombie_log.substr(0, 30000) << "\n----\n" << owner->Output().substr(0, 30000);
 }
