@@ -17,60 +17,18 @@ BoundedCounter::BoundedCounter(CountQuery query, int64_t epoch_start_ms, int64_t
       selection_key_(selection_key) {
   size_t cells = 1;
   for (const Dimension& d : query_.dimensions) {
-    std::unordered_map<std::string, size_t> index;
     size_t size;
     if (d.kind == Dimension::Kind::kTimeBucket) {
       const int64_t span = epoch_end_ms - epoch_start_ms;
       size = span <= 0 ? 0 : static_cast<size_t>((span + d.bucket_ms - 1) / d.bucket_ms);
     } else {
-      for (size_t i = 0; i < d.domain.size(); ++i) index.emplace(d.domain[i], i);
       size = d.domain.size();
     }
     radix_.push_back(size);
-    value_index_.push_back(std::move(index));
     cells *= size;
   }
   counts_.assign(cells, 0);
-}
-
-bool BoundedCounter::Matches(const DpEvent& e) const {
-  for (const auto& [key, value] : query_.filter) {
-    if (key == "event") {
-      if (e.name != value) return false;
-    } else {
-      const std::string* v = e.Qi(std::string_view(key).substr(3));
-      if (v == nullptr || *v != value) return false;
-    }
-  }
-  return true;
-}
-
-int64_t BoundedCounter::CellIndex(const DpEvent& e) const {
-  int64_t index = 0;
-  for (size_t i = 0; i < query_.dimensions.size(); ++i) {
-    const Dimension& d = query_.dimensions[i];
-    size_t pos;
-    if (d.kind == Dimension::Kind::kTimeBucket) {
-      if (e.ts_ms < epoch_start_ms_ || e.ts_ms >= epoch_end_ms_) return -1;
-      pos = static_cast<size_t>((e.ts_ms - epoch_start_ms_) / d.bucket_ms);
-      if (pos >= radix_[i]) return -1;
-    } else {
-      const std::string* value = d.kind == Dimension::Kind::kEvent       ? &e.name
-                                 : d.kind == Dimension::Kind::kSensitive ? e.Qi(kSensitiveKey)
-                                                                         : e.Qi(d.qi);
-      if (value == nullptr) return -1;
-      auto it = value_index_[i].find(*value);
-      if (it != value_index_[i].end()) {
-        pos = it->second;
-      } else if (d.others_in_last && radix_[i] > 0) {
-        pos = radix_[i] - 1;
-      } else {
-        return -1;
-      }
-    }
-    index = index * static_cast<int64_t>(radix_[i]) + static_cast<int64_t>(pos);
-  }
-  return index;
+  Bind(std::make_shared<ValueIds>());
 }
 
 void BoundedCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
@@ -79,47 +37,49 @@ void BoundedCounter::AddVehicle(std::string_view vehicle, std::span<const DpEven
 
 uint64_t BoundedCounter::VehicleHash(std::string_view vehicle) const { return HashBytes(selection_key_, vehicle); }
 
-void BoundedCounter::AddHashedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events) {
-  touched_.clear();
-  for (const DpEvent& e : events) {
-    if (!Matches(e)) continue;
-    const int64_t cell = CellIndex(e);
-    if (cell < 0) {
-      ++stats_.out_of_domain;
-      continue;
-    }
-    touched_.emplace_back(static_cast<size_t>(cell),
-                          query_.unit == CountUnit::kTrips ? std::string_view(e.trip) : std::string_view());
-  }
-  AddTouched(vehicle_hash);
+size_t BoundedCounter::Resolve(std::span<const DpEvent> events) {
+  const size_t stride = values_->fields();
+  ids_.resize(events.size() * stride);
+  for (size_t k = 0; k < events.size(); ++k) values_->Resolve(events[k], ids_.data() + k * stride);
+  return stride;
 }
 
-void BoundedCounter::Bind(ValueIds* values) {
+void BoundedCounter::AddHashedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events) {
+  const size_t stride = Resolve(events);
+  AddResolvedVehicle(vehicle_hash, events, ids_, stride);
+}
+
+void BoundedCounter::CellsOf(std::span<const DpEvent> events, std::vector<int64_t>* cells) {
+  const size_t stride = Resolve(events);
+  cells->clear();
+  for (size_t k = 0; k < events.size(); ++k) cells->push_back(ResolvedCell(ids_.data() + k * stride, events[k].ts_ms));
+}
+
+void BoundedCounter::Bind(std::shared_ptr<ValueIds> values) {
   bound_filters_.clear();
   bound_dims_.clear();
   for (const auto& [key, value] : query_.filter) {
-    // As Matches reads them: "event", else "qi:" and the QI's name.
-    const size_t field =
-        values->Field(key == "event" ? std::string_view(ValueIds::kEventField) : std::string_view(key).substr(3));
+    // "event", else "qi:" and the QI's name (ValidateQuery).
+    const size_t field = key == "event" ? values->EventField() : values->QiField(std::string_view(key).substr(3));
     bound_filters_.emplace_back(field, values->Intern(field, value));
   }
-  for (size_t i = 0; i < query_.dimensions.size(); ++i) {
-    const Dimension& d = query_.dimensions[i];
+  for (const Dimension& d : query_.dimensions) {
     if (d.kind == Dimension::Kind::kTimeBucket) {
       bound_dims_.emplace_back(SIZE_MAX, std::vector<int32_t>());
       continue;
     }
-    const size_t field = values->Field(d.kind == Dimension::Kind::kEvent       ? ValueIds::kEventField
-                                       : d.kind == Dimension::Kind::kSensitive ? kSensitiveKey
-                                                                               : std::string_view(d.qi));
+    const size_t field = d.kind == Dimension::Kind::kEvent       ? values->EventField()
+                         : d.kind == Dimension::Kind::kSensitive ? values->QiField(kSensitiveKey)
+                                                                 : values->QiField(d.qi);
     std::vector<int32_t> pos;
-    for (const auto& [value, p] : value_index_[i]) {
-      const uint32_t id = values->Intern(field, value);
+    for (size_t p = 0; p < d.domain.size(); ++p) {
+      const uint32_t id = values->Intern(field, d.domain[p]);
       if (id >= pos.size()) pos.resize(id + 1, -1);
-      pos[id] = static_cast<int32_t>(p);
+      if (pos[id] < 0) pos[id] = static_cast<int32_t>(p);  // a value listed twice: its first cell
     }
     bound_dims_.emplace_back(field, std::move(pos));
   }
+  values_ = std::move(values);
 }
 
 int64_t BoundedCounter::ResolvedCell(const uint32_t* ids, int64_t ts_ms) const {
@@ -133,18 +93,18 @@ int64_t BoundedCounter::ResolvedCell(const uint32_t* ids, int64_t ts_ms) const {
     size_t pos;
     if (field == SIZE_MAX) {
       const int64_t bucket_ms = query_.dimensions[i].bucket_ms;
-      if (ts_ms < epoch_start_ms_ || ts_ms >= epoch_end_ms_) return -1;
+      if (ts_ms < epoch_start_ms_ || ts_ms >= epoch_end_ms_) return kOutOfDomain;
       pos = static_cast<size_t>((ts_ms - epoch_start_ms_) / bucket_ms);
-      if (pos >= radix_[i]) return -1;
+      if (pos >= radix_[i]) return kOutOfDomain;
     } else {
       const uint32_t id = ids[field];
-      if (id == ValueIds::kMissing) return -1;
+      if (id == ValueIds::kMissing) return kOutOfDomain;
       if (id < positions.size() && positions[id] >= 0) {
         pos = static_cast<size_t>(positions[id]);
       } else if (query_.dimensions[i].others_in_last && radix_[i] > 0) {
         pos = radix_[i] - 1;
       } else {
-        return -1;
+        return kOutOfDomain;
       }
     }
     index = index * static_cast<int64_t>(radix_[i]) + static_cast<int64_t>(pos);
@@ -158,7 +118,7 @@ void BoundedCounter::AddResolvedVehicle(uint64_t vehicle_hash, std::span<const D
   for (size_t k = 0; k < events.size(); ++k) {
     const int64_t cell = ResolvedCell(ids.data() + k * stride, events[k].ts_ms);
     if (cell == kNoMatch) continue;
-    if (cell < 0) {
+    if (cell == kOutOfDomain) {
       ++stats_.out_of_domain;
       continue;
     }

@@ -26,7 +26,7 @@ std::optional<std::string> ValidatePlan(const DpPlan& plan, int64_t epoch_ms) {
 }
 
 DpRelease::DpRelease(const DpPlan& plan, uint64_t release_id, int64_t epoch_start_ms, int64_t epoch_end_ms)
-    : plan_(plan), release_id_(release_id) {
+    : plan_(plan), release_id_(release_id), values_(std::make_shared<ValueIds>()) {
   for (const CountQuery& q : plan.counts) {
     counters_.emplace_back(q, epoch_start_ms, epoch_end_ms, plan.selection_key);
   }
@@ -34,24 +34,27 @@ DpRelease::DpRelease(const DpPlan& plan, uint64_t release_id, int64_t epoch_star
     counters_.emplace_back(r.numerator, epoch_start_ms, epoch_end_ms, plan.selection_key);
     counters_.emplace_back(r.denominator, epoch_start_ms, epoch_end_ms, plan.selection_key);
   }
-  for (BoundedCounter& c : counters_) c.Bind(&values_);
-  bound_ = true;
+  for (BoundedCounter& c : counters_) c.Bind(values_);
+}
+
+DpRelease::DpRelease(const DpPlan& plan, uint64_t release_id, std::vector<BoundedCounter> counters)
+    : plan_(plan), release_id_(release_id), counters_(std::move(counters)), values_(std::make_shared<ValueIds>()) {
+  for (BoundedCounter& c : counters_) c.Bind(values_);
 }
 
 void DpRelease::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
   if (counters_.empty()) return;
-  if (!bound_) {
-    // Counters gathered elsewhere may each have their own selection key.
-    for (BoundedCounter& c : counters_) c.AddHashedVehicle(c.VehicleHash(vehicle), events);
-    return;
-  }
-  // Every counter of a plan has the plan's selection key: one hash per
-  // vehicle, and each event's fields resolved once for all counters.
-  const uint64_t hash = counters_.front().VehicleHash(vehicle);
-  const size_t stride = values_.fields();
+  // Each event's fields resolved once for all counters, and one hash per
+  // vehicle for those with the first one's selection key: all of a plan's
+  // (counters gathered elsewhere may each have their own).
+  const size_t stride = values_->fields();
   ids_.resize(events.size() * stride);
-  for (size_t k = 0; k < events.size(); ++k) values_.Resolve(events[k], ids_.data() + k * stride);
-  for (BoundedCounter& c : counters_) c.AddResolvedVehicle(hash, events, ids_, stride);
+  for (size_t k = 0; k < events.size(); ++k) values_->Resolve(events[k], ids_.data() + k * stride);
+  const uint64_t key = counters_.front().selection_key();
+  const uint64_t hash = counters_.front().VehicleHash(vehicle);
+  for (BoundedCounter& c : counters_) {
+    c.AddResolvedVehicle(c.selection_key() == key ? hash : c.VehicleHash(vehicle), events, ids_, stride);
+  }
 }
 
 std::optional<DpReleaseResult> DpRelease::Publish(Epsilon release_epsilon, RandomSource& rng) const {

@@ -2,11 +2,11 @@
 
 namespace vanon::dp {
 
-size_t ValueIds::Field(std::string_view name) {
+size_t ValueIds::Field(bool event, std::string_view qi) {
   for (size_t f = 0; f < fields_.size(); ++f) {
-    if (fields_[f].name == name) return f;
+    if (fields_[f].event == event && fields_[f].qi == qi) return f;
   }
-  fields_.push_back({std::string(name), {}});
+  fields_.push_back({event, std::string(qi), {}});
   return fields_.size() - 1;
 }
 
@@ -18,7 +18,7 @@ uint32_t ValueIds::Intern(size_t field, const std::string& value) {
 void ValueIds::Resolve(const DpEvent& e, uint32_t* ids) const {
   for (size_t f = 0; f < fields_.size(); ++f) {
     const Values& field = fields_[f];
-    const std::string* value = field.name == kEventField ? &e.name : e.Qi(field.name);
+    const std::string* value = field.event ? &e.name : e.Qi(field.qi);
     if (value == nullptr) {
       ids[f] = kMissing;
       continue;

@@ -12,11 +12,11 @@
 #define VANON_DP_BOUNDED_COUNTER_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -41,7 +41,8 @@ struct BoundingStats {
 class BoundedCounter {
  public:
   // `query` must pass ValidateQuery. Time buckets cover [epoch_start_ms,
-  // epoch_end_ms). `selection_key` keys the hash that picks kept cells.
+  // epoch_end_ms). `selection_key` keys the hash that picks kept cells. The
+  // counter reads events through a ValueIds of its own until Bind().
   BoundedCounter(CountQuery query, int64_t epoch_start_ms, int64_t epoch_end_ms, uint64_t selection_key);
 
   // All events of one vehicle in this release (their `vehicle` field is
@@ -53,13 +54,15 @@ class BoundedCounter {
   uint64_t VehicleHash(std::string_view vehicle) const;
   uint64_t selection_key() const { return selection_key_; }
 
-  // For DpRelease, whose counters read one plan's interned values: interns
-  // the values this counter's dimensions and filters name. Every counter is
-  // bound before any event is resolved.
-  void Bind(ValueIds* values);
-  // AddHashedVehicle for a bound counter, with the fields of events[i]
-  // resolved by the ValueIds it was bound to: ids[i * stride + field].
-  // Counts exactly what AddHashedVehicle counts.
+  // Reads events through `values` from now on, which DpRelease shares among
+  // its counters to resolve each event once for all of them: interns there
+  // the values this counter's dimensions and filters name. Counts are kept.
+  // Only Bind() changes a ValueIds, and copies of a counter share its
+  // ValueIds: bind before the counter is copied or used on other threads.
+  void Bind(std::shared_ptr<ValueIds> values);
+  const ValueIds& values() const { return *values_; }
+  // AddHashedVehicle with the fields of events[i] resolved by values():
+  // ids[i * stride + field].
   void AddResolvedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events, std::span<const uint32_t> ids,
                           size_t stride);
 
@@ -75,18 +78,19 @@ class BoundedCounter {
 
   // For WindowCounter, which bounds a vehicle over several calls (epochs of
   // one DP window) and adds what it keeps here.
-  // Index of the event's cell, or -1 when a value is outside the domain.
-  int64_t CellIndex(const DpEvent& e) const;
-  bool Matches(const DpEvent& e) const;
+  static constexpr int64_t kNoMatch = -2;      // the event fails the filter
+  static constexpr int64_t kOutOfDomain = -1;  // a value is outside the domain
+  // (*cells)[i]: the index of events[i]'s cell, kNoMatch or kOutOfDomain.
+  void CellsOf(std::span<const DpEvent> events, std::vector<int64_t>* cells);
   void AddBounded(size_t cell, uint64_t units) { counts_[cell] += units; }
   BoundingStats* mutable_stats() { return &stats_; }
 
  private:
-  static constexpr int64_t kNoMatch = -2;
-
-  // CellIndex and Matches of a bound counter: kNoMatch, -1 outside the
-  // domain, else the cell.
+  // The cell of an event whose fields values() resolved to `ids`: the one
+  // place where filters, domains and time buckets are applied.
   int64_t ResolvedCell(const uint32_t* ids, int64_t ts_ms) const;
+  // Resolves the events' fields into ids_; returns the stride.
+  size_t Resolve(std::span<const DpEvent> events);
   // Bounds the vehicle's touched_ cells and adds what it keeps.
   void AddTouched(uint64_t vehicle_hash);
 
@@ -95,19 +99,21 @@ class BoundedCounter {
   int64_t epoch_end_ms_;
   uint64_t selection_key_;
   std::vector<size_t> radix_;  // domain size per dimension
-  std::vector<std::unordered_map<std::string, size_t>> value_index_;
   std::vector<uint64_t> counts_;
   BoundingStats stats_;
+  // Const once bound: copies of the counter may read it on other threads.
+  std::shared_ptr<const ValueIds> values_;
+  // Each filter as (field, id); each dimension as its field (SIZE_MAX for a
+  // time bucket) and its position per value id (-1: not in the domain; ids
+  // interned after this counter's are not either).
+  std::vector<std::pair<size_t, uint32_t>> bound_filters_;
+  std::vector<std::pair<size_t, std::vector<int32_t>>> bound_dims_;
   // Scratch of AddHashedVehicle, kept so that a release of many vehicles
-  // does not allocate three vectors per vehicle and query.
+  // does not allocate four vectors per vehicle and query.
+  std::vector<uint32_t> ids_;                                      // resolved fields
   std::vector<std::pair<size_t, std::string_view>> touched_;       // (cell, trip)
   std::vector<std::pair<size_t, uint64_t>> raw_;                   // (cell, contribution)
   std::vector<std::tuple<uint64_t, size_t, uint64_t>> selection_;  // (hash, cell, contribution)
-  // Bound to a ValueIds: each filter as (field, id); each dimension as its
-  // field (SIZE_MAX for a time bucket) and its position per value id (-1:
-  // not in the domain; ids interned after this counter's are not either).
-  std::vector<std::pair<size_t, uint32_t>> bound_filters_;
-  std::vector<std::pair<size_t, std::vector<int32_t>>> bound_dims_;
 };
 
 }  // namespace vanon::dp

@@ -10,6 +10,7 @@
 #define VANON_DP_DP_RELEASE_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -49,8 +50,7 @@ class DpRelease {
   DpRelease(const DpPlan& plan, uint64_t release_id, int64_t epoch_start_ms, int64_t epoch_end_ms);
   // Counts already gathered elsewhere (a DP window's WindowCounters), one per
   // measurement in the order of counters() below.
-  DpRelease(const DpPlan& plan, uint64_t release_id, std::vector<BoundedCounter> counters)
-      : plan_(plan), release_id_(release_id), counters_(std::move(counters)) {}
+  DpRelease(const DpPlan& plan, uint64_t release_id, std::vector<BoundedCounter> counters);
 
   // All events of one vehicle in this epoch, suppressed vehicles included.
   void AddVehicle(std::string_view vehicle, std::span<const DpEvent> events);
@@ -66,10 +66,9 @@ class DpRelease {
   uint64_t release_id_;
   // counts first, then numerator and denominator of each ratio.
   std::vector<BoundedCounter> counters_;
-  // The plan's interned values, when the counters are bound to them (not
-  // when they were gathered elsewhere), and the scratch of AddVehicle.
-  bool bound_ = false;
-  ValueIds values_;
+  // The plan's interned values, which every counter is bound to, and the
+  // scratch of AddVehicle.
+  std::shared_ptr<ValueIds> values_;
   std::vector<uint32_t> ids_;
 };
 

@@ -1,8 +1,9 @@
-// The values a plan's queries read from an event (its name, QIs, the
-// sensitive value), interned once per plan. DpRelease resolves each event's
-// fields once for all its counters, which then compare small integers: a
-// dozen counters had each looked every value up by string, once per
-// dimension and filter (a third of the DP counts' CPU, callgrind).
+// The values queries read from an event (its name, QIs, the sensitive
+// value), interned. Counters compare small integers rather than strings, and
+// DpRelease resolves each event's fields once for all its counters, which
+// share the plan's ValueIds: a dozen counters had each looked every value up
+// by string, once per dimension and filter (a third of the DP counts' CPU,
+// callgrind). A counter standing alone has a ValueIds of its own.
 #ifndef VANON_DP_VALUE_IDS_H_
 #define VANON_DP_VALUE_IDS_H_
 
@@ -24,13 +25,11 @@ class ValueIds {
   // A value no query names.
   static constexpr uint32_t kOther = UINT32_MAX - 1;
 
-  // The field holding the event's name (no QI can be called this: QI names
-  // are identifiers).
-  static constexpr const char* kEventField = "(event)";
-
-  // The slot of a field, added when new: kEventField, a QI name, or
-  // kSensitiveKey.
-  size_t Field(std::string_view name);
+  // The slot of a field, added when new: the event's name, or the QI
+  // `name` (kSensitiveKey for the sensitive value). Kept apart, so that no
+  // QI name, however spelt, reads the event's name.
+  size_t EventField() { return Field(true, ""); }
+  size_t QiField(std::string_view name) { return Field(false, name); }
   // The id of a value of a field, added when new.
   uint32_t Intern(size_t field, const std::string& value);
   size_t fields() const { return fields_.size(); }
@@ -40,9 +39,12 @@ class ValueIds {
 
  private:
   struct Values {
-    std::string name;
+    bool event;      // the event's name, else
+    std::string qi;  // this QI's value
     std::unordered_map<std::string, uint32_t> ids;
   };
+  size_t Field(bool event, std::string_view qi);
+
   std::vector<Values> fields_;
 };
 
