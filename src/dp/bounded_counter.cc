@@ -31,30 +31,6 @@ BoundedCounter::BoundedCounter(CountQuery query, int64_t epoch_start_ms, int64_t
   Bind(std::make_shared<ValueIds>());
 }
 
-void BoundedCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
-  AddHashedVehicle(VehicleHash(vehicle), events);
-}
-
-uint64_t BoundedCounter::VehicleHash(std::string_view vehicle) const { return HashBytes(selection_key_, vehicle); }
-
-size_t BoundedCounter::Resolve(std::span<const DpEvent> events) {
-  const size_t stride = values_->fields();
-  ids_.resize(events.size() * stride);
-  for (size_t k = 0; k < events.size(); ++k) values_->Resolve(events[k], ids_.data() + k * stride);
-  return stride;
-}
-
-void BoundedCounter::AddHashedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events) {
-  const size_t stride = Resolve(events);
-  AddResolvedVehicle(vehicle_hash, events, ids_, stride);
-}
-
-void BoundedCounter::CellsOf(std::span<const DpEvent> events, std::vector<int64_t>* cells) {
-  const size_t stride = Resolve(events);
-  cells->clear();
-  for (size_t k = 0; k < events.size(); ++k) cells->push_back(ResolvedCell(ids_.data() + k * stride, events[k].ts_ms));
-}
-
 void BoundedCounter::Bind(std::shared_ptr<ValueIds> values) {
   bound_filters_.clear();
   bound_dims_.clear();
@@ -82,10 +58,11 @@ void BoundedCounter::Bind(std::shared_ptr<ValueIds> values) {
   values_ = std::move(values);
 }
 
-int64_t BoundedCounter::ResolvedCell(const uint32_t* ids, int64_t ts_ms) const {
+template <typename IdOf>
+int64_t BoundedCounter::EventCell(const IdOf& id, int64_t ts_ms) const {
   // kMissing and kOther never equal an interned id.
-  for (const auto& [field, id] : bound_filters_) {
-    if (ids[field] != id) return kNoMatch;
+  for (const auto& [field, value] : bound_filters_) {
+    if (id(field) != value) return kNoMatch;
   }
   int64_t index = 0;
   for (size_t i = 0; i < bound_dims_.size(); ++i) {
@@ -97,10 +74,10 @@ int64_t BoundedCounter::ResolvedCell(const uint32_t* ids, int64_t ts_ms) const {
       pos = static_cast<size_t>((ts_ms - epoch_start_ms_) / bucket_ms);
       if (pos >= radix_[i]) return kOutOfDomain;
     } else {
-      const uint32_t id = ids[field];
-      if (id == ValueIds::kMissing) return kOutOfDomain;
-      if (id < positions.size() && positions[id] >= 0) {
-        pos = static_cast<size_t>(positions[id]);
+      const uint32_t v = id(field);
+      if (v == ValueIds::kMissing) return kOutOfDomain;
+      if (v < positions.size() && positions[v] >= 0) {
+        pos = static_cast<size_t>(positions[v]);
       } else if (query_.dimensions[i].others_in_last && radix_[i] > 0) {
         pos = radix_[i] - 1;
       } else {
@@ -112,11 +89,11 @@ int64_t BoundedCounter::ResolvedCell(const uint32_t* ids, int64_t ts_ms) const {
   return index;
 }
 
-void BoundedCounter::AddResolvedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events,
-                                        std::span<const uint32_t> ids, size_t stride) {
+template <typename CellOfEvent>
+void BoundedCounter::AddCells(uint64_t vehicle_hash, std::span<const DpEvent> events, const CellOfEvent& cell_of) {
   touched_.clear();
   for (size_t k = 0; k < events.size(); ++k) {
-    const int64_t cell = ResolvedCell(ids.data() + k * stride, events[k].ts_ms);
+    const int64_t cell = cell_of(k);
     if (cell == kNoMatch) continue;
     if (cell == kOutOfDomain) {
       ++stats_.out_of_domain;
@@ -126,6 +103,28 @@ void BoundedCounter::AddResolvedVehicle(uint64_t vehicle_hash, std::span<const D
                           query_.unit == CountUnit::kTrips ? std::string_view(events[k].trip) : std::string_view());
   }
   AddTouched(vehicle_hash);
+}
+
+void BoundedCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
+  AddHashedVehicle(VehicleHash(vehicle), events);
+}
+
+uint64_t BoundedCounter::VehicleHash(std::string_view vehicle) const { return HashBytes(selection_key_, vehicle); }
+
+void BoundedCounter::AddHashedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events) {
+  AddCells(vehicle_hash, events, [&](size_t k) { return CellOf(events[k]); });
+}
+
+int64_t BoundedCounter::CellOf(const DpEvent& e) const {
+  return EventCell([&](size_t field) { return values_->Id(field, e); }, e.ts_ms);
+}
+
+void BoundedCounter::AddResolvedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events,
+                                        std::span<const uint32_t> ids, size_t stride) {
+  AddCells(vehicle_hash, events, [&](size_t k) {
+    const uint32_t* resolved = ids.data() + k * stride;
+    return EventCell([resolved](size_t field) { return resolved[field]; }, events[k].ts_ms);
+  });
 }
 
 void BoundedCounter::AddTouched(uint64_t vehicle_hash) {

@@ -18,16 +18,14 @@ void WindowCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent
   // (cell, unit key) of every matching event in the domain; the unit key is
   // the trip's hash for kTrips, else 0.
   std::vector<std::pair<uint64_t, uint64_t>> touched;
-  std::vector<int64_t> cells;
-  counter_.CellsOf(events, &cells);
-  for (size_t k = 0; k < events.size(); ++k) {
-    if (cells[k] == BoundedCounter::kNoMatch) continue;
-    if (cells[k] == BoundedCounter::kOutOfDomain) {
+  for (const DpEvent& e : events) {
+    const int64_t cell = counter_.CellOf(e);
+    if (cell == BoundedCounter::kNoMatch) continue;
+    if (cell == BoundedCounter::kOutOfDomain) {
       ++stats.out_of_domain;
       continue;
     }
-    touched.emplace_back(static_cast<uint64_t>(cells[k]),
-                         q.unit == CountUnit::kTrips ? HashBytes(1, events[k].trip) : 0);
+    touched.emplace_back(static_cast<uint64_t>(cell), q.unit == CountUnit::kTrips ? HashBytes(1, e.trip) : 0);
   }
   if (touched.empty()) return;
   std::vector<Kept>& kept = kept_[std::string(vehicle)];

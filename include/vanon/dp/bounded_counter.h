@@ -80,17 +80,21 @@ class BoundedCounter {
   // one DP window) and adds what it keeps here.
   static constexpr int64_t kNoMatch = -2;      // the event fails the filter
   static constexpr int64_t kOutOfDomain = -1;  // a value is outside the domain
-  // (*cells)[i]: the index of events[i]'s cell, kNoMatch or kOutOfDomain.
-  void CellsOf(std::span<const DpEvent> events, std::vector<int64_t>* cells);
+  // The index of the event's cell, kNoMatch or kOutOfDomain.
+  int64_t CellOf(const DpEvent& e) const;
   void AddBounded(size_t cell, uint64_t units) { counts_[cell] += units; }
   BoundingStats* mutable_stats() { return &stats_; }
 
  private:
-  // The cell of an event whose fields values() resolved to `ids`: the one
-  // place where filters, domains and time buckets are applied.
-  int64_t ResolvedCell(const uint32_t* ids, int64_t ts_ms) const;
-  // Resolves the events' fields into ids_; returns the stride.
-  size_t Resolve(std::span<const DpEvent> events);
+  // The cell of an event, with id(field) the id values() gives the event's
+  // field: its index, kNoMatch or kOutOfDomain. The one place where filters,
+  // domains and time buckets are applied. Fields are read as needed, so the
+  // string entry points resolve none past a failed filter.
+  template <typename IdOf>
+  int64_t EventCell(const IdOf& id, int64_t ts_ms) const;
+  // Counts the vehicle's events, events[k] in cell_of(k), within the bounds.
+  template <typename CellOfEvent>
+  void AddCells(uint64_t vehicle_hash, std::span<const DpEvent> events, const CellOfEvent& cell_of);
   // Bounds the vehicle's touched_ cells and adds what it keeps.
   void AddTouched(uint64_t vehicle_hash);
 
@@ -108,9 +112,8 @@ class BoundedCounter {
   // interned after this counter's are not either).
   std::vector<std::pair<size_t, uint32_t>> bound_filters_;
   std::vector<std::pair<size_t, std::vector<int32_t>>> bound_dims_;
-  // Scratch of AddHashedVehicle, kept so that a release of many vehicles
-  // does not allocate four vectors per vehicle and query.
-  std::vector<uint32_t> ids_;                                      // resolved fields
+  // Scratch of AddCells, kept so that a release of many vehicles does not
+  // allocate three vectors per vehicle and query.
   std::vector<std::pair<size_t, std::string_view>> touched_;       // (cell, trip)
   std::vector<std::pair<size_t, uint64_t>> raw_;                   // (cell, contribution)
   std::vector<std::tuple<uint64_t, size_t, uint64_t>> selection_;  // (hash, cell, contribution)

@@ -34,7 +34,9 @@ class ValueIds {
   uint32_t Intern(size_t field, const std::string& value);
   size_t fields() const { return fields_.size(); }
 
-  // ids[f] for every field f: an interned id, kOther or kMissing.
+  // The id of the event's value of `field`: interned, kOther or kMissing.
+  uint32_t Id(size_t field, const DpEvent& e) const;
+  // ids[f] = Id(f, e) for every field f.
   void Resolve(const DpEvent& e, uint32_t* ids) const;
 
  private:
