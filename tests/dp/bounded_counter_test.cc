@@ -102,6 +102,26 @@ TEST(BoundedCounter, UnitsTripsAndVehicles) {
   EXPECT_EQ(trips.Sensitivity(), 10u);
 }
 
+// A counter reads events through the interned values it was built with;
+// copies (a DP window's counters are copied into the release that publishes
+// them, and into the copy a restore reads) keep them when the original is
+// gone, and count on their own.
+TEST(BoundedCounter, CopiesCountOnTheirOwnAfterTheOriginalIsGone) {
+  CountQuery q{"touches", CountUnit::kEvents, {EngineDimension()}, {{"event", "touch"}}, {10, 3}};
+  std::vector<BoundedCounter> copies;
+  {
+    BoundedCounter original(q, 0, 1, 0);
+    original.AddEvents(std::vector<DpEvent>{Ev("v1", "t1", "touch", "EV")});
+    copies.assign(2, original);
+  }
+  copies[0].AddEvents(std::vector<DpEvent>{Ev("v2", "t2", "touch", "Gas"), Ev("v2", "t2", "other", "Gas"),
+                                           Ev("v3", "t3", "touch", "Diesel")});
+  EXPECT_EQ(copies[0].counts(), (std::vector<uint64_t>{1, 1, 0}));
+  EXPECT_EQ(copies[0].stats().out_of_domain, 1u);
+  EXPECT_EQ(copies[1].counts(), (std::vector<uint64_t>{1, 0, 0}));
+  EXPECT_EQ(copies[1].stats().out_of_domain, 0u);
+}
+
 TEST(BoundedCounter, TimeBucketsAndOutOfDomain) {
   Dimension bucket;
   bucket.kind = Dimension::Kind::kTimeBucket;

@@ -57,12 +57,11 @@ class BoundedCounter {
   // Reads events through `values` from now on, which DpRelease shares among
   // its counters to resolve each event once for all of them: interns there
   // the values this counter's dimensions and filters name. Counts are kept.
-  // Only Bind() changes a ValueIds, and copies of a counter share its
+  // A ValueIds changes only in Bind(), and copies of a counter share its
   // ValueIds: bind before the counter is copied or used on other threads.
   void Bind(std::shared_ptr<ValueIds> values);
-  const ValueIds& values() const { return *values_; }
-  // AddHashedVehicle with the fields of events[i] resolved by values():
-  // ids[i * stride + field].
+  // AddHashedVehicle with the fields of events[i] resolved by the ValueIds
+  // bound last: ids[i * stride + field].
   void AddResolvedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events, std::span<const uint32_t> ids,
                           size_t stride);
 
@@ -86,7 +85,7 @@ class BoundedCounter {
   BoundingStats* mutable_stats() { return &stats_; }
 
  private:
-  // The cell of an event, with id(field) the id values() gives the event's
+  // The cell of an event, with id(field) the id values_ gives the event's
   // field: its index, kNoMatch or kOutOfDomain. The one place where filters,
   // domains and time buckets are applied. Fields are read as needed, so the
   // string entry points resolve none past a failed filter.
