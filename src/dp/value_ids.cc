@@ -15,6 +15,14 @@ uint32_t ValueIds::Intern(size_t field, const std::string& value) {
   return ids.try_emplace(value, static_cast<uint32_t>(ids.size())).first->second;
 }
 
+uint32_t ValueIds::Id(size_t f, const DpEvent& e) const {
+  const Values& field = fields_[f];
+  const std::string* value = field.event ? &e.name : e.Qi(field.qi);
+  if (value == nullptr) return kMissing;
+  auto it = field.ids.find(*value);
+  return it == field.ids.end() ? kOther : it->second;
+}
+
 void ValueIds::Resolve(const DpEvent& e, uint32_t* ids) const {
   for (size_t f = 0; f < fields_.size(); ++f) ids[f] = Id(f, e);
 }

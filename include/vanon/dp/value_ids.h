@@ -35,14 +35,7 @@ class ValueIds {
   size_t fields() const { return fields_.size(); }
 
   // The id of the event's value of `field`: interned, kOther or kMissing.
-  // Inline: Resolve calls it for every field of every event.
-  uint32_t Id(size_t field, const DpEvent& e) const {
-    const Values& f = fields_[field];
-    const std::string* value = f.event ? &e.name : e.Qi(f.qi);
-    if (value == nullptr) return kMissing;
-    auto it = f.ids.find(*value);
-    return it == f.ids.end() ? kOther : it->second;
-  }
+  uint32_t Id(size_t field, const DpEvent& e) const;
   // ids[f] = Id(f, e) for every field f.
   void Resolve(const DpEvent& e, uint32_t* ids) const;
 
