@@ -48,8 +48,7 @@ void DpRelease::AddVehicle(std::string_view vehicle, std::span<const DpEvent> ev
   // vehicle for those with the first one's selection key: all of a plan's
   // (counters gathered elsewhere may each have their own).
   const size_t stride = values_->fields();
-  ids_.resize(events.size() * stride);
-  for (size_t k = 0; k < events.size(); ++k) values_->Resolve(events[k], ids_.data() + k * stride);
+  values_->ResolveAll(events, &ids_);
   const uint64_t key = counters_.front().selection_key();
   const uint64_t hash = counters_.front().VehicleHash(vehicle);
   for (BoundedCounter& c : counters_) {

@@ -27,4 +27,10 @@ void ValueIds::Resolve(const DpEvent& e, uint32_t* ids) const {
   for (size_t f = 0; f < fields_.size(); ++f) ids[f] = Id(f, e);
 }
 
+void ValueIds::ResolveAll(std::span<const DpEvent> events, std::vector<uint32_t>* ids) const {
+  const size_t stride = fields_.size();
+  ids->resize(events.size() * stride);
+  for (size_t k = 0; k < events.size(); ++k) Resolve(events[k], ids->data() + k * stride);
+}
+
 }  // namespace vanon::dp

@@ -13,26 +13,41 @@ WindowCounter::WindowCounter(CountQuery query, int64_t window_start_ms, int64_t 
     : selection_key_(selection_key), counter_(std::move(query), window_start_ms, window_end_ms, selection_key) {}
 
 void WindowCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
+  AddCells(vehicle, HashBytes(selection_key_, vehicle), events, [&](size_t k) { return counter_.CellOf(events[k]); });
+}
+
+void WindowCounter::AddResolvedVehicle(std::string_view vehicle, uint64_t vehicle_hash,
+                                       std::span<const DpEvent> events, std::span<const uint32_t> ids,
+                                       size_t stride) {
+  AddCells(vehicle, vehicle_hash, events,
+           [&](size_t k) { return counter_.ResolvedCellOf(ids.data() + k * stride, events[k].ts_ms); });
+}
+
+template <typename CellOfEvent>
+void WindowCounter::AddCells(std::string_view vehicle, uint64_t vehicle_hash, std::span<const DpEvent> events,
+                             const CellOfEvent& cell_of) {
   const CountQuery& q = counter_.query();
   BoundingStats& stats = *counter_.mutable_stats();
   // (cell, unit key) of every matching event in the domain; the unit key is
   // the trip's hash for kTrips, else 0.
-  std::vector<std::pair<uint64_t, uint64_t>> touched;
-  for (const DpEvent& e : events) {
-    const int64_t cell = counter_.CellOf(e);
+  std::vector<std::pair<uint64_t, uint64_t>>& touched = touched_;
+  touched.clear();
+  for (size_t k = 0; k < events.size(); ++k) {
+    const int64_t cell = cell_of(k);
     if (cell == BoundedCounter::kNoMatch) continue;
     if (cell == BoundedCounter::kOutOfDomain) {
       ++stats.out_of_domain;
       continue;
     }
-    touched.emplace_back(static_cast<uint64_t>(cell), q.unit == CountUnit::kTrips ? HashBytes(1, e.trip) : 0);
+    touched.emplace_back(static_cast<uint64_t>(cell), q.unit == CountUnit::kTrips ? HashBytes(1, events[k].trip) : 0);
   }
   if (touched.empty()) return;
-  std::vector<Kept>& kept = kept_[std::string(vehicle)];
+  auto held = kept_.find(vehicle);
+  if (held == kept_.end()) held = kept_.emplace(std::string(vehicle), std::vector<Kept>()).first;
+  std::vector<Kept>& kept = held->second;
   if (kept.empty()) ++stats.vehicles;
 
   // New cells of this call in the order of the keyed hash (as BoundedCounter).
-  const uint64_t vehicle_hash = HashBytes(selection_key_, vehicle);
   auto rank = [&](uint64_t cell) { return std::make_tuple(Mix64(vehicle_hash ^ Mix64(cell + 1)), cell); };
   std::sort(touched.begin(), touched.end(), [&](const auto& a, const auto& b) {
     return std::make_tuple(rank(a.first), a.second) < std::make_tuple(rank(b.first), b.second);
@@ -134,7 +149,7 @@ bool WindowCounter::Restore(std::string_view text) {
   std::istringstream in{std::string(text)};
   WindowCounter copy = *this;  // the header is read into a copy: no half-restored state
   if (!copy.ReadTotals(in, "window1")) return false;
-  std::map<std::string, std::vector<Kept>> kept;
+  std::map<std::string, std::vector<Kept>, std::less<>> kept;
   size_t vehicles = 0;
   if (!(in >> vehicles)) return false;
   for (size_t v = 0; v < vehicles; ++v) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -38,6 +39,9 @@ class ValueIds {
   uint32_t Id(size_t field, const DpEvent& e) const;
   // ids[f] = Id(f, e) for every field f.
   void Resolve(const DpEvent& e, uint32_t* ids) const;
+  // The fields of every event, for the resolved-id entry points of the
+  // counters bound here: (*ids)[k * fields() + f] = Id(f, events[k]).
+  void ResolveAll(std::span<const DpEvent> events, std::vector<uint32_t>* ids) const;
 
  private:
   struct Values {

@@ -20,10 +20,13 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <functional>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "vanon/dp/bounded_counter.h"
@@ -37,6 +40,14 @@ class WindowCounter {
   // Events of one vehicle in one epoch of the window; any number of calls
   // per vehicle.
   void AddVehicle(std::string_view vehicle, std::span<const DpEvent> events);
+
+  // As BoundedCounter's: the counters of a window share one ValueIds, so
+  // that each event's fields are resolved once for all of them
+  // (ValueIds::ResolveAll) and the vehicle hashed once, `vehicle_hash` =
+  // counter().VehicleHash(vehicle). Bind before the counter is copied.
+  void Bind(std::shared_ptr<ValueIds> values) { counter_.Bind(std::move(values)); }
+  void AddResolvedVehicle(std::string_view vehicle, uint64_t vehicle_hash, std::span<const DpEvent> events,
+                          std::span<const uint32_t> ids, size_t stride);
 
   // The bounded window counts, cells and stats.
   const BoundedCounter& counter() const { return counter_; }
@@ -65,6 +76,10 @@ class WindowCounter {
     uint64_t units = 0;
     std::vector<uint64_t> trips;  // kTrips: hashes of the trips counted
   };
+  // Bounds and adds the vehicle's events, events[k] in cell_of(k).
+  template <typename CellOfEvent>
+  void AddCells(std::string_view vehicle, uint64_t vehicle_hash, std::span<const DpEvent> events,
+                const CellOfEvent& cell_of);
   static void WriteKept(std::ostream& out, const std::vector<Kept>& kept);
   bool ReadKept(std::istream& in, std::vector<Kept>* kept) const;
   std::string TotalsText(const char* magic) const;
@@ -72,7 +87,9 @@ class WindowCounter {
 
   uint64_t selection_key_;
   BoundedCounter counter_;
-  std::map<std::string, std::vector<Kept>> kept_;  // by vehicle key
+  std::map<std::string, std::vector<Kept>, std::less<>> kept_;  // by vehicle key
+  // Scratch of AddCells: (cell, unit key) of the call's counted events.
+  std::vector<std::pair<uint64_t, uint64_t>> touched_;
 };
 
 }  // namespace vanon::dp

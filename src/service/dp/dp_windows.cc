@@ -50,6 +50,8 @@ DpWindow WindowGatherer::Fresh(int64_t index) const {
     w.counters.emplace_back(r.numerator, start, end, plan.selection_key);
     w.counters.emplace_back(r.denominator, start, end, plan.selection_key);
   }
+  w.values = std::make_shared<dp::ValueIds>();
+  for (dp::WindowCounter& c : w.counters) c.Bind(w.values);
   return w;
 }
 
@@ -152,9 +154,15 @@ bool WindowGatherer::Add(int32_t partition, int64_t epoch_start_ms, int64_t epoc
     open.reset();
   }
   if (!open) open = Fresh(index);
+  std::vector<uint32_t> ids;
+  const size_t stride = open->values->fields();
   core_.vehicles.ForEach(events, [&](std::string_view vehicle, std::span<const dp::DpEvent> list) {
     LoadVehicle(partition, vehicle, &*open);
-    for (dp::WindowCounter& c : open->counters) c.AddVehicle(vehicle, list);
+    if (open->counters.empty()) return;
+    open->values->ResolveAll(list, &ids);
+    // Fresh() gives every counter the plan's selection key: one hash.
+    const uint64_t hash = open->counters.front().counter().VehicleHash(vehicle);
+    for (dp::WindowCounter& c : open->counters) c.AddResolvedVehicle(vehicle, hash, list, ids, stride);
   });
   if (epoch_end_ms < (index + 1) * core_.settings.window_ms) {
     Save(*open, result);
