@@ -125,8 +125,7 @@ int64_t BoundedCounter::ResolvedCellOf(const uint32_t* ids, int64_t ts_ms) const
 
 void BoundedCounter::AddResolvedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events,
                                         std::span<const uint32_t> ids, size_t stride) {
-  AddCells(vehicle_hash, events,
-           [&](size_t k) { return ResolvedCellOf(ids.data() + k * stride, events[k].ts_ms); });
+  AddCells(vehicle_hash, events, [&](size_t k) { return ResolvedCellOf(ids.data() + k * stride, events[k].ts_ms); });
 }
 
 void BoundedCounter::AddTouched(uint64_t vehicle_hash) {

@@ -2,7 +2,8 @@
 // docs/dp.md ("Queries and cells") written out plainly over strings: a
 // counter alone (its own ValueIds), the counters of a DpRelease (the plan's
 // ValueIds, where other queries intern values of the same fields), and
-// counters gathered elsewhere handed to a DpRelease.
+// counters gathered elsewhere handed to a DpRelease; and a DP window's
+// counters, which share one ValueIds as the service binds them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 
 #include "vanon/dp/bounded_counter.h"
 #include "vanon/dp/dp_release.h"
+#include "vanon/dp/value_ids.h"
+#include "vanon/dp/window_counter.h"
 
 namespace vanon::dp {
 namespace {
@@ -198,6 +201,73 @@ TEST(CellRules, EveryCounterPutsEachEventInTheCellTheRulesName) {
     EXPECT_GT(w.out_of_domain, 0u);
     EXPECT_GT(*std::max_element(w.counts.begin(), w.counts.end()), 10u);
   }
+}
+
+// The plan's queries with tight bounds and every unit, so that which cells a
+// vehicle keeps over the window (first come, then the keyed hash) matters.
+std::vector<CountQuery> BoundedQueries(const DpPlan& plan) {
+  std::vector<CountQuery> out;
+  const CountUnit units[] = {CountUnit::kEvents, CountUnit::kTrips, CountUnit::kVehicles};
+  for (const CountQuery& q : Measurements(plan)) {
+    for (CountUnit unit : units) {
+      CountQuery b = q;
+      b.name += "_" + std::to_string(static_cast<int>(unit));
+      b.unit = unit;
+      b.bounds = {2, 2};
+      out.push_back(std::move(b));
+    }
+  }
+  return out;
+}
+
+// A DP window's counters bound to one ValueIds, each vehicle's events
+// resolved once for all of them and hashed once (as the service's
+// WindowGatherer does), keep the same cells, counts, stats and per-vehicle
+// state as the same counters standing alone, over several epochs of a
+// vehicle; and each event's resolved cell is the one the rules name.
+TEST(CellRules, WindowCountersSharingValuesCountAsCountersAlone) {
+  const std::vector<CountQuery> queries = BoundedQueries(RulesPlan());
+  const uint64_t key = RulesPlan().selection_key;
+  std::vector<WindowCounter> alone, shared;
+  for (const CountQuery& q : queries) {
+    ASSERT_FALSE(ValidateQuery(q, kEnd - kStart).has_value()) << q.name;
+    alone.emplace_back(q, kStart, kEnd, key);
+    shared.emplace_back(q, kStart, kEnd, key);
+  }
+  auto values = std::make_shared<ValueIds>();
+  for (WindowCounter& c : shared) c.Bind(values);
+
+  std::mt19937 gen(11);
+  std::vector<uint32_t> ids;
+  uint64_t cut = 0;
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (int v = 0; v < 200; ++v) {
+      if (gen() % 3 == 0) continue;  // not in this epoch
+      const std::string vehicle = "v" + std::to_string(v);
+      const std::vector<DpEvent> events = VehicleEvents(gen);
+      values->ResolveAll(events, &ids);
+      const size_t stride = values->fields();
+      ASSERT_EQ(ids.size(), events.size() * stride);
+      const uint64_t hash = shared.front().counter().VehicleHash(vehicle);
+      for (size_t i = 0; i < queries.size(); ++i) {
+        for (size_t k = 0; k < events.size(); ++k) {
+          ASSERT_EQ(shared[i].counter().ResolvedCellOf(ids.data() + k * stride, events[k].ts_ms),
+                    ReferenceCell(queries[i], events[k]))
+              << queries[i].name;
+        }
+        alone[i].AddVehicle(vehicle, events);
+        shared[i].AddResolvedVehicle(vehicle, hash, events, ids, stride);
+      }
+    }
+  }
+  for (size_t i = 0; i < queries.size(); ++i) {
+    SCOPED_TRACE(queries[i].name);
+    EXPECT_EQ(shared[i].Serialize(), alone[i].Serialize());
+    EXPECT_EQ(shared[i].counter().counts(), alone[i].counter().counts());
+    cut += alone[i].counter().stats().cut();
+    EXPECT_GT(alone[i].counter().stats().out_of_domain, 0u);
+  }
+  EXPECT_GT(cut, 100u);  // the bounds were met: which cells are kept was decided
 }
 
 }  // namespace

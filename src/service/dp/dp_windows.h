@@ -42,12 +42,12 @@ namespace vanon::service {
 struct DpWindow {
   int64_t index = 0;
   std::vector<dp::WindowCounter> counters;  // plan order: counts, then numerator, denominator per ratio
-  // What the counters are bound to: each event's fields are resolved once
-  // for all of them (as DpRelease does).
-  std::shared_ptr<dp::ValueIds> values;
   int64_t key_records = 0;                  // dp_wk/<index>/0 .. key_records - 1 exist
   std::vector<std::string> touched;         // vehicles of this release (records to write)
   std::set<std::string> fresh;              // ... of which without a record so far
+  // What the counters are bound to: each event's fields are resolved once
+  // for all of them (as DpRelease does).
+  std::shared_ptr<dp::ValueIds> values;
 };
 
 class WindowGatherer {
