@@ -119,13 +119,21 @@ int64_t BoundedCounter::CellOf(const DpEvent& e) const {
   return EventCell([&](size_t field) { return values_->Id(field, e); }, e.ts_ms);
 }
 
-int64_t BoundedCounter::ResolvedCellOf(const uint32_t* ids, int64_t ts_ms) const {
-  return EventCell([ids](size_t field) { return ids[field]; }, ts_ms);
-}
-
 void BoundedCounter::AddResolvedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events,
                                         std::span<const uint32_t> ids, size_t stride) {
-  AddCells(vehicle_hash, events, [&](size_t k) { return ResolvedCellOf(ids.data() + k * stride, events[k].ts_ms); });
+  AddCells(vehicle_hash, events, [&](size_t k) {
+    const uint32_t* resolved = ids.data() + k * stride;
+    return EventCell([resolved](size_t field) { return resolved[field]; }, events[k].ts_ms);
+  });
+}
+
+void BoundedCounter::ResolvedCells(std::span<const DpEvent> events, std::span<const uint32_t> ids, size_t stride,
+                                   std::vector<int64_t>* cells) const {
+  cells->resize(events.size());
+  for (size_t k = 0; k < events.size(); ++k) {
+    const uint32_t* resolved = ids.data() + k * stride;
+    (*cells)[k] = EventCell([resolved](size_t field) { return resolved[field]; }, events[k].ts_ms);
+  }
 }
 
 void BoundedCounter::AddTouched(uint64_t vehicle_hash) {

@@ -18,8 +18,8 @@ void WindowCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent
 
 void WindowCounter::AddResolvedVehicle(std::string_view vehicle, uint64_t vehicle_hash, std::span<const DpEvent> events,
                                        std::span<const uint32_t> ids, size_t stride) {
-  AddCells(vehicle, vehicle_hash, events,
-           [&](size_t k) { return counter_.ResolvedCellOf(ids.data() + k * stride, events[k].ts_ms); });
+  counter_.ResolvedCells(events, ids, stride, &cells_);
+  AddCells(vehicle, vehicle_hash, events, [&](size_t k) { return cells_[k]; });
 }
 
 template <typename CellOfEvent>

@@ -79,11 +79,13 @@ class BoundedCounter {
   // one DP window) and adds what it keeps here.
   static constexpr int64_t kNoMatch = -2;      // the event fails the filter
   static constexpr int64_t kOutOfDomain = -1;  // a value is outside the domain
-  // The index of the event's cell, kNoMatch or kOutOfDomain: looked up in
-  // the ValueIds bound last, or read from `ids`, the event's fields resolved
-  // by it (ValueIds::Resolve).
+  // The index of the event's cell, kNoMatch or kOutOfDomain.
   int64_t CellOf(const DpEvent& e) const;
-  int64_t ResolvedCellOf(const uint32_t* ids, int64_t ts_ms) const;
+  // (*cells)[k] = CellOf(events[k]), read from the fields resolved by the
+  // ValueIds bound last as AddResolvedVehicle reads them: one call per
+  // vehicle, not per event.
+  void ResolvedCells(std::span<const DpEvent> events, std::span<const uint32_t> ids, size_t stride,
+                     std::vector<int64_t>* cells) const;
   void AddBounded(size_t cell, uint64_t units) { counts_[cell] += units; }
   BoundingStats* mutable_stats() { return &stats_; }
 

@@ -88,7 +88,9 @@ class WindowCounter {
   uint64_t selection_key_;
   BoundedCounter counter_;
   std::map<std::string, std::vector<Kept>, std::less<>> kept_;  // by vehicle key
-  // Scratch of AddCells: (cell, unit key) of the call's counted events.
+  // Scratch: the cells of the call's events, and (cell, unit key) of those
+  // counted.
+  std::vector<int64_t> cells_;
   std::vector<std::pair<uint64_t, uint64_t>> touched_;
 };
 
