@@ -22,6 +22,18 @@ void WindowCounter::AddResolvedVehicle(std::string_view vehicle, uint64_t vehicl
   AddCells(vehicle, vehicle_hash, events, [&](size_t k) { return cells_[k]; });
 }
 
+void WindowCounter::AddVehicleToAll(std::span<WindowCounter> counters, const ValueIds& values, std::string_view vehicle,
+                                    std::span<const DpEvent> events, std::vector<uint32_t>* ids) {
+  if (counters.empty()) return;
+  values.ResolveAll(events, ids);
+  const uint64_t key = counters.front().selection_key_;
+  const uint64_t hash = HashBytes(key, vehicle);
+  for (WindowCounter& c : counters) {
+    c.AddResolvedVehicle(vehicle, c.selection_key_ == key ? hash : HashBytes(c.selection_key_, vehicle), events, *ids,
+                         values.fields());
+  }
+}
+
 template <typename CellOfEvent>
 void WindowCounter::AddCells(std::string_view vehicle, uint64_t vehicle_hash, std::span<const DpEvent> events,
                              const CellOfEvent& cell_of) {

@@ -221,10 +221,11 @@ std::vector<CountQuery> BoundedQueries(const DpPlan& plan) {
 }
 
 // A DP window's counters bound to one ValueIds, each vehicle's events
-// resolved once for all of them and hashed once (as the service's
-// WindowGatherer does), keep the same cells, counts, stats and per-vehicle
-// state as the same counters standing alone, over several epochs of a
-// vehicle; and each event's resolved cell is the one the rules name.
+// resolved once for all of them and hashed once (AddVehicleToAll, as the
+// service's WindowGatherer adds them), keep the same cells, counts, stats
+// and per-vehicle state as the same counters standing alone, over several
+// epochs of a vehicle; and each event's resolved cell is the one the rules
+// name.
 TEST(CellRules, WindowCountersSharingValuesCountAsCountersAlone) {
   const std::vector<CountQuery> queries = BoundedQueries(RulesPlan());
   const uint64_t key = RulesPlan().selection_key;
@@ -238,7 +239,7 @@ TEST(CellRules, WindowCountersSharingValuesCountAsCountersAlone) {
   for (WindowCounter& c : shared) c.Bind(values);
 
   std::mt19937 gen(11);
-  std::vector<uint32_t> ids;
+  std::vector<uint32_t> ids, scratch;
   std::vector<int64_t> cells;
   uint64_t cut = 0;
   for (int epoch = 0; epoch < 3; ++epoch) {
@@ -249,7 +250,6 @@ TEST(CellRules, WindowCountersSharingValuesCountAsCountersAlone) {
       values->ResolveAll(events, &ids);
       const size_t stride = values->fields();
       ASSERT_EQ(ids.size(), events.size() * stride);
-      const uint64_t hash = shared.front().counter().VehicleHash(vehicle);
       for (size_t i = 0; i < queries.size(); ++i) {
         shared[i].counter().ResolvedCells(events, ids, stride, &cells);
         ASSERT_EQ(cells.size(), events.size());
@@ -257,8 +257,8 @@ TEST(CellRules, WindowCountersSharingValuesCountAsCountersAlone) {
           ASSERT_EQ(cells[k], ReferenceCell(queries[i], events[k])) << queries[i].name;
         }
         alone[i].AddVehicle(vehicle, events);
-        shared[i].AddResolvedVehicle(vehicle, hash, events, ids, stride);
       }
+      WindowCounter::AddVehicleToAll(shared, *values, vehicle, events, &scratch);
     }
   }
   for (size_t i = 0; i < queries.size(); ++i) {

@@ -48,6 +48,11 @@ class WindowCounter {
   void Bind(std::shared_ptr<ValueIds> values) { counter_.Bind(std::move(values)); }
   void AddResolvedVehicle(std::string_view vehicle, uint64_t vehicle_hash, std::span<const DpEvent> events,
                           std::span<const uint32_t> ids, size_t stride);
+  // AddVehicle on every counter of a window, bound to `values`: the fields
+  // resolved once into `ids` (scratch), the vehicle hashed once per
+  // selection key.
+  static void AddVehicleToAll(std::span<WindowCounter> counters, const ValueIds& values, std::string_view vehicle,
+                              std::span<const DpEvent> events, std::vector<uint32_t>* ids);
 
   // The bounded window counts, cells and stats.
   const BoundedCounter& counter() const { return counter_; }

@@ -155,14 +155,9 @@ bool WindowGatherer::Add(int32_t partition, int64_t epoch_start_ms, int64_t epoc
   }
   if (!open) open = Fresh(index);
   std::vector<uint32_t> ids;
-  const size_t stride = open->values->fields();
   core_.vehicles.ForEach(events, [&](std::string_view vehicle, std::span<const dp::DpEvent> list) {
     LoadVehicle(partition, vehicle, &*open);
-    if (open->counters.empty()) return;
-    open->values->ResolveAll(list, &ids);
-    // Fresh() gives every counter the plan's selection key: one hash.
-    const uint64_t hash = open->counters.front().counter().VehicleHash(vehicle);
-    for (dp::WindowCounter& c : open->counters) c.AddResolvedVehicle(vehicle, hash, list, ids, stride);
+    dp::WindowCounter::AddVehicleToAll(open->counters, *open->values, vehicle, list, &ids);
   });
   if (epoch_end_ms < (index + 1) * core_.settings.window_ms) {
     Save(*open, result);
