@@ -207,6 +207,8 @@ void StateSeeds(Corpus& c) {
   w.tuple.events = 12;
   w.first_release = 176380560;
   c.Add("state_records", "waiting.bin", state::EncodeWaitingTuple(w));
+  const std::vector<state::WaitingEvent> waiting_events = {{1763805600123, 41, "event bytes"}, {1763805601000, 42, ""}};
+  c.Add("state_records", "waiting-with-events.bin", state::EncodeWaitingTuple(w, waiting_events));
   state::PartitionProgress p;
   p.next_offset = 1234;
   p.consumed = 1300;
@@ -234,6 +236,9 @@ void StateSeeds(Corpus& c) {
         ChangelogInput(3, state::StateFamily::kSignatures, state::VehicleKey(3, vehicle), sig.Encode()));
   c.Add("changelog_record", "waiting.bin",
         ChangelogInput(3, state::StateFamily::kWaiting, state::VehicleKey(3, vehicle), state::EncodeWaitingTuple(w)));
+  c.Add("changelog_record", "waiting-with-events.bin",
+        ChangelogInput(3, state::StateFamily::kWaiting, state::VehicleKey(3, vehicle),
+                       state::EncodeWaitingTuple(w, waiting_events)));
   c.Add("changelog_record", "waiting-tombstone.bin",
         ChangelogInput(3, state::StateFamily::kWaiting, state::VehicleKey(3, vehicle), ""));
   c.Add("changelog_record", "progress.bin",

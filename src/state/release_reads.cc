@@ -111,6 +111,17 @@ std::vector<engine::WaitingTuple> StateStore::LoadWaiting(int32_t partition) con
   return out;
 }
 
+void StateStore::ScanWaitingEvents(int32_t partition,
+                                   const std::function<void(int64_t, int64_t, std::string_view)>& fn) const {
+  std::vector<WaitingEvent> events;
+  ScanPartition(rep_->db.get(), rep_->waiting, partition, "waiting tuples",
+                [&](std::string_view vehicle, std::string_view value) {
+                  if (!DecodeWaitingTuple(vehicle, value, &events)) ThrowCorrupt("waiting tuple", partition);
+                  for (const WaitingEvent& e : events) fn(e.ts_ms, e.offset, e.encoded);
+                  return true;
+                });
+}
+
 std::optional<ReleaseLogEntry> StateStore::GetRelease(int32_t partition, int64_t release) const {
   std::string v;
   rocksdb::Status st = rep_->db->Get(rocksdb::ReadOptions(), rep_->releases, ReleaseKey(partition, release), &v);

@@ -10,6 +10,9 @@ namespace {
 // Format versions: bump when a layout changes, and keep decoding the old one.
 constexpr uint8_t kSignatureV1 = 1;
 constexpr uint8_t kWaitingV1 = 1;
+// v2 = v1 + [event count >= 1][per event: ts zigzag, offset zigzag, bytes
+// length-prefixed]; a tuple without events keeps its v1 bytes.
+constexpr uint8_t kWaitingV2 = 2;
 constexpr uint8_t kReleaseLogV1 = 1;
 // v2 = v1 + [OffsetSet], written only for an entry with epoch_offsets, so
 // every other entry keeps its v1 bytes.
@@ -162,23 +165,52 @@ std::optional<StoredSignature> StoredSignature::Decode(std::string_view bytes) {
   return s;
 }
 
-// [v1][first_release][n][n qi codes zigzag][sensitive][events]
-std::string EncodeWaitingTuple(const engine::WaitingTuple& w) {
+// [v1|v2][first_release][n][n qi codes zigzag][sensitive][events]
+// v2 only: [k][k x (ts zigzag, offset zigzag, length, bytes)].
+std::string EncodeWaitingTuple(const engine::WaitingTuple& w, const std::vector<WaitingEvent>& events) {
+  size_t bytes = 1 + 10 + 5 + w.tuple.qi.size() * 2 + 10 + 5;
+  for (const WaitingEvent& e : events) bytes += 25 + e.encoded.size();
   std::string out;
-  out.reserve(1 + 10 + 5 + w.tuple.qi.size() * 2 + 10);
-  out.push_back(static_cast<char>(kWaitingV1));
+  out.reserve(bytes);
+  out.push_back(static_cast<char>(events.empty() ? kWaitingV1 : kWaitingV2));
   base::PutVarint64(&out, w.first_release);
   base::PutVarint64(&out, w.tuple.qi.size());
   for (int32_t code : w.tuple.qi) base::PutSignedVarint64(&out, code);
   base::PutVarint64(&out, w.tuple.sensitive);
   base::PutVarint64(&out, w.tuple.events);
+  if (events.empty()) return out;
+  base::PutVarint64(&out, events.size());
+  for (const WaitingEvent& e : events) {
+    base::PutSignedVarint64(&out, e.ts_ms);
+    base::PutSignedVarint64(&out, e.offset);
+    base::PutLengthPrefixed(&out, e.encoded);
+  }
   return out;
 }
 
-std::optional<engine::WaitingTuple> DecodeWaitingTuple(std::string_view vehicle, std::string_view bytes) {
+namespace {
+bool GetWaitingEvents(base::ByteReader* r, std::vector<WaitingEvent>* events) {
+  uint32_t k;
+  // v2 only with events: a record without is v1 (one encoding per tuple).
+  if (!r->GetCount(&k) || k == 0) return false;
+  if (events) events->reserve(k);
+  for (uint32_t i = 0; i < k; ++i) {
+    int64_t ts, offset;
+    std::string_view encoded;
+    if (!r->GetSignedVarint64(&ts) || !r->GetSignedVarint64(&offset) || !r->GetLengthPrefixed(&encoded)) {
+      return false;
+    }
+    if (events) events->push_back({ts, offset, std::string(encoded)});
+  }
+  return true;
+}
+}  // namespace
+
+std::optional<engine::WaitingTuple> DecodeWaitingTuple(std::string_view vehicle, std::string_view bytes,
+                                                       std::vector<WaitingEvent>* events) {
   base::ByteReader r(bytes);
   uint8_t version;
-  if (!r.GetByte(&version) || version != kWaitingV1) return std::nullopt;
+  if (!r.GetByte(&version) || (version != kWaitingV1 && version != kWaitingV2)) return std::nullopt;
   engine::WaitingTuple w;
   uint32_t n;
   if (!r.GetVarint64(&w.first_release) || !r.GetCount(&n)) return std::nullopt;
@@ -186,9 +218,10 @@ std::optional<engine::WaitingTuple> DecodeWaitingTuple(std::string_view vehicle,
   for (uint32_t i = 0; i < n; ++i) {
     if (!r.GetSignedVarint32(&w.tuple.qi[i])) return std::nullopt;
   }
-  if (!r.GetVarint32(&w.tuple.sensitive) || !r.GetVarint32(&w.tuple.events) || !r.done()) {
-    return std::nullopt;
-  }
+  if (!r.GetVarint32(&w.tuple.sensitive) || !r.GetVarint32(&w.tuple.events)) return std::nullopt;
+  if (events) events->clear();
+  if (version == kWaitingV2 && !GetWaitingEvents(&r, events)) return std::nullopt;
+  if (!r.done()) return std::nullopt;
   w.tuple.vehicle.assign(vehicle);
   return w;
 }

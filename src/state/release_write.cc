@@ -42,9 +42,11 @@ void ReleaseWrite::DeleteSignature(int32_t partition, std::string_view vehicle) 
   CheckStatus(rep_->batch.Delete(rep_->store->signatures, VehicleKey(partition, vehicle)), "batch delete");
 }
 
-void ReleaseWrite::PutWaiting(int32_t partition, const engine::WaitingTuple& w) {
-  CheckStatus(rep_->batch.Put(rep_->store->waiting, VehicleKey(partition, w.tuple.vehicle), EncodeWaitingTuple(w)),
-              "batch put");
+void ReleaseWrite::PutWaiting(int32_t partition, const engine::WaitingTuple& w,
+                              const std::vector<WaitingEvent>& events) {
+  CheckStatus(
+      rep_->batch.Put(rep_->store->waiting, VehicleKey(partition, w.tuple.vehicle), EncodeWaitingTuple(w, events)),
+      "batch put");
 }
 
 void ReleaseWrite::DeleteWaiting(int32_t partition, std::string_view vehicle) {

@@ -138,6 +138,15 @@ void StateStore::ScanEvents(int32_t partition,
   CheckStatus(it->status(), "scan events");
 }
 
+bool StateStore::HasEventsBefore(int32_t partition, int64_t ts_ms) const {
+  bool found = false;
+  ScanEvents(partition, [&](int64_t ts, int64_t, std::string_view) {
+    found = ts < ts_ms;
+    return false;  // the first key has the partition's lowest time
+  });
+  return found;
+}
+
 uint64_t StateStore::CountEvents(int32_t partition) const {
   uint64_t n = 0;
   ScanEvents(partition, [&](int64_t, int64_t, std::string_view) {

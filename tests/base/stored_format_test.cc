@@ -75,6 +75,20 @@ TEST(StoredFormatTest, WaitingTuple) {
   EXPECT_EQ(state::EncodeWaitingTuple(*w), old);
 }
 
+// The same tuple with one event inside the record (v2): ts 1000, offset 5,
+// bytes "hi".
+TEST(StoredFormatTest, WaitingTupleWithItsEvents) {
+  const std::string v2 = Bytes("0263040100820280f1044d0301d00f0a026869");
+  std::vector<state::WaitingEvent> events;
+  auto w = state::DecodeWaitingTuple("veh", v2, &events);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->tuple.qi, (std::vector<int32_t>{-1, 0, 129, 40000}));
+  EXPECT_EQ(w->tuple.sensitive, 77u);
+  EXPECT_EQ(w->first_release, 99u);
+  EXPECT_EQ(events, (std::vector<state::WaitingEvent>{{1000, 5, "hi"}}));
+  EXPECT_EQ(state::EncodeWaitingTuple(*w, events), v2);
+}
+
 TEST(StoredFormatTest, ReleaseLogEntries) {
   const std::string committed = Bytes(
       "0102000306090c0f1215181b1e2124272a2d303336393c3f4245484b4e5154575a5d08aab4de7580a0abfef962e8a7abfef9620d7b2272"

@@ -92,10 +92,12 @@ bool CheckSignature(std::string_view value) {
 }
 
 bool CheckWaitingTuple(std::string_view vehicle, std::string_view value) {
-  const std::optional<engine::WaitingTuple> w = state::DecodeWaitingTuple(vehicle, value);
+  std::vector<state::WaitingEvent> events;
+  const std::optional<engine::WaitingTuple> w = state::DecodeWaitingTuple(vehicle, value, &events);
   if (!w) return false;
   Check(w->tuple.vehicle == vehicle, "a waiting tuple lost its vehicle");
-  Check(state::EncodeWaitingTuple(*w) == value, "a waiting tuple is not its canonical encoding");
+  Check(state::EncodeWaitingTuple(*w, events) == value, "a waiting tuple is not its canonical encoding");
+  Check(state::DecodeWaitingTuple(vehicle, value).has_value(), "a waiting tuple decodes only with its events");
   return true;
 }
 

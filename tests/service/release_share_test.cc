@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
@@ -54,6 +55,15 @@ std::vector<T> OpsOf(const ShareDelta& d) {
   return out;
 }
 
+// The events a share stores inside its waiting records.
+std::vector<state::WaitingEvent> WaitingEventsOf(const ShareDelta& d) {
+  std::vector<state::WaitingEvent> out;
+  for (const ShareDelta::PutWaiting& put : OpsOf<ShareDelta::PutWaiting>(d)) {
+    out.insert(out.end(), put.events.begin(), put.events.end());
+  }
+  return out;
+}
+
 // A runner's view of one partition: its event buffer, its state, and the
 // share's context; Apply() does what the runner's apply does to both.
 class Partition {
@@ -80,7 +90,7 @@ class Partition {
   ComputedShare Compute(int64_t epoch, uint8_t seed, PartitionChecker* checker = nullptr) {
     const release::EpochClock clock(config_.privacy.epoch);
     return ComputeShare(ctx_, kPartition, epoch, SeedOf(seed), false, buffer_.Take(clock.EpochEnd(epoch)),
-                        checker != nullptr ? checker : &checker_);
+                        checker != nullptr ? checker : &*checker_);
   }
   const engine::Schema& schema() const { return schema_; }
   // A share not applied (a precomputed one dropped, a withheld batch): its
@@ -88,7 +98,7 @@ class Partition {
   void Drop(ComputedShare* share) { ReturnEvents(share, &buffer_); }
   void Apply(ComputedShare* share) {
     state_.Apply(share->delta);
-    checker_.checker.Accept(std::move(share->verdict));
+    checker_->checker.Accept(std::move(share->verdict));
     for (release::KeyedEvent& e : share->remaining) buffer_.Restore(std::move(e));
     share->remaining.clear();
   }
@@ -98,6 +108,20 @@ class Partition {
     EXPECT_TRUE(s.violations.empty()) << s.violations.front();
     Apply(&s);
     return s;
+  }
+
+  // A restarted instance: the buffer holds only what state keeps (the
+  // events inside waiting records; this state keeps no event values of the
+  // events family, so there must be none), the checker resumes from state.
+  void RestartFromState() {
+    ASSERT_EQ(state_.event_keys(), 0u) << "events in the events family would be lost here";
+    buffer_ = release::EventBuffer(kEpochMs);
+    for (const state::WaitingEvent& stored : state_.WaitingEvents(kPartition)) {
+      release::KeyedEvent e{stored.ts_ms, stored.offset, {}};
+      ASSERT_TRUE(ingest::DecodeBufferedEvent(stored.encoded, &e.event));
+      buffer_.Add(std::move(e));
+    }
+    checker_.emplace(schema_);
   }
 
   MemoryShareState& state() { return state_; }
@@ -113,7 +137,7 @@ class Partition {
   prometheus::Registry registry_;
   std::unique_ptr<DpPublisher> dp_;
   ShareContext ctx_;
-  PartitionChecker checker_{schema_};
+  std::optional<PartitionChecker> checker_{std::in_place, schema_};
 };
 
 config::Config ShareConfig() {
@@ -127,6 +151,19 @@ config::Config ShareConfig() {
 
 std::vector<ingest::BufferedEvent> Vehicles(uint32_t first, uint32_t n, int64_t epoch, uint64_t seed, int artists = 6) {
   return release_test::Generate(first, n, epoch * kEpochMs, seed, artists);
+}
+
+// Three new vehicles with one value, two events each: with m = 3 they wait
+// until tuples of two other values wait beside them.
+std::vector<ingest::BufferedEvent> Trio(uint32_t first, int64_t epoch, const std::string& value) {
+  std::vector<ingest::BufferedEvent> out;
+  for (uint32_t v = first; v < first + 3; ++v) {
+    for (int64_t i = 0; i < 2; ++i) {
+      out.push_back(release_test::Event(v, epoch * kEpochMs + 1000 * (2 * (v - first) + i), "Diesel", "4", value,
+                                        "{\"speed\":50}"));
+    }
+  }
+  return out;
 }
 
 TEST(ReleaseShareTest, FirstReleaseStoresTheSignatureOfEveryPublishedVehicle) {
@@ -156,8 +193,9 @@ TEST(ReleaseShareTest, FirstReleaseStoresTheSignatureOfEveryPublishedVehicle) {
     EXPECT_GE(put.signature.values.size(), 3u);  // m distinct values
   }
   EXPECT_TRUE(OpsOf<ShareDelta::DeleteSignature>(d).empty());
-  // Kept events are those of waiting tuples, put back after the range.
-  EXPECT_EQ(OpsOf<ShareDelta::PutEvent>(d).size(), p.buffered());
+  // Kept events are those of waiting tuples, inside their records.
+  EXPECT_TRUE(OpsOf<ShareDelta::PutEvent>(d).empty());
+  EXPECT_EQ(WaitingEventsOf(d).size(), p.buffered());
   EXPECT_EQ(OpsOf<ShareDelta::PutWaiting>(d).size(), s.waiting);
   const auto* dict = std::get_if<ShareDelta::PutMeta>(&d.ops.back());
   ASSERT_NE(dict, nullptr);
@@ -202,9 +240,10 @@ TEST(ReleaseShareTest, LaterReleaseKeepsTheStoredSignatures) {
 }
 
 // Three vehicles with one and the same value can never form a group of
-// three distinct values: they wait, with their events kept, until
-// max_delay_epochs have passed, then they are suppressed and their events
-// deleted; none of them gets a signature.
+// three distinct values: they wait, with their events kept in their waiting
+// records, until max_delay_epochs have passed, then they are suppressed and
+// their records deleted; none of them gets a signature. Their events are
+// never in the events family: no event is put or deleted one by one.
 TEST(ReleaseShareTest, VehicleThatCannotBeGroupedWaitsThenIsSuppressed) {
   config::Config c = ShareConfig();
   c.privacy.max_delay_epochs = 1;
@@ -214,23 +253,30 @@ TEST(ReleaseShareTest, VehicleThatCannotBeGroupedWaitsThenIsSuppressed) {
   EXPECT_EQ(s.published_events, 0u);
   EXPECT_EQ(s.waiting, 3u);
   EXPECT_EQ(OpsOf<ShareDelta::PutWaiting>(s.delta).size(), 3u);
-  EXPECT_EQ(OpsOf<ShareDelta::PutEvent>(s.delta).size(), events.size());
+  EXPECT_TRUE(OpsOf<ShareDelta::PutEvent>(s.delta).empty());
+  EXPECT_EQ(WaitingEventsOf(s.delta).size(), events.size());
   EXPECT_TRUE(OpsOf<ShareDelta::PutSignature>(s.delta).empty());
   EXPECT_EQ(p.state().waiting(), 3u);
 
   uint64_t suppressed = 0, waiting = 3;
-  size_t deleted = 0;
+  size_t single_event_ops = 0, dropped = 0;
   for (int64_t e = kEpoch + 1; waiting > 0 && e < kEpoch + 5; ++e) {
     ComputedShare next = p.Release(e, {});
     suppressed += next.suppressed_events;
-    waiting = next.waiting;
-    deleted += OpsOf<ShareDelta::DeleteEvent>(next.delta).size();
+    single_event_ops +=
+        OpsOf<ShareDelta::DeleteEvent>(next.delta).size() + OpsOf<ShareDelta::PutEvent>(next.delta).size();
     EXPECT_TRUE(OpsOf<ShareDelta::PutSignature>(next.delta).empty());
-    EXPECT_EQ(OpsOf<ShareDelta::DeleteWaiting>(next.delta).size(), 3u);  // rewritten or dropped
+    // Each of the three is rewritten (still waiting) or deleted, not both.
+    EXPECT_EQ(OpsOf<ShareDelta::DeleteWaiting>(next.delta).size() + OpsOf<ShareDelta::PutWaiting>(next.delta).size(),
+              waiting);
+    dropped += OpsOf<ShareDelta::DeleteWaiting>(next.delta).size();
+    waiting = next.waiting;
   }
   EXPECT_EQ(waiting, 0u);
   EXPECT_EQ(suppressed, events.size());
-  EXPECT_EQ(deleted, events.size());  // older events go one by one
+  EXPECT_EQ(dropped, 3u);
+  EXPECT_EQ(single_event_ops, 0u);
+  EXPECT_EQ(p.state().event_keys(), 0u);
   EXPECT_EQ(p.state().waiting(), 0u);
   EXPECT_EQ(p.buffered(), 0u);
 }
@@ -253,9 +299,9 @@ TEST(ReleaseShareTest, EventsOfAWaitingTupleAreStoredWithoutTheSensitiveValue) {
   const ComputedShare s = p.Release(kEpoch, events);  // one value among three: they wait
   ASSERT_EQ(s.waiting, 3u);
 
-  const auto puts = OpsOf<ShareDelta::PutEvent>(s.delta);
+  const std::vector<state::WaitingEvent> puts = WaitingEventsOf(s.delta);
   ASSERT_EQ(puts.size(), events.size());
-  for (const ShareDelta::PutEvent& put : puts) {
+  for (const state::WaitingEvent& put : puts) {
     EXPECT_EQ(put.encoded.find(value), std::string::npos) << "a stored event holds the sensitive value";
     ingest::BufferedEvent stored;
     ASSERT_TRUE(ingest::DecodeBufferedEvent(put.encoded, &stored));
@@ -272,6 +318,99 @@ TEST(ReleaseShareTest, EventsOfAWaitingTupleAreStoredWithoutTheSensitiveValue) {
   const auto waiting = OpsOf<ShareDelta::PutWaiting>(s.delta);
   ASSERT_EQ(waiting.size(), 3u);
   for (const ShareDelta::PutWaiting& w : waiting) EXPECT_EQ(dict.Value(w.waiting.tuple.sensitive), value);
+}
+
+// Every event is published or suppressed exactly once although the
+// instance restarts twice while tuples wait, each time with only what state
+// keeps: a waiting tuple's record holds all of its events, those of its
+// first epoch and those it was handed again from the buffer.
+TEST(ReleaseShareTest, WaitingTuplesCarryAllTheirEventsThroughRestarts) {
+  config::Config c = ShareConfig();
+  c.privacy.max_delay_epochs = 3;
+  Partition p(c);
+  uint64_t handed = 0, done = 0;
+  bool waited_across_restart = false;
+  for (int64_t e = kEpoch; e < kEpoch + 8; ++e) {
+    // A trio of a new value per epoch: two epochs' trios wait, a third's
+    // lets groups of three values form.
+    std::vector<ingest::BufferedEvent> events;
+    if (e < kEpoch + 5) events = Trio(3 * static_cast<uint32_t>(e - kEpoch), e, "value " + std::to_string(e));
+    handed += events.size();
+    const ComputedShare s = p.Release(e, events);
+    done += s.published_events + s.suppressed_events;
+    if (e == kEpoch + 1 || e == kEpoch + 3) {
+      waited_across_restart = waited_across_restart || p.buffered() > 0;
+      p.RestartFromState();
+    }
+  }
+  EXPECT_TRUE(waited_across_restart) << "no tuple waited across a restart: the test shows nothing";
+  EXPECT_GT(done, 0u);
+  EXPECT_EQ(p.buffered(), 0u);
+  EXPECT_EQ(p.state().waiting(), 0u);
+  EXPECT_EQ(done, handed);
+}
+
+// A store written before waiting records carried their events holds them
+// in the events family. The first share over it moves them: a tombstone for
+// every older event it is handed, consumed or still waiting, and the still
+// waiting ones inside their records; after it the family holds none, and
+// later shares tombstone nothing one by one.
+TEST(ReleaseShareTest, EventsOfAStoreWrittenBeforeRecordsCarriedThemLeaveTheEventsFamily) {
+  config::Config c = ShareConfig();
+  c.privacy.max_delay_epochs = 3;
+  Partition p(c);
+  const std::vector<ingest::BufferedEvent> first = Trio(0, kEpoch, "a");
+  p.Release(kEpoch, first);
+  ASSERT_EQ(p.buffered(), first.size());
+  const size_t moved = p.state().MoveWaitingEventsToTheEventsFamily(kPartition);
+  ASSERT_EQ(moved, first.size());
+
+  const ComputedShare next = p.Release(kEpoch + 1, Trio(3, kEpoch + 1, "b"));
+  ASSERT_EQ(next.waiting, 6u);
+  EXPECT_EQ(OpsOf<ShareDelta::DeleteEvent>(next.delta).size(), moved);
+  EXPECT_TRUE(OpsOf<ShareDelta::PutEvent>(next.delta).empty());
+  EXPECT_EQ(p.state().event_keys(), 0u);
+  EXPECT_EQ(p.state().WaitingEvents(kPartition).size(), 2 * first.size());
+  EXPECT_EQ(p.buffered(), 2 * first.size());
+
+  const ComputedShare later = p.Release(kEpoch + 2, Trio(6, kEpoch + 2, "c"));
+  EXPECT_GT(later.published_events, 0u);
+  EXPECT_TRUE(OpsOf<ShareDelta::DeleteEvent>(later.delta).empty());
+  EXPECT_TRUE(OpsOf<ShareDelta::PutEvent>(later.delta).empty());
+}
+
+// A tuple whose events exceed what one record may carry keeps them in the
+// events family, as before records carried events: one put per event, a
+// record without events, tombstones (and puts again) while it waits, and
+// nothing left once it is suppressed.
+TEST(ReleaseShareTest, EventsTooLargeForOneRecordStayInTheEventsFamily) {
+  config::Config c = ShareConfig();
+  c.privacy.max_delay_epochs = 1;
+  Partition p(c);
+  const std::string big = "{\"blob\":\"" + std::string(state::kMaxWaitingEventBytes / 2, 'x') + "\"}";
+  std::vector<ingest::BufferedEvent> events;
+  for (uint32_t v = 0; v < 3; ++v) {
+    const size_t n = v == 0 ? 3 : 1;  // vehicle 0: more than one record may carry
+    for (size_t i = 0; i < n; ++i) {
+      events.push_back(release_test::Event(v, kEpoch * kEpochMs + 1000 * static_cast<int64_t>(3 * v + i), "Diesel", "4",
+                                           "one value", big));
+    }
+  }
+  const ComputedShare s = p.Release(kEpoch, events);
+  ASSERT_EQ(s.waiting, 3u);
+  EXPECT_EQ(OpsOf<ShareDelta::PutEvent>(s.delta).size(), 3u);
+  EXPECT_EQ(WaitingEventsOf(s.delta).size(), 2u);
+  EXPECT_EQ(p.state().event_keys(), 3u);
+
+  uint64_t suppressed = 0;
+  for (int64_t e = kEpoch + 1; e < kEpoch + 4 && p.buffered() > 0; ++e) {
+    const ComputedShare next = p.Release(e, {});
+    suppressed += next.suppressed_events;
+    EXPECT_EQ(OpsOf<ShareDelta::DeleteEvent>(next.delta).size(), events.size()) << "every older event is tombstoned";
+  }
+  EXPECT_EQ(suppressed, events.size());
+  EXPECT_EQ(p.state().event_keys(), 0u);
+  EXPECT_EQ(p.state().waiting(), 0u);
 }
 
 // Signatures of vehicles unpublished for longer than the retention horizon

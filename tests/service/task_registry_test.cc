@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <string>
 
 #include "test_support.h"
 #include "vanon/config.h"
+#include "vanon/ingest/buffered_event.h"
+#include "vanon/release/event_buffer.h"
 #include "vanon/state/state_store.h"
 
 namespace vanon::service {
@@ -70,6 +73,42 @@ TEST_F(TaskRegistryTest, AClosedTaskStaysValidForItsHolderAndReopeningLoadsAnew)
   EXPECT_NE(&reopened, held.get());
   EXPECT_EQ(reopened.progress().next_offset, 12);
   EXPECT_EQ(reopened.progress().released, 0u);
+}
+
+// The events waiting tuples own come back from both places state keeps them:
+// inside their waiting records, and (a store written before records carried
+// them) in the events family beside a record without events.
+TEST_F(TaskRegistryTest, OpenLoadsTheEventsOfWaitingTuplesFromRecordsAndFromTheEventsFamily) {
+  auto encoded = [](int64_t ts, const char* name) {
+    ingest::BufferedEvent e;
+    e.ts_ms = ts;
+    e.event = name;
+    std::string out;
+    ingest::EncodeBufferedEvent(e, &out);
+    return out;
+  };
+  engine::WaitingTuple old_layout, new_layout;
+  old_layout.tuple.vehicle = std::string(32, 'a');
+  new_layout.tuple.vehicle = std::string(32, 'b');
+  state::ReleaseWrite w(*store_);
+  w.PutWaiting(1, old_layout);
+  w.PutEvent(1, 1000, 1, encoded(1000, "family"));
+  w.PutEvent(1, 1500, 2, encoded(1500, "family"));
+  w.PutWaiting(1, new_layout, {{2000, 3, encoded(2000, "record")}, {2500, 4, encoded(2500, "record")}});
+  w.PutWaiting(2, new_layout, {{2000, 9, encoded(2000, "other partition")}});
+  store_->Commit(w);
+
+  TaskRegistry tasks(store_.get(), config_.privacy.epoch);
+  PartitionTask& task = tasks.Open(1, nullptr);
+  ASSERT_EQ(task.events().size(), 4u);
+  std::map<int64_t, std::string> by_offset;
+  for (const release::EpochList& list : task.events().Take(INT64_MAX)) {
+    for (size_t i = 0; i < list.events.size(); ++i) {
+      EXPECT_EQ(list.keys[i].first, list.events[i].ts_ms);
+      by_offset[list.keys[i].second] = list.events[i].event;
+    }
+  }
+  EXPECT_EQ(by_offset, (std::map<int64_t, std::string>{{1, "family"}, {2, "family"}, {3, "record"}, {4, "record"}}));
 }
 
 }  // namespace

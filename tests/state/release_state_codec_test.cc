@@ -106,6 +106,47 @@ TEST(WaitingTupleCodec, RoundTripsWithVehicleFromKey) {
   }
 }
 
+// A record with events is v2; without, it keeps its v1 bytes. The events
+// come back as they went in, the tuple the same either way.
+TEST(WaitingTupleCodec, CarriesTheTuplesEvents) {
+  const std::string vehicle(32, '\x01');
+  const engine::WaitingTuple w = MakeWaiting(vehicle, {3, -4}, 7, 2, 41);
+  const std::vector<WaitingEvent> events = {
+      {1'700'000'000'000, 12, "first"}, {1'700'000'001'000, 13, std::string(300, '\0')}, {-5, INT64_MAX, ""}};
+  const std::string bytes = EncodeWaitingTuple(w, events);
+  EXPECT_EQ(bytes[0], 2);
+  EXPECT_EQ(EncodeWaitingTuple(w)[0], 1);
+  std::vector<WaitingEvent> back_events;
+  auto back = DecodeWaitingTuple(vehicle, bytes, &back_events);
+  ASSERT_TRUE(back.has_value());
+  ExpectSameWaiting(*back, w);
+  EXPECT_EQ(back_events, events);
+  // Read without its events (as a share reads waiting tuples).
+  auto tuple_only = DecodeWaitingTuple(vehicle, bytes);
+  ASSERT_TRUE(tuple_only.has_value());
+  ExpectSameWaiting(*tuple_only, w);
+  // A v1 record clears what the caller's vector held.
+  ASSERT_TRUE(DecodeWaitingTuple(vehicle, EncodeWaitingTuple(w), &back_events));
+  EXPECT_TRUE(back_events.empty());
+}
+
+TEST(WaitingTupleCodec, RejectsMalformedEvents) {
+  // v2, first release 4, 1 QI (2, zigzag 4), sensitive 9, events 1.
+  const std::string head = Bytes({2, 4, 1, 4, 9, 1});
+  // One event: ts 10 (zigzag 20), offset 3 (zigzag 6), 2 bytes "ab".
+  const std::string good = head + Bytes({1, 20, 6, 2, 'a', 'b'});
+  std::vector<WaitingEvent> events;
+  ASSERT_TRUE(DecodeWaitingTuple("v", good, &events));
+  EXPECT_EQ(events, (std::vector<WaitingEvent>{{10, 3, "ab"}}));
+
+  EXPECT_FALSE(DecodeWaitingTuple("v", head).has_value()) << "v2 without its event count";
+  EXPECT_FALSE(DecodeWaitingTuple("v", head + Bytes({0})).has_value()) << "v2 with no event is not canonical";
+  EXPECT_FALSE(DecodeWaitingTuple("v", head + Bytes({2, 20, 6, 2, 'a', 'b'})).has_value()) << "an event missing";
+  EXPECT_FALSE(DecodeWaitingTuple("v", head + Bytes({1, 20, 6, 3, 'a', 'b'})).has_value()) << "bytes cut short";
+  EXPECT_FALSE(DecodeWaitingTuple("v", good + Bytes({0})).has_value()) << "trailing byte";
+  EXPECT_FALSE(DecodeWaitingTuple("v", head + Bytes({0xff, 0xff, 0x03})).has_value()) << "count beyond the record";
+}
+
 TEST(WaitingTupleCodec, ReadsHandBuiltRecordAndRejectsMalformed) {
   // v1, first release 4, 2 QIs: -2 (zigzag 3), 64 (zigzag 128 = 0x80 0x01), sensitive 9, events 2.
   const std::string good = Bytes({1, 4, 2, 3, 0x80, 0x01, 9, 2});

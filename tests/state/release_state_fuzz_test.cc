@@ -25,10 +25,11 @@ std::optional<std::string> SignatureReencode(std::string_view b) {
 }
 
 std::optional<std::string> WaitingReencode(std::string_view b) {
-  auto w = DecodeWaitingTuple("vehicle", b);
+  std::vector<WaitingEvent> events;
+  auto w = DecodeWaitingTuple("vehicle", b, &events);
   if (!w) return std::nullopt;
   EXPECT_EQ(w->tuple.vehicle, "vehicle");
-  return EncodeWaitingTuple(*w);
+  return EncodeWaitingTuple(*w, events);
 }
 
 std::optional<std::string> ReleaseLogReencode(std::string_view b) {
@@ -51,7 +52,8 @@ std::vector<std::string> WaitingSamples() {
   engine::WaitingTuple b;
   b.tuple.qi = {};
   b.first_release = UINT64_MAX;
-  return {EncodeWaitingTuple(a), EncodeWaitingTuple(b)};
+  return {EncodeWaitingTuple(a), EncodeWaitingTuple(b),
+          EncodeWaitingTuple(a, {{1000, 3, "an event"}, {-1, INT64_MAX, std::string(200, '\0')}})};
 }
 
 std::vector<std::string> ReleaseLogSamples() {

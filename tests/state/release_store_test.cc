@@ -6,6 +6,7 @@
 #include <climits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "temp_dir.h"
@@ -184,6 +185,36 @@ TEST(StateStoreRelease, EverythingReadsBackAfterReopen) {
   EXPECT_EQ(ReleasesNewestFirst(*s, 4), (std::vector<int64_t>{-1, -2}));
   EXPECT_EQ(s->GetRelease(4, -2), Entry(ReleaseStatus::kCommitted, 2, "a"));
   EXPECT_EQ(s->GetMeta(4, "dictionary"), std::string("\0\1dict", 6));
+}
+
+// Events inside waiting records are visited with their keys, partition by
+// partition; the events family is asked only whether it holds anything
+// older than a time.
+TEST(StateStoreRelease, WaitingRecordsCarryTheirEventsAndTheEventsFamilyAnswersForItsOwn) {
+  TempDir dir;
+  auto s = StateStore::Open(dir.path());
+  ReleaseWrite w(*s);
+  w.PutWaiting(0, Waiting(Vehicle(1), 0, 1, 1), {{3000, 7, "x"}, {3500, 8, "y"}});
+  w.PutWaiting(0, Waiting(Vehicle(2), 0, 1, 1));
+  w.PutWaiting(1, Waiting(Vehicle(1), 0, 1, 1), {{3000, 9, "z"}});
+  w.PutEvent(0, 1000, 1, "a");
+  w.PutEvent(0, 2000, 2, "b");
+  s->Commit(w);
+
+  std::vector<std::tuple<int64_t, int64_t, std::string>> seen;
+  s->ScanWaitingEvents(
+      0, [&](int64_t ts, int64_t offset, std::string_view v) { seen.emplace_back(ts, offset, std::string(v)); });
+  EXPECT_EQ(seen, (std::vector<std::tuple<int64_t, int64_t, std::string>>{{3000, 7, "x"}, {3500, 8, "y"}}));
+  EXPECT_EQ(s->LoadWaiting(0).size(), 2u);
+  EXPECT_FALSE(s->HasEventsBefore(0, 1000));
+  EXPECT_TRUE(s->HasEventsBefore(0, 1001));
+  EXPECT_FALSE(s->HasEventsBefore(1, INT64_MAX));
+
+  ReleaseWrite later(*s);
+  later.DeleteEventRange(0, 0, 1500);
+  s->Commit(later);
+  EXPECT_FALSE(s->HasEventsBefore(0, 2000));
+  EXPECT_TRUE(s->HasEventsBefore(0, 2001));
 }
 
 TEST(StateStoreRelease, PartitionsNeverSeeEachOther) {

@@ -36,9 +36,28 @@ struct StoredSignature {
 std::string EncodeValueWindow(const engine::ValueWindow& w);
 std::optional<engine::ValueWindow> DecodeValueWindow(std::string_view bytes);
 
-// Tuple::vehicle is not part of the value (it is the key).
-std::string EncodeWaitingTuple(const engine::WaitingTuple& w);
-std::optional<engine::WaitingTuple> DecodeWaitingTuple(std::string_view vehicle, std::string_view bytes);
+// A buffered event a waiting tuple owns, kept inside its waiting record
+// (EncodeBufferedEvent bytes, without the sensitive field) under the state
+// key it would have in the events family.
+struct WaitingEvent {
+  int64_t ts_ms = 0;
+  int64_t offset = 0;
+  std::string encoded;
+  friend bool operator==(const WaitingEvent&, const WaitingEvent&) = default;
+};
+
+// Tuple::vehicle is not part of the value (it is the key). A record with
+// events is one changelog record for the whole tuple; one without (the
+// format before events moved in, or a tuple whose events are too large for
+// one record: kMaxWaitingEventBytes) leaves them in the events family.
+std::string EncodeWaitingTuple(const engine::WaitingTuple& w, const std::vector<WaitingEvent>& events = {});
+// `events` (optional) receives the record's events; any record is checked
+// whole either way.
+std::optional<engine::WaitingTuple> DecodeWaitingTuple(std::string_view vehicle, std::string_view bytes,
+                                                       std::vector<WaitingEvent>* events = nullptr);
+// Event bytes one waiting record may carry: well under the 1 MB a Kafka
+// record may have by default, so that the changelog can always take it.
+inline constexpr size_t kMaxWaitingEventBytes = 256 * 1024;
 
 // A set of input offsets of one partition: a base offset and a bitmap over
 // [base, base + bits.size()). Compact for the offsets one epoch's events

@@ -8,7 +8,8 @@
 //   meta   : [name] "/" [partition u32 BE] -> small per-partition records
 //            ("progress" -> PartitionProgress, "clock", "dictionary", ...)
 //   signatures : [partition u32 BE][vehicle 32 B] -> StoredSignature
-//   waiting    : [partition u32 BE][vehicle 32 B] -> WaitingTuple (EncodeWaitingTuple)
+//   waiting    : [partition u32 BE][vehicle 32 B] -> WaitingTuple with the
+//                events it owns (EncodeWaitingTuple)
 //   releases   : [partition u32 BE][release u64 BE, sign bit flipped] -> ReleaseLogEntry
 //   windows    : [partition u32 BE][vehicle 32 B] -> value window (EncodeValueWindow)
 // No raw identifier is ever a key or value here: events carry HMACs only.
@@ -60,7 +61,8 @@ class ReleaseWrite {
   void PutEvent(int32_t partition, int64_t ts_ms, int64_t offset, std::string_view encoded);
   void PutSignature(int32_t partition, std::string_view vehicle, const StoredSignature& s);
   void DeleteSignature(int32_t partition, std::string_view vehicle);
-  void PutWaiting(int32_t partition, const engine::WaitingTuple& w);  // key: w.tuple.vehicle
+  // Key: w.tuple.vehicle; `events` are the tuple's buffered events.
+  void PutWaiting(int32_t partition, const engine::WaitingTuple& w, const std::vector<WaitingEvent>& events = {});
   void DeleteWaiting(int32_t partition, std::string_view vehicle);
   void PutWindow(int32_t partition, std::string_view vehicle, const engine::ValueWindow& w);
   void DeleteWindow(int32_t partition, std::string_view vehicle);
@@ -100,6 +102,15 @@ class StateStore {
   void ScanEvents(int32_t partition,
                   const std::function<bool(int64_t ts_ms, int64_t offset, std::string_view value)>& fn) const;
   uint64_t CountEvents(int32_t partition) const;
+  // Whether the events family holds an event of the partition with
+  // ts < ts_ms: events a release kept there (stores written before waiting
+  // records carried their events, or a tuple too large for one record).
+  bool HasEventsBefore(int32_t partition, int64_t ts_ms) const;
+  // Visits the events stored inside the partition's waiting records, record
+  // by record (vehicle key order). A record that does not decode throws
+  // std::runtime_error (corrupt state).
+  void ScanWaitingEvents(int32_t partition,
+                         const std::function<void(int64_t ts_ms, int64_t offset, std::string_view value)>& fn) const;
 
   // kMachineCrash for whatever a Kafka transaction's commit relies on (the
   // prepared release's seed, a DP ledger charge): lost after the commit, it

@@ -110,7 +110,9 @@ struct ShareWork {
   std::unordered_map<std::string, const state::StoredSignature*> stored_by_vehicle;
   engine::ReleaseOutput out;
   std::vector<bool> consumed, old_deleted;  // per event of ev.current, ev.old
-  std::unique_ptr<ShareWindows> windows;    // null when the config keeps none
+  // The events family holds some of ev.old (StateStore::HasEventsBefore).
+  bool old_in_events_family = false;
+  std::unique_ptr<ShareWindows> windows;  // null when the config keeps none
 };
 
 // The distinct vehicles of the epoch's events and of the waiting tuples.
@@ -178,6 +180,7 @@ void LoadInput(ShareWork& w, release::TakenEvents taken, ComputedShare* share) {
     if (it == w.old_by_vehicle.end()) continue;
     for (size_t i : it->second) w.tuple_events[w.in.tuples.size() + k].push_back(&w.ev.old[i]);
   }
+  w.old_in_events_family = !w.ev.old.empty() && state.HasEventsBefore(w.partition, w.start);
 
   // In key order (tuples and waiting tuples are each sorted by vehicle):
   // the store's lookup is cheaper for sorted keys.
@@ -196,18 +199,16 @@ void LoadInput(ShareWork& w, release::TakenEvents taken, ComputedShare* share) {
   if (w.windows) w.windows->AddHistories(&w.in);
 }
 
-// Marks the events of one tuple consumed (current ones are covered by the
-// epoch's range deletion; older ones are deleted one by one). Returns how
-// many.
+// Marks the events of one tuple consumed (in state, current ones are
+// covered by the epoch's range deletion, older ones by their waiting
+// record's: OwnedEventsLeaveTheEventsFamily). Returns how many.
 uint64_t ConsumeTupleEvents(ShareWork& w, engine::TupleRef ref, bool published, ComputedShare* share) {
   uint64_t n = 0;
   for (const ingest::BufferedEvent* e : w.tuple_events[ref]) {
     if (ref < w.in.tuples.size()) {
       w.consumed[static_cast<size_t>(e - w.ev.current.data())] = true;
     } else {
-      size_t i = static_cast<size_t>(e - w.ev.old.data());
-      share->delta.Add(ShareDelta::DeleteEvent{w.ev.old_keys[i].first, w.ev.old_keys[i].second});
-      w.old_deleted[i] = true;
+      w.old_deleted[static_cast<size_t>(e - w.ev.old.data())] = true;
     }
     if (published) share->published_ts.push_back(e->ts_ms);
     ++n;
@@ -249,10 +250,7 @@ void DropOrphanEvents(ShareWork& w, ComputedShare* share) {
   uint64_t orphans = 0;
   for (const auto& [vehicle, idx] : w.old_by_vehicle) {
     if (owned.count(vehicle)) continue;
-    for (size_t i : idx) {
-      share->delta.Add(ShareDelta::DeleteEvent{w.ev.old_keys[i].first, w.ev.old_keys[i].second});
-      w.old_deleted[i] = true;
-    }
+    for (size_t i : idx) w.old_deleted[i] = true;
     orphans += idx.size();
   }
   if (orphans > 0) {
@@ -279,10 +277,61 @@ void EncodeWithoutSensitive(int sensitive_extra, ingest::BufferedEvent* e, std::
   e->extras[idx] = std::move(held);
 }
 
-// The state changes. The epoch's events go with one range deletion; the few
-// that still-waiting tuples own are put back after it (in a write batch the
-// later operation wins). One tombstone per share instead of one per event
-// keeps both the batch and later scans cheap.
+// Events older than the epoch are kept inside their tuple's waiting record,
+// except in a store written before records carried them (or a tuple's too
+// large for one record): those are in the events family, and every older
+// event leaves it now, consumed or moved into its record. A tombstone of a
+// key the family never held costs one changelog record, only here.
+void OwnedEventsLeaveTheEventsFamily(const ShareWork& w, ShareDelta* delta) {
+  if (!w.old_in_events_family) return;
+  for (const auto& [ts, offset] : w.ev.old_keys) delta->Add(ShareDelta::DeleteEvent{ts, offset});
+}
+
+// The events a still-waiting tuple owns, as its waiting record keeps them.
+std::vector<state::WaitingEvent> WaitingEventsOf(ShareWork& w, engine::TupleRef ref) {
+  const bool current = ref < w.in.tuples.size();
+  std::vector<state::WaitingEvent> out;
+  out.reserve(w.tuple_events[ref].size());
+  for (const ingest::BufferedEvent* e : w.tuple_events[ref]) {
+    const auto i = static_cast<size_t>(e - (current ? w.ev.current.data() : w.ev.old.data()));
+    const auto& [ts, offset] = current ? w.ev.current_keys[i] : w.ev.old_keys[i];
+    state::WaitingEvent stored{ts, offset, {}};
+    EncodeWithoutSensitive(w.ctx.sensitive_extra, current ? &w.ev.current[i] : &w.ev.old[i], &stored.encoded);
+    out.push_back(std::move(stored));
+  }
+  return out;
+}
+
+// One record per still-waiting tuple, with its events: one changelog record
+// instead of one per event (and a tombstone per event later). A record
+// rewritten here needs no delete before it.
+void WriteWaitingTuples(ShareWork& w, ShareDelta* delta) {
+  std::unordered_set<std::string_view> rewritten;
+  std::vector<ShareDelta::PutWaiting> puts;
+  puts.reserve(w.out.waiting.size());
+  for (const engine::StillWaiting& sw : w.out.waiting) {
+    ShareDelta::PutWaiting put{engine::WaitingTuple{ResolveTuple(w.in, sw.ref), sw.first_release},
+                               WaitingEventsOf(w, sw.ref)};
+    size_t bytes = 0;
+    for (const state::WaitingEvent& e : put.events) bytes += e.encoded.size();
+    if (bytes > state::kMaxWaitingEventBytes) {
+      for (state::WaitingEvent& e : put.events)
+        delta->Add(ShareDelta::PutEvent{e.ts_ms, e.offset, std::move(e.encoded)});
+      put.events.clear();
+    }
+    rewritten.insert(ResolveTuple(w.in, sw.ref).vehicle);
+    puts.push_back(std::move(put));
+  }
+  for (const engine::WaitingTuple& wt : w.in.waiting) {
+    if (!rewritten.count(wt.tuple.vehicle)) delta->Add(ShareDelta::DeleteWaiting{wt.tuple.vehicle});
+  }
+  for (ShareDelta::PutWaiting& put : puts) delta->Add(std::move(put));
+}
+
+// The state changes. The epoch's events go with one range deletion; the
+// ones still-waiting tuples own go into their waiting records. One
+// tombstone per share instead of one per event keeps both the batch and
+// later scans cheap.
 void WriteStateChanges(ShareWork& w, ComputedShare* share) {
   ShareDelta& delta = share->delta;
   delta.partition = w.partition;
@@ -293,18 +342,11 @@ void WriteStateChanges(ShareWork& w, ComputedShare* share) {
   // signature they refresh.
   PurgeSignatures(w.ctx, w.partition, w.epoch, &delta);
   RecordPublication(w, share);
-  std::string encoded;
-  for (size_t i = 0; i < w.ev.current.size(); ++i) {
-    if (w.consumed[i]) continue;
-    encoded.clear();
-    EncodeWithoutSensitive(w.ctx.sensitive_extra, &w.ev.current[i], &encoded);
-    delta.Add(ShareDelta::PutEvent{w.ev.current_keys[i].first, w.ev.current_keys[i].second, encoded});
-  }
   DropOrphanEvents(w, share);
-  for (const engine::WaitingTuple& wt : w.in.waiting) delta.Add(ShareDelta::DeleteWaiting{wt.tuple.vehicle});
-  for (const engine::StillWaiting& sw : w.out.waiting) {
-    delta.Add(ShareDelta::PutWaiting{engine::WaitingTuple{ResolveTuple(w.in, sw.ref), sw.first_release}});
-  }
+  // Before WriteWaitingTuples: its puts of events too large for a record
+  // must win over these deletes.
+  OwnedEventsLeaveTheEventsFamily(w, &delta);
+  WriteWaitingTuples(w, &delta);
   if (w.windows) w.windows->WriteChanges(&delta);
   if (w.ctx.dp) w.ctx.dp->Apply(share->dp, &delta);
   delta.Add(ShareDelta::PutMeta{kDictionaryMeta, w.dict.EncodeState()});

@@ -41,8 +41,13 @@ class ShareState {
   virtual std::vector<std::optional<engine::ValueWindow>> GetWindows(
       int32_t partition, const std::vector<std::string>& vehicles) const = 0;
   virtual void ScanWindows(int32_t partition, const WindowVisitor& fn) const = 0;
-  // Sorted by vehicle key.
+  // Sorted by vehicle key (without the events they own: a share gets those
+  // from the partition's EventBuffer).
   virtual std::vector<engine::WaitingTuple> LoadWaiting(int32_t partition) const = 0;
+  // Whether the events family holds an event of the partition older than
+  // ts_ms (StateStore::HasEventsBefore): then a share tombstones the older
+  // events it is handed, whichever record held them.
+  virtual bool HasEventsBefore(int32_t partition, int64_t ts_ms) const = 0;
   // Writes one meta record at once, durable against a machine crash (not
   // part of any delta): a DP ledger charge or the aggregation's read end
   // must outlive the transaction that publishes what they pay for.
@@ -71,7 +76,8 @@ struct ShareDelta {
     std::string vehicle;
   };
   struct PutWaiting {
-    engine::WaitingTuple waiting;  // keyed by waiting.tuple.vehicle
+    engine::WaitingTuple waiting;             // keyed by waiting.tuple.vehicle
+    std::vector<state::WaitingEvent> events;  // stored inside the record
   };
   struct DeleteWaiting {
     std::string vehicle;

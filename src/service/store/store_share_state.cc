@@ -32,6 +32,10 @@ std::vector<engine::WaitingTuple> StoreShareState::LoadWaiting(int32_t partition
   return store_->LoadWaiting(partition);
 }
 
+bool StoreShareState::HasEventsBefore(int32_t partition, int64_t ts_ms) const {
+  return store_->HasEventsBefore(partition, ts_ms);
+}
+
 void StoreShareState::CommitMetaNow(int32_t partition, std::string_view name, std::string_view value) {
   state::ReleaseWrite w(*store_);
   w.PutMeta(partition, name, value);
@@ -55,7 +59,7 @@ void AddShareDelta(const ShareDelta& delta, state::ReleaseWrite* w) {
           } else if constexpr (std::is_same_v<T, ShareDelta::DeleteSignature>) {
             w->DeleteSignature(p, o.vehicle);
           } else if constexpr (std::is_same_v<T, ShareDelta::PutWaiting>) {
-            w->PutWaiting(p, o.waiting);
+            w->PutWaiting(p, o.waiting, o.events);
           } else if constexpr (std::is_same_v<T, ShareDelta::DeleteWaiting>) {
             w->DeleteWaiting(p, o.vehicle);
           } else if constexpr (std::is_same_v<T, ShareDelta::PutWindow>) {

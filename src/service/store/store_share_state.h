@@ -31,6 +31,7 @@ class StoreShareState final : public ShareState {
                                                              const std::vector<std::string>& vehicles) const override;
   void ScanWindows(int32_t partition, const WindowVisitor& fn) const override;
   std::vector<engine::WaitingTuple> LoadWaiting(int32_t partition) const override;
+  bool HasEventsBefore(int32_t partition, int64_t ts_ms) const override;
   void CommitMetaNow(int32_t partition, std::string_view name, std::string_view value) override;
 
  private:

@@ -12,10 +12,15 @@
 namespace vanon::service {
 
 namespace {
+// The events kept in state: those waiting tuples own, inside their waiting
+// records or (written before records carried them, or too large for one
+// record) in the events family, and the open-epoch events a store written by
+// an older version still holds. A key is in one place only: a release that
+// moves an event into a record tombstones it in the family.
 release::EventBuffer LoadEvents(const state::StateStore& store, const config::EpochConfig& epoch, int32_t partition,
                                 release::PayloadTransformer* payload) {
   release::EventBuffer buffer(epoch.length_seconds * 1000);
-  store.ScanEvents(partition, [&](int64_t ts, int64_t offset, std::string_view value) {
+  auto add = [&](int64_t ts, int64_t offset, std::string_view value) {
     release::KeyedEvent e{ts, offset, {}};
     uint8_t version = 0;
     if (!DecodeBufferedEvent(value, &e.event, &version)) {
@@ -27,8 +32,12 @@ release::EventBuffer LoadEvents(const state::StateStore& store, const config::Ep
       payload->TransformInto(raw, &e.event.payload_json);
     }
     buffer.Add(std::move(e));
+  };
+  store.ScanEvents(partition, [&](int64_t ts, int64_t offset, std::string_view value) {
+    add(ts, offset, value);
     return true;
   });
+  store.ScanWaitingEvents(partition, add);
   return buffer;
 }
 }  // namespace
