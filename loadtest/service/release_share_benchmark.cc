@@ -39,6 +39,7 @@
 #include "service/dp/dp_publisher.h"
 #include "service/ingest/ingest_pipeline.h"
 #include "service/share/release_share.h"
+#include "service/store/cached_share_state.h"
 #include "service/store/store_share_state.h"
 #include "vanon/config.h"
 #include "vanon/fleet/fleet_generator.h"
@@ -104,6 +105,7 @@ struct Partition {
         schema(release::SchemaFromConfig(c.quasi_identifiers, c.sensitive)),
         payload(c.payload),
         share_state(store.get()),
+        cached(&share_state, &pipeline.Open(0).release_state(), 0),
         dp(c, kHmacKey, store.get(), registry),
         checker(schema) {
     dp.SetSensitiveExtra(pipeline.layout().sensitive);
@@ -111,7 +113,7 @@ struct Partition {
     ctx.schema = &schema;
     ctx.sensitive_extra = pipeline.layout().sensitive;
     ctx.input_partitions = kPartitions;
-    ctx.state = &share_state;
+    ctx.state = &cached;
     ctx.dp = dp.enabled() ? &dp : nullptr;
     ctx.payload = &payload;
   }
@@ -121,6 +123,9 @@ struct Partition {
   engine::Schema schema;
   release::PayloadTransformer payload;
   service::StoreShareState share_state;
+  // As the runner's computing threads read it: signatures and waiting
+  // tuples from the partition task's memory.
+  service::CachedShareState cached;
   prometheus::Registry registry;
   service::DpPublisher dp;
   service::PartitionChecker checker;
@@ -135,13 +140,14 @@ service::ComputedShare Compute(Partition& p, int64_t epoch) {
                                &p.checker);
 }
 
-// As the runner's apply: the delta into a write batch, committed; the
-// checker moved; the events of waiting tuples back into the buffer, the
+// As the runner's apply: the delta into a write batch, committed, and
+// into the task's release state; the checker moved; the events of waiting tuples back into the buffer, the
 // consumed ones freed and their list recycled.
 void Apply(Partition& p, service::ComputedShare* s) {
   state::ReleaseWrite w(*p.store);
   service::AddShareDelta(s->delta, &w);
   p.store->Commit(w);
+  p.pipeline.Open(0).release_state().Apply(s->delta);
   p.checker.checker.Accept(std::move(s->verdict));
   for (release::KeyedEvent& e : s->remaining) p.pipeline.Events(0).Restore(std::move(e));
   s->remaining.clear();

@@ -1,15 +1,18 @@
 // ReleaseRunner on its own, against a real StateStore and the mock Kafka
 // cluster: what it does with a partition's task that is closed (the
-// partition revoked) while one of the task's shares is in flight.
+// partition revoked) while one of the task's shares is in flight, and the
+// task's memory of its release state across applies and restarts.
 #include "service/release/release_runner.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "service/store/release_state_memory.h"
 #include "service/task/partition_task.h"
 #include "service/task/task_registry.h"
 #include "release_fixture.h"
@@ -129,6 +132,58 @@ TEST_F(ReleaseRunnerTest, APrecomputedShareOfAClosedTaskGivesItsEventsBackToThat
   EXPECT_FALSE(store_->GetRelease(0, *epoch).has_value());
   EXPECT_TRUE(runner_->Apply(/*wait=*/true).empty());
   EXPECT_EQ(next.progress().releases, 0u);
+}
+
+}  // namespace
+}  // namespace vanon::service
+
+namespace vanon::service {
+namespace {
+
+// A share reads its partition's signatures and waiting tuples from the
+// task's memory of them (ReleaseStateMemory), not from the store: after
+// every apply, and after every restart, that memory must be exactly what a
+// fresh load from the store finds, or the next share computes from a
+// state that is not the durable one.
+TEST_F(ReleaseRunnerTest, TheTaskReleaseStateIsWhatStateHoldsAfterEveryApplyAndRestart) {
+  auto tasks = std::make_unique<TaskRegistry>(store_.get(), config_.privacy.epoch);
+  size_t most_signatures = 0, most_waiting = 0;
+  int64_t offset = 0;
+  for (int round = 0; round < 8; ++round) {
+    if (round == 3 || round == 6) {  // a restart: a new runner, store and task, loaded from disk
+      runner_.reset();
+      tasks.reset();
+      store_.reset();
+      store_ = state::StateStore::Open(dir_.path());
+      runner_ = std::make_unique<ReleaseRunner>(config_, 0, store_.get(), producer_.get(), nullptr, OutputTopology{});
+      tasks = std::make_unique<TaskRegistry>(store_.get(), config_.privacy.epoch);
+    }
+    PartitionTask& task = tasks->Open(0, nullptr);
+    const int64_t t0 = kBase + round * kEpochMs;
+    // Vehicles come and go between epochs: some publish, some wait, some
+    // signatures are refreshed, waiting tuples are published later.
+    const auto active = [round](uint32_t v) { return (v + static_cast<uint32_t>(round)) % 4 != 0; };
+    for (ingest::BufferedEvent& e :
+         release_test::Generate(static_cast<uint32_t>(round % 3) * 5, 30, t0, static_cast<uint64_t>(round) + 1, 6,
+                                active)) {
+      const int64_t ts = e.ts_ms;
+      task.events().Add({ts, offset++, std::move(e)});
+    }
+    task.clock().Observe(t0 + 100, t0 + 100);
+    task.clock().Observe(t0 + 3 * kEpochMs, t0 + 3 * kEpochMs);
+    const std::optional<int64_t> epoch = task.clock().NextClosable();
+    ASSERT_TRUE(epoch.has_value());
+    runner_->Submit({{0, *epoch}}, *tasks);
+    const std::vector<ReleaseOutcome> outcomes = runner_->Apply(/*wait=*/true);
+    ASSERT_EQ(outcomes.size(), 1u) << "round " << round;
+    const ReleaseStateMemory& memory = tasks->Get(0)->release_state();
+    EXPECT_TRUE(memory == ReleaseStateMemory::Load(*store_, 0)) << "round " << round;
+    most_signatures = std::max(most_signatures, memory.signatures());
+    most_waiting = std::max(most_waiting, memory.waiting());
+  }
+  // The comparison covered both families, not two empty ones.
+  EXPECT_GT(most_signatures, 0u);
+  EXPECT_GT(most_waiting, 0u);
 }
 
 }  // namespace

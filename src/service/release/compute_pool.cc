@@ -6,10 +6,13 @@
 #include <unistd.h>
 
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "base/machine.h"
 #include "service/release/release_log_reader.h"
+#include "service/store/cached_share_state.h"
+#include "service/store/release_state_memory.h"
 #include "service/store/store_share_state.h"
 #include "vanon/release/epoch_clock.h"
 #include "vanon/state/state_store.h"
@@ -63,18 +66,25 @@ void ComputePool::Recompute(const JobPtr& job) {
 
 // A resumed job first asks Kafka whether its earlier attempt committed:
 // then its share publishes nothing, and only its state is applied.
+// The share reads its partition's signatures and waiting tuples from the
+// task's memory (CachedShareState), and keeps their changes for the apply
+// to move that memory as it commits them to state.
 void ComputePool::Compute(ReleaseJob& job, const state::ReleaseLogEntry& entry, release::TakenEvents events,
-                          ComputedShare* share, std::unique_ptr<state::ReleaseWrite>* apply) const {
+                          const ReleaseStateMemory* release_state, ComputedShare* share,
+                          std::unique_ptr<state::ReleaseWrite>* apply) const {
   bool committed_before = false;
   if (job.resumed) {
     committed_before = log_.SummaryCommitted(job.partition, job.epoch, entry);
     spdlog::info("release {} partition {}: resuming a prepared release; {}", job.epoch, job.partition,
                  committed_before ? "it was committed, applying its state" : "it was not committed, republishing");
   }
-  *share = ComputeShare(ctx_, job.partition, job.epoch, entry.seed, committed_before, std::move(events), job.checker);
+  ShareContext ctx = ctx_;
+  std::optional<CachedShareState> cached;
+  if (release_state) ctx.state = &cached.emplace(ctx_.state, release_state, job.partition);
+  *share = ComputeShare(ctx, job.partition, job.epoch, entry.seed, committed_before, std::move(events), job.checker);
   *apply = std::make_unique<state::ReleaseWrite>(*store_);
   AddShareDelta(share->delta, apply->get());
-  share->delta = {};
+  share->delta = ReleaseStateOps(std::move(share->delta));
 }
 
 void ComputePool::Loop() {
@@ -87,12 +97,13 @@ void ComputePool::Loop() {
     job->claimed = true;
     const state::ReleaseLogEntry entry = job->entry;
     release::TakenEvents events = std::move(job->events);
+    const ReleaseStateMemory* release_state = job->release_state;
     l.unlock();
     std::exception_ptr err;
     ComputedShare share;
     std::unique_ptr<state::ReleaseWrite> apply;
     try {
-      Compute(*job, entry, std::move(events), &share, &apply);
+      Compute(*job, entry, std::move(events), release_state, &share, &apply);
     } catch (...) {
       err = std::current_exception();
     }

@@ -21,6 +21,7 @@ class StateStore;
 namespace vanon::service {
 
 class ReleaseLogReader;
+class ReleaseStateMemory;
 
 class ComputePool {
  public:
@@ -40,7 +41,8 @@ class ComputePool {
 
  private:
   void Loop();
-  void Compute(ReleaseJob& job, const state::ReleaseLogEntry& entry, release::TakenEvents events, ComputedShare* share,
+  void Compute(ReleaseJob& job, const state::ReleaseLogEntry& entry, release::TakenEvents events,
+               const ReleaseStateMemory* release_state, ComputedShare* share,
                std::unique_ptr<state::ReleaseWrite>* apply) const;
 
   const ShareContext& ctx_;

@@ -66,6 +66,7 @@ void JobRegistry::Precompute(const std::vector<int32_t>& partitions, const TaskR
     job->events = task->events().Take(clock.EpochEnd(*epoch));
     job->epoch_offsets = EpochOffsetsOf(job->events, clock.EpochStart(*epoch));
     job->taken_mark = task->events().arrivals_behind_take();
+    job->release_state = &task->release_state();
     job->task = std::move(task);
     {
       std::lock_guard<std::mutex> l(queues_->mu);
@@ -150,6 +151,7 @@ JobPtr JobRegistry::JobForShare(const ShareRequest& s, const std::shared_ptr<Par
   }
   job->events = task->events().Take(task->clock().EpochEnd(s.epoch));
   job->epoch_offsets = EpochOffsetsOf(job->events, task->clock().EpochStart(s.epoch));
+  job->release_state = &task->release_state();
   job->task = task;
   return job;
 }

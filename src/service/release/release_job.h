@@ -27,6 +27,7 @@
 namespace vanon::service {
 
 class PartitionTask;
+class ReleaseStateMemory;
 
 using SteadyClock = std::chrono::steady_clock;
 
@@ -60,6 +61,11 @@ struct ReleaseJob {
   // valid. Consuming thread only; released there, so that no other thread
   // ever destroys a task.
   std::shared_ptr<PartitionTask> task;
+  // The task's release state, set with `task`: the computing thread reads
+  // it through this pointer (never through `task`, which the consuming
+  // thread moves out of a dropped job without the mutex). Valid while the
+  // job holds the task (cached_share_state.h says why no lock is needed).
+  const ReleaseStateMemory* release_state = nullptr;
   int64_t commit_wall_ms = 0;
   double seconds = 0;
 };

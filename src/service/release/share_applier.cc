@@ -40,6 +40,9 @@ ReleaseOutcome ShareApplier::Apply(ReleaseJob& job) {
   // snapshot, but state as of this release, what the changelog record
   // carries. A restart reads the input again from its resume offset.
   store_->Commit(w);
+  // What the share read in place of the store, moved as the store just was.
+  task->release_state().Apply(s.delta);
+  s.delta = {};
   job.checker->checker.Accept(std::move(s.verdict));
   for (release::KeyedEvent& e : s.remaining) task->events().Restore(std::move(e));
   s.remaining = {};

@@ -1,7 +1,8 @@
 // ShareApplier moves a partition past a share whose transaction committed,
 // on the consuming thread: the task's clock closes the epoch and its
 // progress counts the share, the share's apply batch (the records the
-// changelog got) is committed to state, the partition's checker accepts
+// changelog got) is committed to state and its signature and waiting
+// changes to the task's memory of them, the partition's checker accepts
 // the share, and the events of tuples still waiting go back to the task's
 // buffer.
 #ifndef VANON_SRC_SERVICE_RELEASE_SHARE_APPLIER_H_

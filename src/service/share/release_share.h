@@ -79,7 +79,9 @@ struct ComputedShare {
   // The share's state changes: buffered events deleted, signatures, waiting
   // tuples, dictionary, DP state. The runner writes them into the share's
   // apply batch, with the release-log entry, the closed clock and the
-  // progress counters, which the consuming thread owns.
+  // progress counters, which the consuming thread owns, and keeps only
+  // its signature and waiting operations (ReleaseStateOps) here, for the
+  // partition task's memory of them at apply.
   ShareDelta delta;
   // The events `apply` keeps in state (those of tuples still waiting), for
   // the partition's EventBuffer once it is committed.

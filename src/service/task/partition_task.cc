@@ -62,6 +62,7 @@ PartitionTask::PartitionTask(const state::StateStore& store, const config::Epoch
       progress_(store.LoadProgress(partition)),
       clock_(StoredClockForReplay(store, epoch, partition)),
       events_(LoadEvents(store, epoch, partition, payload)),
+      release_state_(ReleaseStateMemory::Load(store, partition)),
       release_log_(store, partition) {
   PreparedEpochFilter filter = PreparedEpochFilter::Load(store, partition);
   if (filter.active()) filter_ = std::move(filter);

@@ -1,18 +1,21 @@
 // A PartitionTask is what one input partition owns while this instance has
-// it: its progress counters, its epoch clock, the events it buffers and, after
-// a crash between prepare and apply, its prepared-epoch filter. All of it is
+// it: its progress counters, its epoch clock, the events it buffers, the
+// signatures and waiting tuples its shares read (ReleaseStateMemory) and,
+// after a crash between prepare and apply, its prepared-epoch filter. All of it is
 // loaded from state when the task is created (on assignment, after a restore)
 // and lives in memory only until the task is destroyed (on revocation). Its
 // view of the release log reads state when asked.
 // Ingestion moves it per batch; the release runner takes epochs from it and
 // applies releases to it. Both run on the consuming thread, which is the only
-// one that touches a task.
+// one that touches a task, but for the computing thread that reads the
+// release state of the partition's one share in flight (cached_share_state.h).
 #ifndef VANON_SRC_SERVICE_TASK_PARTITION_TASK_H_
 #define VANON_SRC_SERVICE_TASK_PARTITION_TASK_H_
 
 #include <cstdint>
 #include <optional>
 
+#include "service/store/release_state_memory.h"
 #include "service/task/prepared_epoch_filter.h"
 #include "service/task/release_log_view.h"
 #include "vanon/config.h"
@@ -40,8 +43,8 @@ release::EpochClock StoredClockForReplay(const state::StateStore& store, const c
 
 class PartitionTask {
  public:
-  // Reads the partition's progress, clock, prepared-epoch filter and
-  // buffered events from store, which must outlive the task (its release
+  // Reads the partition's progress, clock, prepared-epoch filter, release
+  // state and buffered events from store, which must outlive the task (its release
   // log is read from it later). Events stored by a version that transformed
   // payloads at release are transformed with payload.
   PartitionTask(const state::StateStore& store, const config::EpochConfig& epoch, int32_t partition,
@@ -54,6 +57,9 @@ class PartitionTask {
   const state::PartitionProgress& progress() const { return progress_; }
   release::EpochClock& clock() { return clock_; }
   release::EventBuffer& events() { return events_; }
+  // Moved by the apply of each of the partition's shares, as state is.
+  ReleaseStateMemory& release_state() { return release_state_; }
+  const ReleaseStateMemory& release_state() const { return release_state_; }
   // Null unless a prepared share of an open epoch waits for its events.
   const PreparedEpochFilter* filter() const { return filter_ ? &*filter_ : nullptr; }
   const ReleaseLogView& release_log() const { return release_log_; }
@@ -64,6 +70,7 @@ class PartitionTask {
   release::EpochClock clock_;
   std::optional<PreparedEpochFilter> filter_;
   release::EventBuffer events_;
+  ReleaseStateMemory release_state_;
   ReleaseLogView release_log_;
 };
 

@@ -1,0 +1,122 @@
+#include "service/store/release_state_memory.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "vanon/state/state_store.h"
+
+namespace vanon::service {
+
+namespace {
+bool SameWaiting(const engine::WaitingTuple& a, const engine::WaitingTuple& b) {
+  return a.first_release == b.first_release && a.tuple.vehicle == b.tuple.vehicle && a.tuple.qi == b.tuple.qi &&
+         a.tuple.sensitive == b.tuple.sensitive && a.tuple.events == b.tuple.events;
+}
+}  // namespace
+
+ReleaseStateMemory::Key ReleaseStateMemory::KeyOf(std::string_view vehicle) {
+  if (vehicle.size() != kVehicleKeyBytes) {
+    throw std::runtime_error("state: a signature's vehicle key has " + std::to_string(vehicle.size()) +
+                             " bytes, not " + std::to_string(kVehicleKeyBytes));
+  }
+  Key k;
+  std::memcpy(k.data(), vehicle.data(), k.size());
+  return k;
+}
+
+void ReleaseStateMemory::PutSignature(std::string_view vehicle, const state::StoredSignature& s) {
+  signatures_.insert_or_assign(KeyOf(vehicle), Entry{s.first_release, s.last_release, s.values});
+}
+
+ReleaseStateMemory ReleaseStateMemory::Load(const state::StateStore& store, int32_t partition) {
+  ReleaseStateMemory m;
+  store.ScanSignatures(partition, [&](std::string_view vehicle, const state::StoredSignature& s) {
+    m.PutSignature(vehicle, s);
+    return true;
+  });
+  for (engine::WaitingTuple& w : store.LoadWaiting(partition)) {
+    std::string key = w.tuple.vehicle;
+    m.waiting_.emplace(std::move(key), std::move(w));
+  }
+  return m;
+}
+
+void ReleaseStateMemory::Apply(const ShareDelta& delta) {
+  for (const ShareDelta::Op& op : delta.ops) {
+    if (const auto* put = std::get_if<ShareDelta::PutSignature>(&op)) {
+      PutSignature(put->vehicle, put->signature);
+    } else if (const auto* del = std::get_if<ShareDelta::DeleteSignature>(&op)) {
+      signatures_.erase(KeyOf(del->vehicle));
+    } else if (const auto* wput = std::get_if<ShareDelta::PutWaiting>(&op)) {
+      waiting_.insert_or_assign(wput->waiting.tuple.vehicle, wput->waiting);
+    } else if (const auto* wdel = std::get_if<ShareDelta::DeleteWaiting>(&op)) {
+      auto it = waiting_.find(wdel->vehicle);
+      if (it != waiting_.end()) waiting_.erase(it);
+    }
+  }
+}
+
+std::vector<std::optional<state::StoredSignature>> ReleaseStateMemory::GetSignatures(
+    const std::vector<std::string>& vehicles) const {
+  std::vector<std::optional<state::StoredSignature>> out(vehicles.size());
+  for (size_t i = 0; i < vehicles.size(); ++i) {
+    if (vehicles[i].size() != kVehicleKeyBytes) continue;  // never stored
+    auto it = signatures_.find(KeyOf(vehicles[i]));
+    if (it == signatures_.end()) continue;
+    out[i] = state::StoredSignature{it->second.values, it->second.first_release, it->second.last_release};
+  }
+  return out;
+}
+
+// In key order, as the store's scan: the table has none, so the keys are
+// sorted here (a scan runs once per 64 shares, and at a checker's resume).
+void ReleaseStateMemory::ScanSignatures(const ShareState::SignatureVisitor& fn) const {
+  std::vector<const std::pair<const Key, Entry>*> sorted;
+  sorted.reserve(signatures_.size());
+  for (const auto& kv : signatures_) sorted.push_back(&kv);
+  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  state::StoredSignature s;
+  for (const auto* kv : sorted) {
+    s.values = kv->second.values;
+    s.first_release = kv->second.first_release;
+    s.last_release = kv->second.last_release;
+    if (!fn(std::string_view(kv->first.data(), kv->first.size()), s)) return;
+  }
+}
+
+std::vector<engine::WaitingTuple> ReleaseStateMemory::LoadWaiting() const {
+  std::vector<engine::WaitingTuple> out;
+  out.reserve(waiting_.size());
+  for (const auto& [vehicle, w] : waiting_) out.push_back(w);
+  return out;
+}
+
+bool ReleaseStateMemory::operator==(const ReleaseStateMemory& o) const {
+  if (signatures_ != o.signatures_ || waiting_.size() != o.waiting_.size()) return false;
+  auto b = o.waiting_.begin();
+  for (auto a = waiting_.begin(); a != waiting_.end(); ++a, ++b) {
+    if (a->first != b->first || !SameWaiting(a->second, b->second)) return false;
+  }
+  return true;
+}
+
+ShareDelta ReleaseStateOps(ShareDelta delta) {
+  ShareDelta out;
+  out.partition = delta.partition;
+  for (ShareDelta::Op& op : delta.ops) {
+    if (auto* put = std::get_if<ShareDelta::PutWaiting>(&op)) {
+      out.Add(ShareDelta::PutWaiting{std::move(put->waiting), {}});
+    } else if (std::holds_alternative<ShareDelta::PutSignature>(op) ||
+               std::holds_alternative<ShareDelta::DeleteSignature>(op) ||
+               std::holds_alternative<ShareDelta::DeleteWaiting>(op)) {
+      out.ops.push_back(std::move(op));
+    }
+  }
+  return out;
+}
+
+}  // namespace vanon::service
