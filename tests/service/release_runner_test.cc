@@ -163,9 +163,8 @@ TEST_F(ReleaseRunnerTest, TheTaskReleaseStateIsWhatStateHoldsAfterEveryApplyAndR
     // Vehicles come and go between epochs: some publish, some wait, some
     // signatures are refreshed, waiting tuples are published later.
     const auto active = [round](uint32_t v) { return (v + static_cast<uint32_t>(round)) % 4 != 0; };
-    for (ingest::BufferedEvent& e :
-         release_test::Generate(static_cast<uint32_t>(round % 3) * 5, 30, t0, static_cast<uint64_t>(round) + 1, 6,
-                                active)) {
+    for (ingest::BufferedEvent& e : release_test::Generate(static_cast<uint32_t>(round % 3) * 5, 30, t0,
+                                                           static_cast<uint64_t>(round) + 1, 6, active)) {
       const int64_t ts = e.ts_ms;
       task.events().Add({ts, offset++, std::move(e)});
     }

@@ -20,8 +20,8 @@ bool SameWaiting(const engine::WaitingTuple& a, const engine::WaitingTuple& b) {
 
 ReleaseStateMemory::Key ReleaseStateMemory::KeyOf(std::string_view vehicle) {
   if (vehicle.size() != kVehicleKeyBytes) {
-    throw std::runtime_error("state: a signature's vehicle key has " + std::to_string(vehicle.size()) +
-                             " bytes, not " + std::to_string(kVehicleKeyBytes));
+    throw std::runtime_error("state: a signature's vehicle key has " + std::to_string(vehicle.size()) + " bytes, not " +
+                             std::to_string(kVehicleKeyBytes));
   }
   Key k;
   std::memcpy(k.data(), vehicle.data(), k.size());
