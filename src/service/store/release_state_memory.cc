@@ -78,7 +78,10 @@ void ReleaseStateMemory::ScanSignatures(const ShareState::SignatureVisitor& fn) 
   std::vector<const std::pair<const Key, Entry>*> sorted;
   sorted.reserve(signatures_.size());
   for (const auto& kv : signatures_) sorted.push_back(&kv);
-  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  // Bytewise, as RocksDB orders keys (std::array<char> would compare signed).
+  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+    return std::memcmp(a->first.data(), b->first.data(), a->first.size()) < 0;
+  });
   state::StoredSignature s;
   for (const auto* kv : sorted) {
     s.values = kv->second.values;
