@@ -38,6 +38,13 @@ engine::WaitingTuple Waiting(int v, uint64_t first_release) {
   return w;
 }
 
+// 1 to 8 values: both fewer and more than the memory keeps inline.
+engine::Signature Values(int seed) {
+  engine::Signature s;
+  for (int i = 0; i <= seed % 8; ++i) s.push_back(static_cast<engine::SensitiveId>(3 * i + seed % 3));
+  return s;
+}
+
 void Commit(state::StateStore* store, const ShareDelta& delta) {
   state::ReleaseWrite w(*store);
   AddShareDelta(delta, &w);
@@ -56,8 +63,8 @@ TEST(ReleaseStateMemory, EqualsAFreshLoadAfterEveryDeltaOfPutsAndDeletes) {
       const int v = static_cast<int>(rng() % 60);
       switch (rng() % 4) {
         case 0:
-          delta.Add(ShareDelta::PutSignature{Vehicle(v),
-                                             {{static_cast<engine::SensitiveId>(v % 5), 9}, release - 1, release}});
+          delta.Add(
+              ShareDelta::PutSignature{Vehicle(v), {Values(v + static_cast<int>(release)), release - 1, release}});
           break;
         case 1:
           delta.Add(ShareDelta::DeleteSignature{Vehicle(v)});
@@ -92,8 +99,7 @@ TEST(ReleaseStateMemory, ReadsAsTheStoreReads) {
   delta.partition = 0;
   std::vector<std::string> ask;
   for (int v = 0; v < 50; ++v) {
-    if (v % 3 != 0)
-      delta.Add(ShareDelta::PutSignature{Vehicle(v), {{static_cast<engine::SensitiveId>(v), 100}, v, v + 1}});
+    if (v % 3 != 0) delta.Add(ShareDelta::PutSignature{Vehicle(v), {Values(v), v, v + 1}});
     if (v % 4 == 0) delta.Add(ShareDelta::PutWaiting{Waiting(v, 7), {}});
     ask.push_back(Vehicle(v));
   }

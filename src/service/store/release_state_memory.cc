@@ -28,8 +28,31 @@ ReleaseStateMemory::Key ReleaseStateMemory::KeyOf(std::string_view vehicle) {
   return k;
 }
 
+ReleaseStateMemory::Entry ReleaseStateMemory::Entry::Of(const state::StoredSignature& s) {
+  Entry e;
+  e.first_release = s.first_release;
+  e.last_release = s.last_release;
+  e.size = static_cast<uint32_t>(s.values.size());
+  engine::SensitiveId* out = e.inline_values.data();
+  if (s.values.size() > kInlineValues) {
+    e.more = std::make_unique<engine::SensitiveId[]>(s.values.size());
+    out = e.more.get();
+  }
+  std::copy(s.values.begin(), s.values.end(), out);
+  return e;
+}
+
+state::StoredSignature ReleaseStateMemory::Entry::ToStored() const {
+  return state::StoredSignature{engine::Signature(values(), values() + size), first_release, last_release};
+}
+
+bool ReleaseStateMemory::Entry::operator==(const Entry& o) const {
+  return first_release == o.first_release && last_release == o.last_release && size == o.size &&
+         std::equal(values(), values() + size, o.values());
+}
+
 void ReleaseStateMemory::PutSignature(std::string_view vehicle, const state::StoredSignature& s) {
-  signatures_.insert_or_assign(KeyOf(vehicle), Entry{s.first_release, s.last_release, s.values});
+  signatures_.insert_or_assign(KeyOf(vehicle), Entry::Of(s));
 }
 
 ReleaseStateMemory ReleaseStateMemory::Load(const state::StateStore& store, int32_t partition) {
@@ -67,7 +90,7 @@ std::vector<std::optional<state::StoredSignature>> ReleaseStateMemory::GetSignat
     if (vehicles[i].size() != kVehicleKeyBytes) continue;  // never stored
     auto it = signatures_.find(KeyOf(vehicles[i]));
     if (it == signatures_.end()) continue;
-    out[i] = state::StoredSignature{it->second.values, it->second.first_release, it->second.last_release};
+    out[i] = it->second.ToStored();
   }
   return out;
 }
@@ -82,12 +105,8 @@ void ReleaseStateMemory::ScanSignatures(const ShareState::SignatureVisitor& fn) 
   std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
     return std::memcmp(a->first.data(), b->first.data(), a->first.size()) < 0;
   });
-  state::StoredSignature s;
   for (const auto* kv : sorted) {
-    s.values = kv->second.values;
-    s.first_release = kv->second.first_release;
-    s.last_release = kv->second.last_release;
-    if (!fn(std::string_view(kv->first.data(), kv->first.size()), s)) return;
+    if (!fn(std::string_view(kv->first.data(), kv->first.size()), kv->second.ToStored())) return;
   }
 }
 
