@@ -89,10 +89,11 @@ int64_t BoundedCounter::EventCell(const IdOf& id, int64_t ts_ms) const {
   return index;
 }
 
-template <typename CellOfEvent>
-void BoundedCounter::AddCells(uint64_t vehicle_hash, std::span<const DpEvent> events, const CellOfEvent& cell_of) {
+template <typename CellOfEvent, typename TripOfEvent>
+void BoundedCounter::AddCells(uint64_t vehicle_hash, size_t n, const CellOfEvent& cell_of,
+                              const TripOfEvent& trip_of) {
   touched_.clear();
-  for (size_t k = 0; k < events.size(); ++k) {
+  for (size_t k = 0; k < n; ++k) {
     const int64_t cell = cell_of(k);
     if (cell == kNoMatch) continue;
     if (cell == kOutOfDomain) {
@@ -100,7 +101,7 @@ void BoundedCounter::AddCells(uint64_t vehicle_hash, std::span<const DpEvent> ev
       continue;
     }
     touched_.emplace_back(static_cast<size_t>(cell),
-                          query_.unit == CountUnit::kTrips ? std::string_view(events[k].trip) : std::string_view());
+                          query_.unit == CountUnit::kTrips ? trip_of(k) : std::string_view());
   }
   AddTouched(vehicle_hash);
 }
@@ -112,27 +113,30 @@ void BoundedCounter::AddVehicle(std::string_view vehicle, std::span<const DpEven
 uint64_t BoundedCounter::VehicleHash(std::string_view vehicle) const { return HashBytes(selection_key_, vehicle); }
 
 void BoundedCounter::AddHashedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events) {
-  AddCells(vehicle_hash, events, [&](size_t k) { return CellOf(events[k]); });
+  AddCells(
+      vehicle_hash, events.size(), [&](size_t k) { return CellOf(events[k]); },
+      [&](size_t k) { return std::string_view(events[k].trip); });
 }
 
 int64_t BoundedCounter::CellOf(const DpEvent& e) const {
   return EventCell([&](size_t field) { return values_->Id(field, e); }, e.ts_ms);
 }
 
-void BoundedCounter::AddResolvedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events,
-                                        std::span<const uint32_t> ids, size_t stride) {
-  AddCells(vehicle_hash, events, [&](size_t k) {
-    const uint32_t* resolved = ids.data() + k * stride;
-    return EventCell([resolved](size_t field) { return resolved[field]; }, events[k].ts_ms);
-  });
+void BoundedCounter::AddResolvedVehicle(uint64_t vehicle_hash, const ResolvedEvents& events) {
+  AddCells(
+      vehicle_hash, events.size(),
+      [&](size_t k) {
+        const uint32_t* resolved = events.ids(k);
+        return EventCell([resolved](size_t field) { return resolved[field]; }, events.ts_ms(k));
+      },
+      [&](size_t k) { return events.trip(k); });
 }
 
-void BoundedCounter::ResolvedCells(std::span<const DpEvent> events, std::span<const uint32_t> ids, size_t stride,
-                                   std::vector<int64_t>* cells) const {
+void BoundedCounter::ResolvedCells(const ResolvedEvents& events, std::vector<int64_t>* cells) const {
   cells->resize(events.size());
   for (size_t k = 0; k < events.size(); ++k) {
-    const uint32_t* resolved = ids.data() + k * stride;
-    (*cells)[k] = EventCell([resolved](size_t field) { return resolved[field]; }, events[k].ts_ms);
+    const uint32_t* resolved = events.ids(k);
+    (*cells)[k] = EventCell([resolved](size_t field) { return resolved[field]; }, events.ts_ms(k));
   }
 }
 

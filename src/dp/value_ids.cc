@@ -15,22 +15,25 @@ uint32_t ValueIds::Intern(size_t field, const std::string& value) {
   return ids.try_emplace(value, static_cast<uint32_t>(ids.size())).first->second;
 }
 
+uint32_t ValueIds::IdOf(size_t f, std::string_view value) const {
+  const auto& ids = fields_[f].ids;
+  auto it = ids.find(value);
+  return it == ids.end() ? kOther : it->second;
+}
+
 uint32_t ValueIds::Id(size_t f, const DpEvent& e) const {
   const Values& field = fields_[f];
   const std::string* value = field.event ? &e.name : e.Qi(field.qi);
-  if (value == nullptr) return kMissing;
-  auto it = field.ids.find(*value);
-  return it == field.ids.end() ? kOther : it->second;
+  return value == nullptr ? kMissing : IdOf(f, *value);
 }
 
 void ValueIds::Resolve(const DpEvent& e, uint32_t* ids) const {
   for (size_t f = 0; f < fields_.size(); ++f) ids[f] = Id(f, e);
 }
 
-void ValueIds::ResolveAll(std::span<const DpEvent> events, std::vector<uint32_t>* ids) const {
-  const size_t stride = fields_.size();
-  ids->resize(events.size() * stride);
-  for (size_t k = 0; k < events.size(); ++k) Resolve(events[k], ids->data() + k * stride);
+void ValueIds::ResolveAll(std::span<const DpEvent> events, ResolvedEvents* out) const {
+  out->Reset(fields_.size());
+  for (const DpEvent& e : events) Resolve(e, out->Add(e.ts_ms, e.trip));
 }
 
 }  // namespace vanon::dp

@@ -13,44 +13,45 @@ WindowCounter::WindowCounter(CountQuery query, int64_t window_start_ms, int64_t 
     : selection_key_(selection_key), counter_(std::move(query), window_start_ms, window_end_ms, selection_key) {}
 
 void WindowCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
-  AddCells(vehicle, HashBytes(selection_key_, vehicle), events, [&](size_t k) { return counter_.CellOf(events[k]); });
+  AddCells(
+      vehicle, HashBytes(selection_key_, vehicle), events.size(), [&](size_t k) { return counter_.CellOf(events[k]); },
+      [&](size_t k) { return std::string_view(events[k].trip); });
 }
 
-void WindowCounter::AddResolvedVehicle(std::string_view vehicle, uint64_t vehicle_hash, std::span<const DpEvent> events,
-                                       std::span<const uint32_t> ids, size_t stride) {
-  counter_.ResolvedCells(events, ids, stride, &cells_);
-  AddCells(vehicle, vehicle_hash, events, [&](size_t k) { return cells_[k]; });
+void WindowCounter::AddResolvedVehicle(std::string_view vehicle, uint64_t vehicle_hash, const ResolvedEvents& events) {
+  counter_.ResolvedCells(events, &cells_);
+  AddCells(
+      vehicle, vehicle_hash, events.size(), [&](size_t k) { return cells_[k]; },
+      [&](size_t k) { return events.trip(k); });
 }
 
-void WindowCounter::AddVehicleToAll(std::span<WindowCounter> counters, const ValueIds& values, std::string_view vehicle,
-                                    std::span<const DpEvent> events, std::vector<uint32_t>* ids) {
+void WindowCounter::AddVehicleToAll(std::span<WindowCounter> counters, std::string_view vehicle,
+                                    const ResolvedEvents& events) {
   if (counters.empty()) return;
-  values.ResolveAll(events, ids);
   const uint64_t key = counters.front().selection_key_;
   const uint64_t hash = HashBytes(key, vehicle);
   for (WindowCounter& c : counters) {
-    c.AddResolvedVehicle(vehicle, c.selection_key_ == key ? hash : HashBytes(c.selection_key_, vehicle), events, *ids,
-                         values.fields());
+    c.AddResolvedVehicle(vehicle, c.selection_key_ == key ? hash : HashBytes(c.selection_key_, vehicle), events);
   }
 }
 
-template <typename CellOfEvent>
-void WindowCounter::AddCells(std::string_view vehicle, uint64_t vehicle_hash, std::span<const DpEvent> events,
-                             const CellOfEvent& cell_of) {
+template <typename CellOfEvent, typename TripOfEvent>
+void WindowCounter::AddCells(std::string_view vehicle, uint64_t vehicle_hash, size_t n, const CellOfEvent& cell_of,
+                             const TripOfEvent& trip_of) {
   const CountQuery& q = counter_.query();
   BoundingStats& stats = *counter_.mutable_stats();
   // (cell, unit key) of every matching event in the domain; the unit key is
   // the trip's hash for kTrips, else 0.
   std::vector<std::pair<uint64_t, uint64_t>>& touched = touched_;
   touched.clear();
-  for (size_t k = 0; k < events.size(); ++k) {
+  for (size_t k = 0; k < n; ++k) {
     const int64_t cell = cell_of(k);
     if (cell == BoundedCounter::kNoMatch) continue;
     if (cell == BoundedCounter::kOutOfDomain) {
       ++stats.out_of_domain;
       continue;
     }
-    touched.emplace_back(static_cast<uint64_t>(cell), q.unit == CountUnit::kTrips ? HashBytes(1, events[k].trip) : 0);
+    touched.emplace_back(static_cast<uint64_t>(cell), q.unit == CountUnit::kTrips ? HashBytes(1, trip_of(k)) : 0);
   }
   if (touched.empty()) return;
   auto held = kept_.find(vehicle);

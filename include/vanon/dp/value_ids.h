@@ -4,11 +4,18 @@
 // share the plan's ValueIds: a dozen counters had each looked every value up
 // by string, once per dimension and filter (a third of the DP counts' CPU,
 // callgrind). A counter standing alone has a ValueIds of its own.
+//
+// Events reach the counters resolved (ResolvedEvents): from DpEvents here,
+// or from whatever the caller holds through FieldIsEventName/FieldQi and
+// IdOf, so that a service need not write its events out as strings first
+// (converting every buffered event to a DpEvent was a quarter of the DP
+// counts' CPU, callgrind).
 #ifndef VANON_DP_VALUE_IDS_H_
 #define VANON_DP_VALUE_IDS_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +25,41 @@
 #include "vanon/dp/event.h"
 
 namespace vanon::dp {
+
+// One vehicle's events as the counters bound to a ValueIds read them: per
+// event the ids of its fields, its time and its trip. Meant to be reused
+// from vehicle to vehicle: the vectors keep their capacity.
+class ResolvedEvents {
+ public:
+  // Empties it for events of `stride` fields (ValueIds::fields()).
+  void Reset(size_t stride) {
+    stride_ = stride;
+    ids_.clear();
+    ts_ms_.clear();
+    trips_.clear();
+  }
+  // Appends an event and returns its stride() field ids, to be filled. The
+  // trip's bytes must outlive the counting of the events.
+  uint32_t* Add(int64_t ts_ms, std::string_view trip) {
+    ts_ms_.push_back(ts_ms);
+    trips_.push_back(trip);
+    ids_.resize(ids_.size() + stride_);
+    return ids_.data() + ids_.size() - stride_;
+  }
+
+  size_t size() const { return ts_ms_.size(); }
+  size_t stride() const { return stride_; }
+  // The ids of event k's fields: ids(k)[f] for field f.
+  const uint32_t* ids(size_t k) const { return ids_.data() + k * stride_; }
+  int64_t ts_ms(size_t k) const { return ts_ms_[k]; }
+  std::string_view trip(size_t k) const { return trips_[k]; }
+
+ private:
+  size_t stride_ = 0;
+  std::vector<uint32_t> ids_;
+  std::vector<int64_t> ts_ms_;
+  std::vector<std::string_view> trips_;
+};
 
 class ValueIds {
  public:
@@ -35,19 +77,29 @@ class ValueIds {
   uint32_t Intern(size_t field, const std::string& value);
   size_t fields() const { return fields_.size(); }
 
+  // What field f reads: the event's name, else the QI FieldQi(f).
+  bool FieldIsEventName(size_t f) const { return fields_[f].event; }
+  const std::string& FieldQi(size_t f) const { return fields_[f].qi; }
+  // The id of `value` as field f's value: interned, else kOther.
+  uint32_t IdOf(size_t f, std::string_view value) const;
+
   // The id of the event's value of `field`: interned, kOther or kMissing.
   uint32_t Id(size_t field, const DpEvent& e) const;
   // ids[f] = Id(f, e) for every field f.
   void Resolve(const DpEvent& e, uint32_t* ids) const;
-  // The fields of every event, for the resolved-id entry points of the
-  // counters bound here: (*ids)[k * fields() + f] = Id(f, events[k]).
-  void ResolveAll(std::span<const DpEvent> events, std::vector<uint32_t>* ids) const;
+  // The events, resolved; their trips stay in `events`.
+  void ResolveAll(std::span<const DpEvent> events, ResolvedEvents* out) const;
 
  private:
+  // Looked up by string_view: a caller's value is not copied to be found.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
   struct Values {
     bool event;      // the event's name, else
     std::string qi;  // this QI's value
-    std::unordered_map<std::string, uint32_t> ids;
+    std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids;
   };
   size_t Field(bool event, std::string_view qi);
 
