@@ -146,7 +146,11 @@ void BoundedCounter::AddTouched(uint64_t vehicle_hash) {
   // (which allocated a node per cell, per vehicle and query).
   std::vector<std::pair<size_t, std::string_view>>& touched = touched_;
   if (touched.empty()) return;
-  std::sort(touched.begin(), touched.end());
+  if (query_.unit == CountUnit::kTrips) {
+    std::sort(touched.begin(), touched.end());
+  } else {  // no trips to tell apart: the cells are the whole key
+    std::sort(touched.begin(), touched.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
   if (query_.unit != CountUnit::kEvents) touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
   std::vector<std::pair<size_t, uint64_t>>& raw = raw_;
   raw.clear();

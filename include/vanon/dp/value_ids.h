@@ -31,20 +31,20 @@ namespace vanon::dp {
 // from vehicle to vehicle: the vectors keep their capacity.
 class ResolvedEvents {
  public:
-  // Empties it for events of `stride` fields (ValueIds::fields()).
-  void Reset(size_t stride) {
+  // Makes room for `n` events of `stride` fields (ValueIds::fields()), each
+  // to be Set.
+  void Reset(size_t stride, size_t n) {
     stride_ = stride;
-    ids_.clear();
-    ts_ms_.clear();
-    trips_.clear();
+    ids_.resize(n * stride);
+    ts_ms_.resize(n);
+    trips_.resize(n);
   }
-  // Appends an event and returns its stride() field ids, to be filled. The
-  // trip's bytes must outlive the counting of the events.
-  uint32_t* Add(int64_t ts_ms, std::string_view trip) {
-    ts_ms_.push_back(ts_ms);
-    trips_.push_back(trip);
-    ids_.resize(ids_.size() + stride_);
-    return ids_.data() + ids_.size() - stride_;
+  // Sets event k's time and trip and returns its stride() field ids, to be
+  // filled. The trip's bytes must outlive the counting of the events.
+  uint32_t* Set(size_t k, int64_t ts_ms, std::string_view trip) {
+    ts_ms_[k] = ts_ms;
+    trips_[k] = trip;
+    return ids_.data() + k * stride_;
   }
 
   size_t size() const { return ts_ms_.size(); }
@@ -92,9 +92,12 @@ class ValueIds {
 
  private:
   // Looked up by string_view: a caller's value is not copied to be found.
+  // The hash reads the length and at most 16 bytes (value_ids.cc): a table
+  // holds only the few values a plan names, so a weak hash costs at most a
+  // scan of those, and every event's name is looked up.
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+    size_t operator()(std::string_view s) const;
   };
   struct Values {
     bool event;      // the event's name, else

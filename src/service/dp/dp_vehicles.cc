@@ -96,13 +96,14 @@ void VehicleEvents::ForEach(EventsByVehicle by_vehicle, const dp::ValueIds& valu
   dp::ResolvedEvents resolved;  // reused: no allocation per vehicle
   for (const std::vector<const ingest::BufferedEvent*>& events : by_vehicle) {
     if (events.empty()) continue;
-    resolved.Reset(sources.size());
-    for (const ingest::BufferedEvent* e : events) {
+    resolved.Reset(sources.size(), events.size());
+    for (size_t k = 0; k < events.size(); ++k) {
+      const ingest::BufferedEvent* e = events[k];
       if (last_qi == nullptr || !e->qi_values.SharesWith(*last_qi)) {
         ResolveQis(e->qi_values, values, sources, &label, qi_ids.data());
         last_qi = &e->qi_values;
       }
-      uint32_t* ids = resolved.Add(e->ts_ms, Bytes(e->trip_key));
+      uint32_t* ids = resolved.Set(k, e->ts_ms, Bytes(e->trip_key));
       for (size_t f = 0; f < sources.size(); ++f) {
         switch (sources[f].kind) {
           case Source::Kind::kEventName:
