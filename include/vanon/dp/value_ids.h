@@ -15,11 +15,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "vanon/dp/event.h"
@@ -91,19 +89,19 @@ class ValueIds {
   void ResolveAll(std::span<const DpEvent> events, ResolvedEvents* out) const;
 
  private:
-  // Looked up by string_view: a caller's value is not copied to be found.
-  // The hash reads the length and at most 16 bytes (value_ids.cc): a table
-  // holds only the few values a plan names, so a weak hash costs at most a
-  // scan of those, and every event's name is looked up.
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const;
-  };
+  // A field's values by id, and a table of open addressing over them: every
+  // event's name is looked up, by string_view (not copied to be found). The
+  // hash reads the length and at most 16 bytes (value_ids.cc): a table holds
+  // only the few values a plan names, so a weak hash costs at most a scan of
+  // those. (std::unordered_map compared a value with each of up to 20 keys.)
   struct Values {
     bool event;      // the event's name, else
     std::string qi;  // this QI's value
-    std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids;
+    std::vector<std::string> values;  // by id
+    std::vector<uint32_t> slots;      // id + 1, 0 when empty; a power of two
   };
+  static uint64_t Hash(std::string_view s);
+  static void Insert(Values* field, uint32_t id);
   size_t Field(bool event, std::string_view qi);
 
   std::vector<Values> fields_;
