@@ -40,9 +40,11 @@ void WindowCounter::AddCells(std::string_view vehicle, uint64_t vehicle_hash, si
                              const TripOfEvent& trip_of) {
   const CountQuery& q = counter_.query();
   BoundingStats& stats = *counter_.mutable_stats();
-  // (cell, unit key) of every matching event in the domain; the unit key is
-  // the trip's hash for kTrips, else 0.
-  std::vector<std::pair<uint64_t, uint64_t>>& touched = touched_;
+  // (rank, cell, unit key) of every matching event in the domain: the rank
+  // is the keyed hash of the cell that orders a call's new cells (as in
+  // BoundedCounter), computed once per event rather than per comparison;
+  // the unit key is the trip's hash for kTrips, else 0.
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t>>& touched = touched_;
   touched.clear();
   for (size_t k = 0; k < n; ++k) {
     const int64_t cell = cell_of(k);
@@ -51,7 +53,8 @@ void WindowCounter::AddCells(std::string_view vehicle, uint64_t vehicle_hash, si
       ++stats.out_of_domain;
       continue;
     }
-    touched.emplace_back(static_cast<uint64_t>(cell), q.unit == CountUnit::kTrips ? HashBytes(1, trip_of(k)) : 0);
+    const auto c = static_cast<uint64_t>(cell);
+    touched.emplace_back(Mix64(vehicle_hash ^ Mix64(c + 1)), c, q.unit == CountUnit::kTrips ? HashBytes(1, trip_of(k)) : 0);
   }
   if (touched.empty()) return;
   auto held = kept_.find(vehicle);
@@ -59,13 +62,10 @@ void WindowCounter::AddCells(std::string_view vehicle, uint64_t vehicle_hash, si
   std::vector<Kept>& kept = held->second;
   if (kept.empty()) ++stats.vehicles;
 
-  // New cells of this call in the order of the keyed hash (as BoundedCounter).
-  auto rank = [&](uint64_t cell) { return std::make_tuple(Mix64(vehicle_hash ^ Mix64(cell + 1)), cell); };
-  std::sort(touched.begin(), touched.end(), [&](const auto& a, const auto& b) {
-    return std::make_tuple(rank(a.first), a.second) < std::make_tuple(rank(b.first), b.second);
-  });
+  // New cells of this call in the order of the keyed hash.
+  std::sort(touched.begin(), touched.end());
   const uint64_t per_cell = q.unit == CountUnit::kVehicles ? 1 : q.bounds.max_per_cell;
-  for (const auto& [cell, unit] : touched) {
+  for (const auto& [rank, cell, unit] : touched) {
     // Captured by an init-capture: clang 14 (the fuzz build) cannot capture
     // a structured binding.
     auto it = std::find_if(kept.begin(), kept.end(), [c = cell](const Kept& k) { return k.cell == c; });

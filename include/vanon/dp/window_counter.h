@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -92,10 +93,10 @@ class WindowCounter {
   uint64_t selection_key_;
   BoundedCounter counter_;
   std::map<std::string, std::vector<Kept>, std::less<>> kept_;  // by vehicle key
-  // Scratch: the cells of the call's events, and (cell, unit key) of those
-  // counted.
+  // Scratch: the cells of the call's events, and (rank, cell, unit key) of
+  // those counted.
   std::vector<int64_t> cells_;
-  std::vector<std::pair<uint64_t, uint64_t>> touched_;
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> touched_;
 };
 
 }  // namespace vanon::dp

@@ -38,10 +38,12 @@ void GeneralizeInto(const engine::Schema& schema, const QiLookup& qi, const std:
 std::vector<std::vector<const ingest::BufferedEvent*>> GroupByVehicle(std::span<const ingest::BufferedEvent> events) {
   const std::vector<uint32_t> order = ingest::OrderByVehicle(events, /*by_time=*/false);
   std::vector<std::vector<const ingest::BufferedEvent*>> out;
-  for (size_t i = 0; i < order.size(); ++i) {
-    const ingest::BufferedEvent* e = &events[order[i]];
-    if (out.empty() || out.back().front()->vehicle_key != e->vehicle_key) out.emplace_back();
-    out.back().push_back(e);
+  for (size_t begin = 0, end = 0; begin < order.size(); begin = end) {
+    const ingest::HmacToken& key = events[order[begin]].vehicle_key;
+    while (end < order.size() && events[order[end]].vehicle_key == key) ++end;
+    std::vector<const ingest::BufferedEvent*>& group = out.emplace_back();
+    group.reserve(end - begin);
+    for (size_t i = begin; i < end; ++i) group.push_back(&events[order[i]]);
   }
   return out;
 }
