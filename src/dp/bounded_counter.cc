@@ -90,8 +90,7 @@ int64_t BoundedCounter::EventCell(const IdOf& id, int64_t ts_ms) const {
 }
 
 template <typename CellOfEvent, typename TripOfEvent>
-void BoundedCounter::AddCells(uint64_t vehicle_hash, size_t n, const CellOfEvent& cell_of,
-                              const TripOfEvent& trip_of) {
+void BoundedCounter::AddCells(uint64_t vehicle_hash, size_t n, const CellOfEvent& cell_of, const TripOfEvent& trip_of) {
   touched_.clear();
   for (size_t k = 0; k < n; ++k) {
     const int64_t cell = cell_of(k);

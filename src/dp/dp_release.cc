@@ -55,7 +55,8 @@ void DpRelease::AddResolvedVehicle(std::string_view vehicle, const ResolvedEvent
   // (counters gathered elsewhere may each have their own).
   const uint64_t key = counters_.front().selection_key();
   const uint64_t hash = counters_.front().VehicleHash(vehicle);
-  for (BoundedCounter& c : counters_) c.AddResolvedVehicle(c.selection_key() == key ? hash : c.VehicleHash(vehicle), events);
+  for (BoundedCounter& c : counters_)
+    c.AddResolvedVehicle(c.selection_key() == key ? hash : c.VehicleHash(vehicle), events);
 }
 
 std::optional<DpReleaseResult> DpRelease::Publish(Epsilon release_epsilon, RandomSource& rng) const {

@@ -54,7 +54,8 @@ void WindowCounter::AddCells(std::string_view vehicle, uint64_t vehicle_hash, si
       continue;
     }
     const auto c = static_cast<uint64_t>(cell);
-    touched.emplace_back(Mix64(vehicle_hash ^ Mix64(c + 1)), c, q.unit == CountUnit::kTrips ? HashBytes(1, trip_of(k)) : 0);
+    touched.emplace_back(Mix64(vehicle_hash ^ Mix64(c + 1)), c,
+                         q.unit == CountUnit::kTrips ? HashBytes(1, trip_of(k)) : 0);
   }
   if (touched.empty()) return;
   auto held = kept_.find(vehicle);

@@ -27,7 +27,7 @@ TEST(ValueIdsTest, InternsInOrderAndFindsEveryValueItInterned) {
     EXPECT_EQ(ids.IdOf(region, values[i]), ValueIds::kOther) << values[i];  // fields apart
   }
   for (const std::string& other : {SameEnds(40), SameEnds(-1), std::string("touchscreen_usee"), std::string("b"),
-                                    std::string("nort"), std::string(1, '\0')}) {
+                                   std::string("nort"), std::string(1, '\0')}) {
     EXPECT_EQ(ids.IdOf(names, other), ValueIds::kOther) << other;
   }
   EXPECT_TRUE(ids.FieldIsEventName(names));

@@ -163,7 +163,8 @@ TEST(DpVehiclesTest, GroupedAndFlatEventsPublishTheSame) {
     size_t records = 0;
     for (int64_t epoch = 0; epoch < 3; ++epoch) {
       std::vector<ingest::BufferedEvent> events = MixedEvents(gen);
-      for (ingest::BufferedEvent& e : events) e.ts_ms = epoch * dp_test::kEpochMs + (e.ts_ms + 1000) % dp_test::kEpochMs;
+      for (ingest::BufferedEvent& e : events)
+        e.ts_ms = epoch * dp_test::kEpochMs + (e.ts_ms + 1000) % dp_test::kEpochMs;
       auto groups = GroupByVehicle(events);
       for (auto& g : groups) {
         std::stable_sort(g.begin(), g.end(), [](auto* a, auto* b) { return a->ts_ms < b->ts_ms; });

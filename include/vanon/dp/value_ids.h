@@ -95,8 +95,8 @@ class ValueIds {
   // only the few values a plan names, so a weak hash costs at most a scan of
   // those. (std::unordered_map compared a value with each of up to 20 keys.)
   struct Values {
-    bool event;      // the event's name, else
-    std::string qi;  // this QI's value
+    bool event;                       // the event's name, else
+    std::string qi;                   // this QI's value
     std::vector<std::string> values;  // by id
     std::vector<uint32_t> slots;      // id + 1, 0 when empty; a power of two
   };

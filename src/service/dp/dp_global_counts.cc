@@ -85,8 +85,8 @@ class GlobalCounts final : public DpMode {
  public:
   explicit GlobalCounts(DpCore* core) : core_(*core), windows_(core) {}
 
-  Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                 EventsByVehicle events, dp::RandomSource& random) override;
+  Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms, EventsByVehicle events,
+                 dp::RandomSource& random) override;
   void SetAggregation(int32_t input_partitions, std::unique_ptr<DpPartialSource> source) override;
 
  private:

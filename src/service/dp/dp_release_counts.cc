@@ -53,8 +53,8 @@ class ReleaseCounts final : public DpMode {
  public:
   explicit ReleaseCounts(DpCore* core);
 
-  Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                 EventsByVehicle events, dp::RandomSource& random) override;
+  Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms, EventsByVehicle events,
+                 dp::RandomSource& random) override;
 
  private:
   // The partition's counters as stored, one vector per TreeQuery; nullopt

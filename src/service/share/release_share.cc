@@ -438,8 +438,8 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   // The current tuples list the epoch's events grouped by vehicle, in key
   // order: the DP counts need not group them again.
   if (ctx.dp) {
-    share.dp = ctx.dp->Compute(partition, epoch, w.start, w.end,
-                               std::span(w.tuple_events).first(w.in.tuples.size()), random);
+    share.dp =
+        ctx.dp->Compute(partition, epoch, w.start, w.end, std::span(w.tuple_events).first(w.in.tuples.size()), random);
   }
   const double dp_ms = timer.Lap();
 
