@@ -302,16 +302,30 @@ std::vector<state::WaitingEvent> WaitingEventsOf(ShareWork& w, engine::TupleRef 
   return out;
 }
 
+// Whether a still-waiting tuple's record in state is already exactly what
+// this share would write: a tuple that waited before and still waits, with
+// the same first release, whose events all came from waiting records (none
+// from the events family). Its record is left alone: in a large fleet most
+// waiting tuples wait through several releases, and rewriting each one in
+// every release was most of the changelog (one record per waiting tuple per
+// release, events included).
+bool RecordUnchanged(const ShareWork& w, const engine::StillWaiting& sw) {
+  if (sw.ref < w.in.tuples.size() || w.old_in_events_family) return false;
+  return w.in.waiting[sw.ref - w.in.tuples.size()].first_release == sw.first_release;
+}
+
 // One record per still-waiting tuple, with its events: one changelog record
 // instead of one per event (and a tombstone per event later). A record
-// rewritten here needs no delete before it.
+// rewritten or left as it is needs no delete.
 void WriteWaitingTuples(ShareWork& w, ShareDelta* delta) {
-  std::unordered_set<std::string_view> rewritten;
+  std::unordered_set<std::string_view> kept;
   std::vector<ShareDelta::PutWaiting> puts;
   puts.reserve(w.out.waiting.size());
   for (const engine::StillWaiting& sw : w.out.waiting) {
-    ShareDelta::PutWaiting put{engine::WaitingTuple{ResolveTuple(w.in, sw.ref), sw.first_release},
-                               WaitingEventsOf(w, sw.ref)};
+    const engine::Tuple& tuple = ResolveTuple(w.in, sw.ref);
+    kept.insert(tuple.vehicle);
+    if (RecordUnchanged(w, sw)) continue;
+    ShareDelta::PutWaiting put{engine::WaitingTuple{tuple, sw.first_release}, WaitingEventsOf(w, sw.ref)};
     size_t bytes = 0;
     for (const state::WaitingEvent& e : put.events) bytes += e.encoded.size();
     if (bytes > state::kMaxWaitingEventBytes) {
@@ -319,11 +333,10 @@ void WriteWaitingTuples(ShareWork& w, ShareDelta* delta) {
         delta->Add(ShareDelta::PutEvent{e.ts_ms, e.offset, std::move(e.encoded)});
       put.events.clear();
     }
-    rewritten.insert(ResolveTuple(w.in, sw.ref).vehicle);
     puts.push_back(std::move(put));
   }
   for (const engine::WaitingTuple& wt : w.in.waiting) {
-    if (!rewritten.count(wt.tuple.vehicle)) delta->Add(ShareDelta::DeleteWaiting{wt.tuple.vehicle});
+    if (!kept.count(wt.tuple.vehicle)) delta->Add(ShareDelta::DeleteWaiting{wt.tuple.vehicle});
   }
   for (ShareDelta::PutWaiting& put : puts) delta->Add(std::move(put));
 }
