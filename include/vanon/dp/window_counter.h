@@ -85,7 +85,7 @@ class WindowCounter {
   template <typename CellOfEvent, typename TripOfEvent>
   void AddCells(std::string_view vehicle, uint64_t vehicle_hash, size_t n, const CellOfEvent& cell_of,
                 const TripOfEvent& trip_of);
-  static void WriteKept(std::ostream& out, const std::vector<Kept>& kept);
+  static void AppendKept(std::string* out, const std::vector<Kept>& kept);
   bool ReadKept(std::istream& in, std::vector<Kept>* kept) const;
   std::string TotalsText(const char* magic) const;
   bool ReadTotals(std::istream& in, const char* magic);
