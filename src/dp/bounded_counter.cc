@@ -123,20 +123,18 @@ int64_t BoundedCounter::CellOf(const DpEvent& e) const {
 
 void BoundedCounter::AddResolvedVehicle(uint64_t vehicle_hash, const ResolvedEvents& events) {
   AddCells(
-      vehicle_hash, events.size(),
-      [&](size_t k) {
-        const uint32_t* resolved = events.ids(k);
-        return EventCell([resolved](size_t field) { return resolved[field]; }, events.ts_ms(k));
-      },
+      vehicle_hash, events.size(), [&](size_t k) { return ResolvedCell(events, k); },
       [&](size_t k) { return events.trip(k); });
+}
+
+int64_t BoundedCounter::ResolvedCell(const ResolvedEvents& events, size_t k) const {
+  const uint32_t* resolved = events.ids(k);
+  return EventCell([resolved](size_t field) { return resolved[field]; }, events.ts_ms(k));
 }
 
 void BoundedCounter::ResolvedCells(const ResolvedEvents& events, std::vector<int64_t>* cells) const {
   cells->resize(events.size());
-  for (size_t k = 0; k < events.size(); ++k) {
-    const uint32_t* resolved = events.ids(k);
-    (*cells)[k] = EventCell([resolved](size_t field) { return resolved[field]; }, events.ts_ms(k));
-  }
+  for (size_t k = 0; k < events.size(); ++k) (*cells)[k] = ResolvedCell(events, k);
 }
 
 void BoundedCounter::AddTouched(uint64_t vehicle_hash) {

@@ -92,6 +92,8 @@ class BoundedCounter {
   // string entry points resolve none past a failed filter.
   template <typename IdOf>
   int64_t EventCell(const IdOf& id, int64_t ts_ms) const;
+  // EventCell of event k of events, whose fields are already ids.
+  int64_t ResolvedCell(const ResolvedEvents& events, size_t k) const;
   // Counts the vehicle's n events, event k in cell_of(k) and of trip
   // trip_of(k), within the bounds.
   template <typename CellOfEvent, typename TripOfEvent>
