@@ -48,6 +48,7 @@
 #include "vanon/release/schema_from_config.h"
 #include "vanon/seal/record_sealer.h"
 #include "vanon/state/state_store.h"
+#include "dp_digest.h"
 #include "in_process_setup.h"
 
 namespace vanon::loadtest {
@@ -194,6 +195,7 @@ void BM_ReleaseShare(benchmark::State& state) {
   const int measured = static_cast<int>(state.range(1));
   const Input in = Generate(warmup + measured);
   const std::string dir = (std::filesystem::temp_directory_path() / "vanon-bench-share").string();
+  DpDigest dp_digest;  // of the measured shares' DP counts, over all iterations
   for (auto _ : state) {
     state.PauseTiming();
     const config::Config config = DemoConfigWithEmptyState(dir, kEpochMs);
@@ -222,6 +224,7 @@ void BM_ReleaseShare(benchmark::State& state) {
           compute_cpu += c1 - c0;
           apply_cpu += c2 - c1;
           published += s.published_events;
+          dp_digest.Add(s.dp);
         }
       }
     }
@@ -238,6 +241,7 @@ void BM_ReleaseShare(benchmark::State& state) {
     std::filesystem::remove_all(dir);
     state.ResumeTiming();
   }
+  state.SetLabel(dp_digest.Label());
 }
 BENCHMARK(BM_ReleaseShare)
     ->Args({2, 4})

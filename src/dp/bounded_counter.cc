@@ -89,10 +89,10 @@ int64_t BoundedCounter::EventCell(const IdOf& id, int64_t ts_ms) const {
   return index;
 }
 
-template <typename CellOfEvent>
-void BoundedCounter::AddCells(uint64_t vehicle_hash, std::span<const DpEvent> events, const CellOfEvent& cell_of) {
+template <typename CellOfEvent, typename TripOfEvent>
+void BoundedCounter::AddCells(uint64_t vehicle_hash, size_t n, const CellOfEvent& cell_of, const TripOfEvent& trip_of) {
   touched_.clear();
-  for (size_t k = 0; k < events.size(); ++k) {
+  for (size_t k = 0; k < n; ++k) {
     const int64_t cell = cell_of(k);
     if (cell == kNoMatch) continue;
     if (cell == kOutOfDomain) {
@@ -100,7 +100,7 @@ void BoundedCounter::AddCells(uint64_t vehicle_hash, std::span<const DpEvent> ev
       continue;
     }
     touched_.emplace_back(static_cast<size_t>(cell),
-                          query_.unit == CountUnit::kTrips ? std::string_view(events[k].trip) : std::string_view());
+                          query_.unit == CountUnit::kTrips ? trip_of(k) : std::string_view());
   }
   AddTouched(vehicle_hash);
 }
@@ -112,28 +112,29 @@ void BoundedCounter::AddVehicle(std::string_view vehicle, std::span<const DpEven
 uint64_t BoundedCounter::VehicleHash(std::string_view vehicle) const { return HashBytes(selection_key_, vehicle); }
 
 void BoundedCounter::AddHashedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events) {
-  AddCells(vehicle_hash, events, [&](size_t k) { return CellOf(events[k]); });
+  AddCells(
+      vehicle_hash, events.size(), [&](size_t k) { return CellOf(events[k]); },
+      [&](size_t k) { return std::string_view(events[k].trip); });
 }
 
 int64_t BoundedCounter::CellOf(const DpEvent& e) const {
   return EventCell([&](size_t field) { return values_->Id(field, e); }, e.ts_ms);
 }
 
-void BoundedCounter::AddResolvedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events,
-                                        std::span<const uint32_t> ids, size_t stride) {
-  AddCells(vehicle_hash, events, [&](size_t k) {
-    const uint32_t* resolved = ids.data() + k * stride;
-    return EventCell([resolved](size_t field) { return resolved[field]; }, events[k].ts_ms);
-  });
+void BoundedCounter::AddResolvedVehicle(uint64_t vehicle_hash, const ResolvedEvents& events) {
+  AddCells(
+      vehicle_hash, events.size(), [&](size_t k) { return ResolvedCell(events, k); },
+      [&](size_t k) { return events.trip(k); });
 }
 
-void BoundedCounter::ResolvedCells(std::span<const DpEvent> events, std::span<const uint32_t> ids, size_t stride,
-                                   std::vector<int64_t>* cells) const {
+int64_t BoundedCounter::ResolvedCell(const ResolvedEvents& events, size_t k) const {
+  const uint32_t* resolved = events.ids(k);
+  return EventCell([resolved](size_t field) { return resolved[field]; }, events.ts_ms(k));
+}
+
+void BoundedCounter::ResolvedCells(const ResolvedEvents& events, std::vector<int64_t>* cells) const {
   cells->resize(events.size());
-  for (size_t k = 0; k < events.size(); ++k) {
-    const uint32_t* resolved = ids.data() + k * stride;
-    (*cells)[k] = EventCell([resolved](size_t field) { return resolved[field]; }, events[k].ts_ms);
-  }
+  for (size_t k = 0; k < events.size(); ++k) (*cells)[k] = ResolvedCell(events, k);
 }
 
 void BoundedCounter::AddTouched(uint64_t vehicle_hash) {
@@ -142,7 +143,11 @@ void BoundedCounter::AddTouched(uint64_t vehicle_hash) {
   // (which allocated a node per cell, per vehicle and query).
   std::vector<std::pair<size_t, std::string_view>>& touched = touched_;
   if (touched.empty()) return;
-  std::sort(touched.begin(), touched.end());
+  if (query_.unit == CountUnit::kTrips) {
+    std::sort(touched.begin(), touched.end());
+  } else {  // no trips to tell apart: the cells are the whole key
+    std::sort(touched.begin(), touched.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
   if (query_.unit != CountUnit::kEvents) touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
   std::vector<std::pair<size_t, uint64_t>>& raw = raw_;
   raw.clear();

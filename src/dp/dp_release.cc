@@ -44,16 +44,19 @@ DpRelease::DpRelease(const DpPlan& plan, uint64_t release_id, std::vector<Bounde
 
 void DpRelease::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
   if (counters_.empty()) return;
+  values_->ResolveAll(events, &resolved_);
+  AddResolvedVehicle(vehicle, resolved_);
+}
+
+void DpRelease::AddResolvedVehicle(std::string_view vehicle, const ResolvedEvents& events) {
+  if (counters_.empty()) return;
   // Each event's fields resolved once for all counters, and one hash per
   // vehicle for those with the first one's selection key: all of a plan's
   // (counters gathered elsewhere may each have their own).
-  const size_t stride = values_->fields();
-  values_->ResolveAll(events, &ids_);
   const uint64_t key = counters_.front().selection_key();
   const uint64_t hash = counters_.front().VehicleHash(vehicle);
-  for (BoundedCounter& c : counters_) {
-    c.AddResolvedVehicle(c.selection_key() == key ? hash : c.VehicleHash(vehicle), events, ids_, stride);
-  }
+  for (BoundedCounter& c : counters_)
+    c.AddResolvedVehicle(c.selection_key() == key ? hash : c.VehicleHash(vehicle), events);
 }
 
 std::optional<DpReleaseResult> DpRelease::Publish(Epsilon release_epsilon, RandomSource& rng) const {

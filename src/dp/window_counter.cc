@@ -1,6 +1,7 @@
 #include "vanon/dp/window_counter.h"
 
 #include <algorithm>
+#include <charconv>
 #include <sstream>
 #include <tuple>
 
@@ -13,44 +14,49 @@ WindowCounter::WindowCounter(CountQuery query, int64_t window_start_ms, int64_t 
     : selection_key_(selection_key), counter_(std::move(query), window_start_ms, window_end_ms, selection_key) {}
 
 void WindowCounter::AddVehicle(std::string_view vehicle, std::span<const DpEvent> events) {
-  AddCells(vehicle, HashBytes(selection_key_, vehicle), events, [&](size_t k) { return counter_.CellOf(events[k]); });
+  AddCells(
+      vehicle, HashBytes(selection_key_, vehicle), events.size(), [&](size_t k) { return counter_.CellOf(events[k]); },
+      [&](size_t k) { return std::string_view(events[k].trip); });
 }
 
-void WindowCounter::AddResolvedVehicle(std::string_view vehicle, uint64_t vehicle_hash, std::span<const DpEvent> events,
-                                       std::span<const uint32_t> ids, size_t stride) {
-  counter_.ResolvedCells(events, ids, stride, &cells_);
-  AddCells(vehicle, vehicle_hash, events, [&](size_t k) { return cells_[k]; });
+void WindowCounter::AddResolvedVehicle(std::string_view vehicle, uint64_t vehicle_hash, const ResolvedEvents& events) {
+  counter_.ResolvedCells(events, &cells_);
+  AddCells(
+      vehicle, vehicle_hash, events.size(), [&](size_t k) { return cells_[k]; },
+      [&](size_t k) { return events.trip(k); });
 }
 
-void WindowCounter::AddVehicleToAll(std::span<WindowCounter> counters, const ValueIds& values, std::string_view vehicle,
-                                    std::span<const DpEvent> events, std::vector<uint32_t>* ids) {
+void WindowCounter::AddVehicleToAll(std::span<WindowCounter> counters, std::string_view vehicle,
+                                    const ResolvedEvents& events) {
   if (counters.empty()) return;
-  values.ResolveAll(events, ids);
   const uint64_t key = counters.front().selection_key_;
   const uint64_t hash = HashBytes(key, vehicle);
   for (WindowCounter& c : counters) {
-    c.AddResolvedVehicle(vehicle, c.selection_key_ == key ? hash : HashBytes(c.selection_key_, vehicle), events, *ids,
-                         values.fields());
+    c.AddResolvedVehicle(vehicle, c.selection_key_ == key ? hash : HashBytes(c.selection_key_, vehicle), events);
   }
 }
 
-template <typename CellOfEvent>
-void WindowCounter::AddCells(std::string_view vehicle, uint64_t vehicle_hash, std::span<const DpEvent> events,
-                             const CellOfEvent& cell_of) {
+template <typename CellOfEvent, typename TripOfEvent>
+void WindowCounter::AddCells(std::string_view vehicle, uint64_t vehicle_hash, size_t n, const CellOfEvent& cell_of,
+                             const TripOfEvent& trip_of) {
   const CountQuery& q = counter_.query();
   BoundingStats& stats = *counter_.mutable_stats();
-  // (cell, unit key) of every matching event in the domain; the unit key is
-  // the trip's hash for kTrips, else 0.
-  std::vector<std::pair<uint64_t, uint64_t>>& touched = touched_;
+  // (rank, cell, unit key) of every matching event in the domain: the rank
+  // is the keyed hash of the cell that orders a call's new cells (as in
+  // BoundedCounter), computed once per event rather than per comparison;
+  // the unit key is the trip's hash for kTrips, else 0.
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t>>& touched = touched_;
   touched.clear();
-  for (size_t k = 0; k < events.size(); ++k) {
+  for (size_t k = 0; k < n; ++k) {
     const int64_t cell = cell_of(k);
     if (cell == BoundedCounter::kNoMatch) continue;
     if (cell == BoundedCounter::kOutOfDomain) {
       ++stats.out_of_domain;
       continue;
     }
-    touched.emplace_back(static_cast<uint64_t>(cell), q.unit == CountUnit::kTrips ? HashBytes(1, events[k].trip) : 0);
+    const auto c = static_cast<uint64_t>(cell);
+    touched.emplace_back(Mix64(vehicle_hash ^ Mix64(c + 1)), c,
+                         q.unit == CountUnit::kTrips ? HashBytes(1, trip_of(k)) : 0);
   }
   if (touched.empty()) return;
   auto held = kept_.find(vehicle);
@@ -58,13 +64,10 @@ void WindowCounter::AddCells(std::string_view vehicle, uint64_t vehicle_hash, st
   std::vector<Kept>& kept = held->second;
   if (kept.empty()) ++stats.vehicles;
 
-  // New cells of this call in the order of the keyed hash (as BoundedCounter).
-  auto rank = [&](uint64_t cell) { return std::make_tuple(Mix64(vehicle_hash ^ Mix64(cell + 1)), cell); };
-  std::sort(touched.begin(), touched.end(), [&](const auto& a, const auto& b) {
-    return std::make_tuple(rank(a.first), a.second) < std::make_tuple(rank(b.first), b.second);
-  });
+  // New cells of this call in the order of the keyed hash.
+  std::sort(touched.begin(), touched.end());
   const uint64_t per_cell = q.unit == CountUnit::kVehicles ? 1 : q.bounds.max_per_cell;
-  for (const auto& [cell, unit] : touched) {
+  for (const auto& [rank, cell, unit] : touched) {
     // Captured by an init-capture: clang 14 (the fuzz build) cannot capture
     // a structured binding.
     auto it = std::find_if(kept.begin(), kept.end(), [c = cell](const Kept& k) { return k.cell == c; });
@@ -91,11 +94,24 @@ void WindowCounter::AddCells(std::string_view vehicle, uint64_t vehicle_hash, st
   }
 }
 
-void WindowCounter::WriteKept(std::ostream& out, const std::vector<Kept>& kept) {
-  out << kept.size();
+// Decimal numbers, space separated, as an ostream in the classic locale
+// writes them; appended to a string: a std::ostringstream per vehicle and
+// counter was a third of window mode's DP counts (callgrind).
+void WindowCounter::AppendKept(std::string* out, const std::vector<Kept>& kept) {
+  auto number = [out](uint64_t v) {
+    char buf[20];
+    out->append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  };
+  number(kept.size());
   for (const Kept& k : kept) {
-    out << ' ' << k.cell << ' ' << k.units << ' ' << k.trips.size();
-    for (uint64_t t : k.trips) out << ' ' << t;
+    for (uint64_t v : {k.cell, k.units, static_cast<uint64_t>(k.trips.size())}) {
+      out->push_back(' ');
+      number(v);
+    }
+    for (uint64_t t : k.trips) {
+      out->push_back(' ');
+      number(t);
+    }
   }
 }
 
@@ -150,8 +166,9 @@ std::string WindowCounter::Serialize() const {
   std::ostringstream out;
   out << TotalsText("window1") << ' ' << kept_.size();
   for (const auto& [vehicle, kept] : kept_) {
-    out << ' ' << base::HexEncode(vehicle) << ' ';
-    WriteKept(out, kept);
+    std::string text;
+    AppendKept(&text, kept);
+    out << ' ' << base::HexEncode(vehicle) << ' ' << text;
   }
   return out.str();
 }
@@ -186,11 +203,11 @@ bool WindowCounter::RestoreTotals(std::string_view text) {
 }
 
 std::string WindowCounter::SerializeVehicle(std::string_view vehicle) const {
-  auto it = kept_.find(std::string(vehicle));
+  auto it = kept_.find(vehicle);
   if (it == kept_.end() || it->second.empty()) return "";
-  std::ostringstream out;
-  WriteKept(out, it->second);
-  return out.str();
+  std::string out;
+  AppendKept(&out, it->second);
+  return out;
 }
 
 bool WindowCounter::RestoreVehicle(std::string_view vehicle, std::string_view text) {

@@ -239,7 +239,7 @@ TEST(CellRules, WindowCountersSharingValuesCountAsCountersAlone) {
   for (WindowCounter& c : shared) c.Bind(values);
 
   std::mt19937 gen(11);
-  std::vector<uint32_t> ids, scratch;
+  ResolvedEvents resolved;
   std::vector<int64_t> cells;
   uint64_t cut = 0;
   for (int epoch = 0; epoch < 3; ++epoch) {
@@ -247,18 +247,18 @@ TEST(CellRules, WindowCountersSharingValuesCountAsCountersAlone) {
       if (gen() % 3 == 0) continue;  // not in this epoch
       const std::string vehicle = "v" + std::to_string(v);
       const std::vector<DpEvent> events = VehicleEvents(gen);
-      values->ResolveAll(events, &ids);
-      const size_t stride = values->fields();
-      ASSERT_EQ(ids.size(), events.size() * stride);
+      values->ResolveAll(events, &resolved);
+      ASSERT_EQ(resolved.size(), events.size());
+      ASSERT_EQ(resolved.stride(), values->fields());
       for (size_t i = 0; i < queries.size(); ++i) {
-        shared[i].counter().ResolvedCells(events, ids, stride, &cells);
+        shared[i].counter().ResolvedCells(resolved, &cells);
         ASSERT_EQ(cells.size(), events.size());
         for (size_t k = 0; k < events.size(); ++k) {
           ASSERT_EQ(cells[k], ReferenceCell(queries[i], events[k])) << queries[i].name;
         }
         alone[i].AddVehicle(vehicle, events);
       }
-      WindowCounter::AddVehicleToAll(shared, *values, vehicle, events, &scratch);
+      WindowCounter::AddVehicleToAll(shared, vehicle, resolved);
     }
   }
   for (size_t i = 0; i < queries.size(); ++i) {

@@ -25,6 +25,7 @@
 #include "vanon/release/event_buffer.h"
 #include "vanon/release/payload_transformer.h"
 #include "vanon/release/schema_from_config.h"
+#include "vanon/release/seed_stream.h"
 #include "vanon/release/sensitive_dictionary.h"
 #include "service/dp/dp_publisher.h"
 
@@ -768,6 +769,38 @@ TEST(ReleaseShareTest, DpWindowStateIsCarriedFromOneShareToTheNext) {
   // 40 distinct vehicles over the window; the second epoch alone has 20.
   EXPECT_NEAR(static_cast<double>(VehiclesCounted(second.dp.records)), 40.0, 4.0);
   EXPECT_EQ(p.state().GetMeta(kPartition, "dp_window"), std::optional<std::string>(""));
+}
+
+// The DP counts of a share read the epoch's events grouped by the share's
+// tuples: they must count exactly the events, each once, as a publisher
+// given the flat events does. Windows of one epoch with noise of scale
+// 1/100 (zero but with probability 1e-43): the records of both are the same
+// whatever their random streams.
+TEST(ReleaseShareTest, DpCountsOverTheTuplesEventsAreTheFlatEventsCounts) {
+  config::Config c = DpWindowConfig();
+  c.dp.window_seconds = kEpochMs / 1000;
+  c.dp.queries.push_back({"events_by_name", config::DpCount::kEvents, {"event"}, {}});
+  c.dp.queries.push_back({"trips_by_engine", config::DpCount::kTrips, {"qi:engine"}, {}});
+  Partition p(c);
+  MemoryShareState flat_state;
+  prometheus::Registry registry;
+  DpPublisher flat(c, "share-test-key", &flat_state, registry);
+  const release::EpochClock clock(c.privacy.epoch);
+  for (int64_t epoch = kEpoch; epoch < kEpoch + 2; ++epoch) {
+    const std::vector<ingest::BufferedEvent> events = Vehicles(0, 30, epoch, static_cast<uint64_t>(epoch));
+    const ComputedShare share = p.Release(epoch, events);
+    release::SeedStream random(SeedOf(9));
+    const DpPublisher::Result want =
+        flat.Compute(kPartition, epoch, clock.EpochStart(epoch), clock.EpochEnd(epoch), events, random);
+    ASSERT_FALSE(want.records.empty());
+    EXPECT_EQ(share.dp.records, want.records);
+    flat_state.Apply([&] {
+      ShareDelta d;
+      d.partition = kPartition;
+      flat.Apply(want, &d);
+      return d;
+    }());
+  }
 }
 
 }  // namespace

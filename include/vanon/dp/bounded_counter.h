@@ -60,10 +60,8 @@ class BoundedCounter {
   // A ValueIds changes only in Bind(), and copies of a counter share its
   // ValueIds: bind before the counter is copied or used on other threads.
   void Bind(std::shared_ptr<ValueIds> values);
-  // AddHashedVehicle with the fields of events[i] resolved by the ValueIds
-  // bound last: ids[i * stride + field].
-  void AddResolvedVehicle(uint64_t vehicle_hash, std::span<const DpEvent> events, std::span<const uint32_t> ids,
-                          size_t stride);
+  // AddHashedVehicle with the events resolved by the ValueIds bound last.
+  void AddResolvedVehicle(uint64_t vehicle_hash, const ResolvedEvents& events);
 
   // Convenience for callers holding a flat list: groups by DpEvent::vehicle.
   void AddEvents(std::span<const DpEvent> events);
@@ -81,11 +79,9 @@ class BoundedCounter {
   static constexpr int64_t kOutOfDomain = -1;  // a value is outside the domain
   // The index of the event's cell, kNoMatch or kOutOfDomain.
   int64_t CellOf(const DpEvent& e) const;
-  // (*cells)[k] = CellOf(events[k]), read from the fields resolved by the
-  // ValueIds bound last as AddResolvedVehicle reads them: one call per
-  // vehicle, not per event.
-  void ResolvedCells(std::span<const DpEvent> events, std::span<const uint32_t> ids, size_t stride,
-                     std::vector<int64_t>* cells) const;
+  // (*cells)[k] = the cell of event k, resolved by the ValueIds bound last,
+  // as AddResolvedVehicle reads it: one call per vehicle, not per event.
+  void ResolvedCells(const ResolvedEvents& events, std::vector<int64_t>* cells) const;
   void AddBounded(size_t cell, uint64_t units) { counts_[cell] += units; }
   BoundingStats* mutable_stats() { return &stats_; }
 
@@ -96,9 +92,12 @@ class BoundedCounter {
   // string entry points resolve none past a failed filter.
   template <typename IdOf>
   int64_t EventCell(const IdOf& id, int64_t ts_ms) const;
-  // Counts the vehicle's events, events[k] in cell_of(k), within the bounds.
-  template <typename CellOfEvent>
-  void AddCells(uint64_t vehicle_hash, std::span<const DpEvent> events, const CellOfEvent& cell_of);
+  // EventCell of event k of events, whose fields are already ids.
+  int64_t ResolvedCell(const ResolvedEvents& events, size_t k) const;
+  // Counts the vehicle's n events, event k in cell_of(k) and of trip
+  // trip_of(k), within the bounds.
+  template <typename CellOfEvent, typename TripOfEvent>
+  void AddCells(uint64_t vehicle_hash, size_t n, const CellOfEvent& cell_of, const TripOfEvent& trip_of);
   // Bounds the vehicle's touched_ cells and adds what it keeps.
   void AddTouched(uint64_t vehicle_hash);
 

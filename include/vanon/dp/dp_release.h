@@ -54,6 +54,10 @@ class DpRelease {
 
   // All events of one vehicle in this epoch, suppressed vehicles included.
   void AddVehicle(std::string_view vehicle, std::span<const DpEvent> events);
+  // The same with the events resolved by values() (ValueIds: a service
+  // resolves its own events without writing them out as DpEvents).
+  void AddResolvedVehicle(std::string_view vehicle, const ResolvedEvents& events);
+  const ValueIds& values() const { return *values_; }
 
   // nullopt when release_epsilon is zero or a noise scale overflows.
   std::optional<DpReleaseResult> Publish(Epsilon release_epsilon, RandomSource& rng) const;
@@ -69,7 +73,7 @@ class DpRelease {
   // The plan's interned values, which every counter is bound to, and the
   // scratch of AddVehicle.
   std::shared_ptr<ValueIds> values_;
-  std::vector<uint32_t> ids_;
+  ResolvedEvents resolved_;
 };
 
 }  // namespace vanon::dp

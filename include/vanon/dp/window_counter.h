@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -42,17 +43,15 @@ class WindowCounter {
   void AddVehicle(std::string_view vehicle, std::span<const DpEvent> events);
 
   // As BoundedCounter's: the counters of a window share one ValueIds, so
-  // that each event's fields are resolved once for all of them
-  // (ValueIds::ResolveAll) and the vehicle hashed once, `vehicle_hash` =
-  // counter().VehicleHash(vehicle). Bind before the counter is copied.
+  // that each event's fields are resolved once for all of them and the
+  // vehicle hashed once, `vehicle_hash` = counter().VehicleHash(vehicle).
+  // Bind before the counter is copied.
   void Bind(std::shared_ptr<ValueIds> values) { counter_.Bind(std::move(values)); }
-  void AddResolvedVehicle(std::string_view vehicle, uint64_t vehicle_hash, std::span<const DpEvent> events,
-                          std::span<const uint32_t> ids, size_t stride);
-  // AddVehicle on every counter of a window, bound to `values`: the fields
-  // resolved once into `ids` (scratch), the vehicle hashed once per
-  // selection key.
-  static void AddVehicleToAll(std::span<WindowCounter> counters, const ValueIds& values, std::string_view vehicle,
-                              std::span<const DpEvent> events, std::vector<uint32_t>* ids);
+  void AddResolvedVehicle(std::string_view vehicle, uint64_t vehicle_hash, const ResolvedEvents& events);
+  // AddVehicle on every counter of a window, all bound to the ValueIds that
+  // resolved `events`: the vehicle hashed once per selection key.
+  static void AddVehicleToAll(std::span<WindowCounter> counters, std::string_view vehicle,
+                              const ResolvedEvents& events);
 
   // The bounded window counts, cells and stats.
   const BoundedCounter& counter() const { return counter_; }
@@ -81,11 +80,12 @@ class WindowCounter {
     uint64_t units = 0;
     std::vector<uint64_t> trips;  // kTrips: hashes of the trips counted
   };
-  // Bounds and adds the vehicle's events, events[k] in cell_of(k).
-  template <typename CellOfEvent>
-  void AddCells(std::string_view vehicle, uint64_t vehicle_hash, std::span<const DpEvent> events,
-                const CellOfEvent& cell_of);
-  static void WriteKept(std::ostream& out, const std::vector<Kept>& kept);
+  // Bounds and adds the vehicle's n events, event k in cell_of(k) and of
+  // trip trip_of(k).
+  template <typename CellOfEvent, typename TripOfEvent>
+  void AddCells(std::string_view vehicle, uint64_t vehicle_hash, size_t n, const CellOfEvent& cell_of,
+                const TripOfEvent& trip_of);
+  static void AppendKept(std::string* out, const std::vector<Kept>& kept);
   bool ReadKept(std::istream& in, std::vector<Kept>* kept) const;
   std::string TotalsText(const char* magic) const;
   bool ReadTotals(std::istream& in, const char* magic);
@@ -93,10 +93,10 @@ class WindowCounter {
   uint64_t selection_key_;
   BoundedCounter counter_;
   std::map<std::string, std::vector<Kept>, std::less<>> kept_;  // by vehicle key
-  // Scratch: the cells of the call's events, and (cell, unit key) of those
-  // counted.
+  // Scratch: the cells of the call's events, and (rank, cell, unit key) of
+  // those counted.
   std::vector<int64_t> cells_;
-  std::vector<std::pair<uint64_t, uint64_t>> touched_;
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> touched_;
 };
 
 }  // namespace vanon::dp

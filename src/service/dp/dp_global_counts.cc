@@ -85,8 +85,8 @@ class GlobalCounts final : public DpMode {
  public:
   explicit GlobalCounts(DpCore* core) : core_(*core), windows_(core) {}
 
-  Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                 std::span<const ingest::BufferedEvent> events, dp::RandomSource& random) override;
+  Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms, EventsByVehicle events,
+                 dp::RandomSource& random) override;
   void SetAggregation(int32_t input_partitions, std::unique_ptr<DpPartialSource> source) override;
 
  private:
@@ -126,7 +126,7 @@ void GlobalCounts::SetAggregation(int32_t input_partitions, std::unique_ptr<DpPa
 }
 
 Result GlobalCounts::Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                             std::span<const ingest::BufferedEvent> events, dp::RandomSource& random) {
+                             EventsByVehicle events, dp::RandomSource& random) {
   Result result;
   result.partition = partition;
   std::lock_guard<std::mutex> lock(core_.mu);

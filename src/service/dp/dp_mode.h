@@ -45,7 +45,7 @@ class DpMode {
   // DpPublisher::Compute without Result::ledger_record; called with
   // DpCore::mu not held, takes it for what it touches of shared state.
   virtual DpPublisher::Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                                      std::span<const ingest::BufferedEvent> events, dp::RandomSource& random) = 0;
+                                      EventsByVehicle events, dp::RandomSource& random) = 0;
 
   // DpPublisher::SetAggregation: used by global counts only.
   virtual void SetAggregation(int32_t /*input_partitions*/, std::unique_ptr<DpPartialSource> /*source*/) {}

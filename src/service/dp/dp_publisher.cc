@@ -62,12 +62,18 @@ DpPublisher::~DpPublisher() = default;
 
 DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
                                          std::span<const ingest::BufferedEvent> events, dp::RandomSource& random) {
+  if (!rep_->mode) return Compute(partition, epoch, epoch_start_ms, epoch_end_ms, EventsByVehicle(), random);
+  return Compute(partition, epoch, epoch_start_ms, epoch_end_ms, GroupByVehicle(events), random);
+}
+
+DpPublisher::Result DpPublisher::Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
+                                         EventsByVehicle by_vehicle, dp::RandomSource& random) {
   if (!rep_->mode) {
     Result result;
     result.partition = partition;
     return result;
   }
-  Result result = rep_->mode->Compute(partition, epoch, epoch_start_ms, epoch_end_ms, events, random);
+  Result result = rep_->mode->Compute(partition, epoch, epoch_start_ms, epoch_end_ms, by_vehicle, random);
   std::lock_guard<std::mutex> l(rep_->core->mu);
   result.ledger_record = rep_->core->ledgers.Record(partition);
   return result;

@@ -53,8 +53,8 @@ class ReleaseCounts final : public DpMode {
  public:
   explicit ReleaseCounts(DpCore* core);
 
-  Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                 std::span<const ingest::BufferedEvent> events, dp::RandomSource& random) override;
+  Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms, EventsByVehicle events,
+                 dp::RandomSource& random) override;
 
  private:
   // The partition's counters as stored, one vector per TreeQuery; nullopt
@@ -98,7 +98,7 @@ ReleaseCounts::ReleaseCounts(DpCore* core) : core_(*core) {
 }
 
 Result ReleaseCounts::Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                              std::span<const ingest::BufferedEvent> events, dp::RandomSource& random) {
+                              EventsByVehicle events, dp::RandomSource& random) {
   const DpSettings& s = core_.settings;
   Result result;
   result.partition = partition;
@@ -115,8 +115,9 @@ Result ReleaseCounts::Compute(int32_t partition, int64_t epoch, int64_t epoch_st
   if (!spend.publish()) throw std::runtime_error(spend.message);
 
   dp::DpRelease release(s.plan, release_id, epoch_start_ms, epoch_end_ms);
-  core_.vehicles.ForEach(
-      events, [&](std::string_view vehicle, std::span<const dp::DpEvent> list) { release.AddVehicle(vehicle, list); });
+  core_.vehicles.ForEach(events, release.values(), [&](std::string_view vehicle, const dp::ResolvedEvents& list) {
+    release.AddResolvedVehicle(vehicle, list);
+  });
   std::optional<dp::DpReleaseResult> published = release.Publish(s.policy.per_release, random);
   if (!published) throw std::runtime_error("dp: noise scale overflow in release " + std::to_string(epoch));
   for (const dp::DpCountRecord& r : published->records)

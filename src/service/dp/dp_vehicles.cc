@@ -2,7 +2,6 @@
 
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "vanon/engine/schema.h"
 #include "vanon/ingest/vehicle_order.h"
@@ -12,6 +11,11 @@ namespace vanon::service {
 
 namespace {
 
+std::string_view Bytes(const ingest::HmacToken& t) {
+  return std::string_view(reinterpret_cast<const char*>(t.data()), t.size());
+}
+
+// The cell label of a QI's raw value; "" when it has none.
 void GeneralizeInto(const engine::Schema& schema, const QiLookup& qi, const std::string& raw, std::string* out) {
   const engine::QiAttribute& a = schema.attribute(qi.attr);
   if (a.IsCategorical()) {  // a leaf, or outside the domain
@@ -31,53 +35,97 @@ void GeneralizeInto(const engine::Schema& schema, const QiLookup& qi, const std:
 
 }  // namespace
 
-void VehicleEvents::ForEach(std::span<const ingest::BufferedEvent> events, const Fn& fn) const {
-  // Events are sorted by index and converted one vehicle at a time into a
-  // scratch vector whose strings keep their capacity, so a release of a
-  // million events does not allocate a million DpEvents.
-  const std::vector<QiLookup>& qis = settings_.qis;
-  const bool sensitive = settings_.counts_sensitive;
-  const std::vector<uint32_t> order = OrderByVehicle(events, /*by_time=*/false);
-  std::vector<dp::DpEvent> scratch;
-  std::string vehicle;
-  for (size_t i = 0; i < order.size();) {
-    const ingest::HmacToken& key = events[order[i]].vehicle_key;
-    size_t j = i;
-    while (j < order.size() && events[order[j]].vehicle_key == key) ++j;
-    while (scratch.size() < j - i) {
-      dp::DpEvent& d = scratch.emplace_back();
-      d.qi.resize(qis.size() + (sensitive ? 1 : 0));
-      for (size_t q = 0; q < qis.size(); ++q) d.qi[q].first = qis[q].name;  // set once
+std::vector<std::vector<const ingest::BufferedEvent*>> GroupByVehicle(std::span<const ingest::BufferedEvent> events) {
+  const std::vector<uint32_t> order = ingest::OrderByVehicle(events, /*by_time=*/false);
+  std::vector<std::vector<const ingest::BufferedEvent*>> out;
+  for (size_t begin = 0, end = 0; begin < order.size(); begin = end) {
+    const ingest::HmacToken& key = events[order[begin]].vehicle_key;
+    while (end < order.size() && events[order[end]].vehicle_key == key) ++end;
+    std::vector<const ingest::BufferedEvent*>& group = out.emplace_back();
+    group.reserve(end - begin);
+    for (size_t i = begin; i < end; ++i) group.push_back(&events[order[i]]);
+  }
+  return out;
+}
+
+// The fields as a DpEvent written out from the buffered event would carry
+// them: the configured QIs the queries use, generalized (absent from the
+// event: ""), then the sensitive value when a query counts it and the event
+// has it. Any other field is missing.
+std::vector<VehicleEvents::Source> VehicleEvents::Sources(const dp::ValueIds& values) const {
+  std::vector<Source> out(values.fields(), Source{Source::Kind::kMissing});
+  for (size_t f = 0; f < values.fields(); ++f) {
+    if (values.FieldIsEventName(f)) {
+      out[f].kind = Source::Kind::kEventName;
+      continue;
     }
-    for (size_t k = i; k < j; ++k) {
-      const ingest::BufferedEvent& e = events[order[k]];
-      dp::DpEvent& d = scratch[k - i];
-      d.trip.assign(reinterpret_cast<const char*>(e.trip_key.data()), e.trip_key.size());
-      d.name = e.event;
-      d.ts_ms = e.ts_ms;
-      if (sensitive) {
-        // The last pair: named only when the event carries the value.
-        const auto s = static_cast<size_t>(sensitive_extra_);
-        const bool has = sensitive_extra_ >= 0 && s < e.extras.size() && e.extras[s].has_value();
-        d.qi.back().first = has ? dp::kSensitiveKey : "";
-        if (has) d.qi.back().second.assign(*e.extras[s]);
+    const std::string& name = values.FieldQi(f);
+    for (size_t q = 0; q < settings_.qis.size(); ++q) {
+      if (settings_.qis[q].name == name) {
+        out[f] = {Source::Kind::kQi, q};
+        break;
       }
-      if (k > i && e.qi_values.SharesWith(events[order[k - 1]].qi_values)) {
-        // The vehicle's events share one QI copy: generalized once.
-        for (size_t q = 0; q < qis.size(); ++q) d.qi[q].second = scratch[k - i - 1].qi[q].second;
-        continue;
+    }
+    if (out[f].kind == Source::Kind::kMissing && name == dp::kSensitiveKey && settings_.counts_sensitive) {
+      out[f].kind = Source::Kind::kSensitive;
+    }
+  }
+  return out;
+}
+
+void VehicleEvents::ResolveQis(const ingest::QiValues& qi, const dp::ValueIds& values,
+                               const std::vector<Source>& sources, std::string* scratch, uint32_t* ids) const {
+  for (size_t f = 0; f < sources.size(); ++f) {
+    if (sources[f].kind != Source::Kind::kQi) continue;
+    const QiLookup& lookup = settings_.qis[sources[f].qi];
+    if (lookup.attr < qi.size()) {
+      GeneralizeInto(*settings_.schema, lookup, qi[lookup.attr], scratch);
+    } else {
+      scratch->clear();
+    }
+    ids[f] = values.IdOf(f, *scratch);
+  }
+}
+
+void VehicleEvents::ForEach(EventsByVehicle by_vehicle, const dp::ValueIds& values, const Fn& fn) const {
+  const std::vector<Source> sources = Sources(values);
+  const auto s = static_cast<size_t>(sensitive_extra_);
+  // The QI fields' ids of the QI copy met last: a vehicle's events share
+  // one copy (and vehicles with the same QIs may), generalized once.
+  std::vector<uint32_t> qi_ids(sources.size());
+  const ingest::QiValues* last_qi = nullptr;
+  std::string label;
+  dp::ResolvedEvents resolved;  // reused: no allocation per vehicle
+  for (const std::vector<const ingest::BufferedEvent*>& events : by_vehicle) {
+    if (events.empty()) continue;
+    resolved.Reset(sources.size(), events.size());
+    for (size_t k = 0; k < events.size(); ++k) {
+      const ingest::BufferedEvent* e = events[k];
+      if (last_qi == nullptr || !e->qi_values.SharesWith(*last_qi)) {
+        ResolveQis(e->qi_values, values, sources, &label, qi_ids.data());
+        last_qi = &e->qi_values;
       }
-      for (size_t q = 0; q < qis.size(); ++q) {
-        if (qis[q].attr < e.qi_values.size()) {
-          GeneralizeInto(*settings_.schema, qis[q], e.qi_values[qis[q].attr], &d.qi[q].second);
-        } else {
-          d.qi[q].second.clear();
+      uint32_t* ids = resolved.Set(k, e->ts_ms, Bytes(e->trip_key));
+      for (size_t f = 0; f < sources.size(); ++f) {
+        switch (sources[f].kind) {
+          case Source::Kind::kEventName:
+            ids[f] = values.IdOf(f, e->event);
+            break;
+          case Source::Kind::kQi:
+            ids[f] = qi_ids[f];
+            break;
+          case Source::Kind::kSensitive:
+            ids[f] = sensitive_extra_ >= 0 && s < e->extras.size() && e->extras[s].has_value()
+                         ? values.IdOf(f, *e->extras[s])
+                         : dp::ValueIds::kMissing;
+            break;
+          case Source::Kind::kMissing:
+            ids[f] = dp::ValueIds::kMissing;
+            break;
         }
       }
     }
-    vehicle.assign(reinterpret_cast<const char*>(key.data()), key.size());
-    fn(vehicle, std::span<const dp::DpEvent>(scratch.data(), j - i));
-    i = j;
+    fn(Bytes(events.front()->vehicle_key), resolved);
   }
 }
 

@@ -28,8 +28,8 @@ class WindowCounts final : public DpMode {
  public:
   explicit WindowCounts(DpCore* core) : core_(*core), windows_(core) {}
 
-  Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                 std::span<const ingest::BufferedEvent> events, dp::RandomSource& random) override;
+  Result Compute(int32_t partition, int64_t epoch, int64_t epoch_start_ms, int64_t epoch_end_ms, EventsByVehicle events,
+                 dp::RandomSource& random) override;
 
  private:
   void Publish(int32_t partition, const DpWindow& window, dp::RandomSource& random, Result* result);
@@ -39,7 +39,7 @@ class WindowCounts final : public DpMode {
 };
 
 Result WindowCounts::Compute(int32_t partition, int64_t /*epoch*/, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                             std::span<const ingest::BufferedEvent> events, dp::RandomSource& random) {
+                             EventsByVehicle events, dp::RandomSource& random) {
   Result result;
   result.partition = partition;
   std::lock_guard<std::mutex> lock(core_.mu);

@@ -139,9 +139,8 @@ void WindowGatherer::DropKeys(int32_t partition, const DpWindow& window, DpPubli
   }
 }
 
-bool WindowGatherer::Add(int32_t partition, int64_t epoch_start_ms, int64_t epoch_end_ms,
-                         std::span<const ingest::BufferedEvent> events, const CloseFn& close,
-                         DpPublisher::Result* result) const {
+bool WindowGatherer::Add(int32_t partition, int64_t epoch_start_ms, int64_t epoch_end_ms, EventsByVehicle events,
+                         const CloseFn& close, DpPublisher::Result* result) const {
   const int64_t index = IndexOf(epoch_start_ms);
   std::optional<DpWindow> open = Load(partition);
   if (open && open->index > index) {
@@ -154,10 +153,9 @@ bool WindowGatherer::Add(int32_t partition, int64_t epoch_start_ms, int64_t epoc
     open.reset();
   }
   if (!open) open = Fresh(index);
-  std::vector<uint32_t> ids;
-  core_.vehicles.ForEach(events, [&](std::string_view vehicle, std::span<const dp::DpEvent> list) {
+  core_.vehicles.ForEach(events, *open->values, [&](std::string_view vehicle, const dp::ResolvedEvents& list) {
     LoadVehicle(partition, vehicle, &*open);
-    dp::WindowCounter::AddVehicleToAll(open->counters, *open->values, vehicle, list, &ids);
+    dp::WindowCounter::AddVehicleToAll(open->counters, vehicle, list);
   });
   if (epoch_end_ms < (index + 1) * core_.settings.window_ms) {
     Save(*open, result);

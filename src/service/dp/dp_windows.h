@@ -66,8 +66,8 @@ class WindowGatherer {
   // epoch's own window is closed when the epoch ends it, else its changes go
   // to `result`. True when the epoch's own window closed. Call with
   // DpCore::mu held.
-  bool Add(int32_t partition, int64_t epoch_start_ms, int64_t epoch_end_ms,
-           std::span<const ingest::BufferedEvent> events, const CloseFn& close, DpPublisher::Result* result) const;
+  bool Add(int32_t partition, int64_t epoch_start_ms, int64_t epoch_end_ms, EventsByVehicle events,
+           const CloseFn& close, DpPublisher::Result* result) const;
 
  private:
   DpWindow Fresh(int64_t index) const;

@@ -448,7 +448,12 @@ ComputedShare ComputeShare(const ShareContext& ctx, int32_t partition, int64_t e
   // DP counts on the raw events of the epoch, suppressed vehicles included.
   // The ledger charge is durable before any noisy value leaves; a
   // recomputation finds it spent and draws the same noise from `random`.
-  if (ctx.dp) share.dp = ctx.dp->Compute(partition, epoch, w.start, w.end, w.ev.current, random);
+  // The current tuples list the epoch's events grouped by vehicle, in key
+  // order: the DP counts need not group them again.
+  if (ctx.dp) {
+    share.dp =
+        ctx.dp->Compute(partition, epoch, w.start, w.end, std::span(w.tuple_events).first(w.in.tuples.size()), random);
+  }
   const double dp_ms = timer.Lap();
 
   WriteStateChanges(w, &share);
