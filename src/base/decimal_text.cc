@@ -36,15 +36,21 @@ void AppendFixed6(std::string* out, double x) {
   const double fraction = scaled - whole;  // exact: both below 2^40
   if (std::fabs(fraction - 0.5) <= 1e-3) return AppendWithFmt(out, FMT_COMPILE("{:.6f}"), x);
   const auto micros = static_cast<uint64_t>(whole) + (fraction > 0.5 ? 1 : 0);
-  if (std::signbit(x)) {
-    if (micros == 0) return AppendWithFmt(out, FMT_COMPILE("{:.6f}"), x);
-    out->push_back('-');
-  }
-  AppendUnsigned(out, micros / 1000000);
-  char frac[7] = {'.'};
+  if (std::signbit(x) && micros == 0) return AppendWithFmt(out, FMT_COMPILE("{:.6f}"), x);
+  // Written backwards into one buffer and appended once: every published
+  // location carries two of these. micros <= 1e12: at most "-1000000.000000".
+  char buf[16];
+  char* p = buf + sizeof(buf);
   uint64_t rest = micros % 1000000;
-  for (int i = 6; i >= 1; --i, rest /= 10) frac[i] = static_cast<char>('0' + rest % 10);
-  out->append(frac, sizeof(frac));
+  for (int i = 0; i < 6; ++i, rest /= 10) *--p = static_cast<char>('0' + rest % 10);
+  *--p = '.';
+  uint64_t units = micros / 1000000;
+  do {
+    *--p = static_cast<char>('0' + units % 10);
+    units /= 10;
+  } while (units > 0);
+  if (std::signbit(x)) *--p = '-';
+  out->append(p, buf + sizeof(buf));
 }
 
 // An integral value below 1e15 has at most 15 significant digits, so

@@ -82,17 +82,30 @@ PathSet::PathSet(std::vector<JsonPath> paths) : paths_(std::move(paths)) {
   values_.resize(heads_.size());
 }
 
+// Heads are distinct, so a key matches at most one. Producers write their
+// fields in one order, and the mapping usually lists them in that order: the
+// head after the last one matched is tried first, which makes one comparison
+// per member the common case instead of one per head.
+std::size_t PathSet::HeadOf(std::string_view key, std::size_t guess) const {
+  if (guess < heads_.size() && SameKey(key, heads_[guess])) return guess;
+  for (std::size_t h = 0; h < heads_.size(); ++h) {
+    if (h != guess && SameKey(key, heads_[h])) return h;
+  }
+  return heads_.size();
+}
+
 void PathSet::Scan(simdjson::dom::element root) {
   std::fill(matches_.begin(), matches_.end(), 0);
   simdjson::dom::object object;
   root_is_object_ = root.get_object().get(object) == simdjson::SUCCESS;
   if (!root_is_object_) return;
+  std::size_t guess = 0;
   for (simdjson::dom::key_value_pair field : object) {
-    for (std::size_t h = 0; h < heads_.size(); ++h) {
-      if (!SameKey(field.key, heads_[h])) continue;
-      if (++matches_[h] == 1) values_[h] = field.value;
-      matches_[h] = std::min(matches_[h], 2);
-    }
+    const std::size_t h = HeadOf(field.key, guess);
+    if (h == heads_.size()) continue;
+    if (matches_[h] == 0) values_[h] = field.value;
+    matches_[h] = std::min(matches_[h] + 1, 2);
+    guess = h + 1;
   }
 }
 

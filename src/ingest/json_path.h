@@ -48,6 +48,9 @@ class PathSet {
   std::size_t size() const { return paths_.size(); }
 
  private:
+  // The head equal to `key`, trying `guess` first; size of heads_ if none.
+  std::size_t HeadOf(std::string_view key, std::size_t guess) const;
+
   std::vector<JsonPath> paths_;
   std::vector<std::string> heads_;    // distinct first segments
   std::vector<std::size_t> head_of_;  // per path, into heads_

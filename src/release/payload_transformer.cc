@@ -67,30 +67,45 @@ struct PayloadTransformer::Rep {
     out->append(minified.str());
   }
 
+  // The dotted path of a member of an object at `prefix_size` bytes of
+  // `path`. A top-level member's path is its key: no copy.
+  std::string_view FieldPath(size_t prefix_size, std::string_view key) {
+    if (prefix_size == 0) return key;
+    path.resize(prefix_size);
+    path.push_back('.');
+    path.append(key);
+    return path;
+  }
+
   // Appends `"key":value` pairs of `obj` (under the first prefix_size bytes
-  // of `path`) to *out; returns how many were written.
+  // of `path`) to *out; returns how many were written. A field that will
+  // not be written (dropped by its rule, or unlisted under default: drop)
+  // is decided before its key is written: most fields of a dropping config
+  // are such.
   size_t Object(PayloadTransformer& t, simdjson::dom::object obj, size_t prefix_size, std::string* out) {
     size_t written = 0;
     for (auto field : obj) {
-      path.resize(prefix_size);
-      if (prefix_size > 0) path.push_back('.');
-      path.append(field.key);
+      const std::string_view field_path = FieldPath(prefix_size, field.key);
+      const auto rule = t.rules_.find(field_path);
+      const bool listed = rule != t.rules_.end();
+      if (listed && rule->second.transform == config::PayloadTransform::kDrop) continue;
+      const bool parent = !listed && field.value.is_object() && t.parents_.count(field_path) > 0;
+      if (!listed && !parent && !t.keep_unlisted_) continue;
+      if (parent && prefix_size == 0) path.assign(field.key);  // the prefix of its members
       const size_t mark = out->size();
       if (written > 0) out->push_back(',');
       base::AppendJsonString(out, field.key);
       out->push_back(':');
-      bool ok = false;
-      auto rule = t.rules_.find(path);
-      if (rule != t.rules_.end()) {
+      bool ok = true;
+      if (listed) {
         ok = Apply(t, rule->second, field.value, out);
-      } else if (field.value.is_object() && t.parents_.count(path) > 0) {
+      } else if (parent) {
         out->push_back('{');
         const size_t inner = Object(t, field.value.get_object().value_unsafe(), path.size(), out);
         out->push_back('}');
         ok = inner > 0 || t.keep_unlisted_;
-      } else if (t.keep_unlisted_) {
+      } else {
         AppendMinified(field.value, out);
-        ok = true;
       }
       if (ok) {
         ++written;

@@ -28,6 +28,13 @@ TEST(PathSet, AnswersAsResolve) {
       R"([1,2])",
       R"("string")",
       R"({"vin":1,"trip_id":2,"ts":3,"payload":4,"a":5,"missing":6})",
+      // Members out of the paths' order, and duplicates of the member that
+      // follows the last one matched.
+      R"({"missing":6,"ts":3,"vin":"V","payload":{"artist":"x"},"trip_id":"t"})",
+      R"({"vin":"V","trip_id":"t","vin":"W","ts":1})",
+      R"({"ts":1,"ts":2,"vin":"V"})",
+      R"({"payload":{},"a":{"b":1},"payload":{}})",
+      R"({"x":0,"vin":"V","y":1,"trip_id":"t","trip_id":"u"})",
   };
   simdjson::dom::parser parser;
   for (const std::string& doc : documents) {

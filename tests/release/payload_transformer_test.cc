@@ -47,6 +47,29 @@ TEST(PayloadTransformerTest, NestedListedPathKeepsStructureUnderDefaultDrop) {
   EXPECT_EQ(t.Transform(R"({"car":{"vin":"X"}})"), "{}");
 }
 
+// Every member's path is its parent's path, a dot and its key, however the
+// members before it were decided (written, dropped, or recursed into); a
+// rule on an object wins over rules below it.
+TEST(PayloadTransformerTest, NestedPathsFollowTheirParentsInAnyOrder) {
+  PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {Field("a.b.c", config::PayloadTransform::kKeep),
+                                                           Field("x.y", config::PayloadTransform::kBin, 10),
+                                                           Field("p", config::PayloadTransform::kKeep),
+                                                           Field("p.q", config::PayloadTransform::kDrop),
+                                                           Field("n", config::PayloadTransform::kDrop)}));
+  EXPECT_EQ(t.Transform(R"({"n":{"b":1},"a":{"b":{"c":[1,"s"],"d":2},"e":3},"x":{"y":17,"z":{"y":1}},)"
+                        R"("p":{"q":1,"r":2},"k\"ey":1})"),
+            R"({"a":{"b":{"c":[1,"s"]}},"x":{"y":10},"p":{"q":1,"r":2}})");
+  EXPECT_EQ(t.Transform(R"({"x":{"y":3},"a":{"b":{"c":0}}})"), R"({"x":{"y":0},"a":{"b":{"c":0}}})");
+  EXPECT_EQ(t.Transform(R"({"a":{"b":5},"x":"s","y":1})"), "{}");
+}
+
+TEST(PayloadTransformerTest, DefaultKeepKeepsEmptiedParentsAndEscapesKeys) {
+  PayloadTransformer t(Cfg(config::PayloadDefault::kKeep, {Field("a.b.c", config::PayloadTransform::kDrop),
+                                                           Field("q\"k", config::PayloadTransform::kDrop)}));
+  EXPECT_EQ(t.Transform(R"({"a":{"b":{"c":1}},"z":{"c":1},"q\"k":2,"w\"":{"b":1}})"),
+            R"({"a":{"b":{}},"z":{"c":1},"w\"":{"b":1}})");
+}
+
 TEST(PayloadTransformerTest, BinGivesLowerBoundAsNumber) {
   PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {Field("v", config::PayloadTransform::kBin, 0.1)}));
   EXPECT_EQ(t.Transform(R"({"v":0.35})"), R"({"v":0.3})");
