@@ -82,18 +82,17 @@ PathSet::PathSet(std::vector<JsonPath> paths) : paths_(std::move(paths)) {
   values_.resize(heads_.size());
 }
 
-// Heads are distinct, so a key matches at most one. Producers write their
-// fields in one order, and the mapping usually lists them in that order: the
-// head after the last one matched is tried first, which makes one comparison
-// per member the common case instead of one per head.
 std::size_t PathSet::HeadOf(std::string_view key, std::size_t guess) const {
-  if (guess < heads_.size() && SameKey(key, heads_[guess])) return guess;
   for (std::size_t h = 0; h < heads_.size(); ++h) {
     if (h != guess && SameKey(key, heads_[h])) return h;
   }
   return heads_.size();
 }
 
+// Heads are distinct, so a key matches at most one. Producers write their
+// fields in one order, and the mapping usually lists them in that order: the
+// head after the last one matched is tried first, which makes one comparison
+// per member the common case instead of one per head.
 void PathSet::Scan(simdjson::dom::element root) {
   std::fill(matches_.begin(), matches_.end(), 0);
   simdjson::dom::object object;
@@ -101,7 +100,9 @@ void PathSet::Scan(simdjson::dom::element root) {
   if (!root_is_object_) return;
   std::size_t guess = 0;
   for (simdjson::dom::key_value_pair field : object) {
-    const std::size_t h = HeadOf(field.key, guess);
+    const std::string_view key = field.key;
+    std::size_t h = guess;
+    if (h >= heads_.size() || !SameKey(key, heads_[h])) h = HeadOf(key, guess);
     if (h == heads_.size()) continue;
     if (matches_[h] == 0) values_[h] = field.value;
     matches_[h] = std::min(matches_[h] + 1, 2);
@@ -114,6 +115,10 @@ Lookup PathSet::Find(std::size_t i, simdjson::dom::element* out) const {
   const std::size_t h = head_of_[i];
   if (matches_[h] == 0) return Lookup::kAbsent;
   if (matches_[h] > 1) return Lookup::kDuplicate;
+  if (paths_[i].size() == 1) {  // most mapped fields are top-level members
+    *out = values_[h];
+    return Lookup::kFound;
+  }
   return ResolveFrom(values_[h], paths_[i], 1, out);
 }
 

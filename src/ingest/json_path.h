@@ -48,7 +48,8 @@ class PathSet {
   std::size_t size() const { return paths_.size(); }
 
  private:
-  // The head equal to `key`, trying `guess` first; size of heads_ if none.
+  // The head equal to `key` other than `guess` (Scan tried it already);
+  // size of heads_ if none.
   std::size_t HeadOf(std::string_view key, std::size_t guess) const;
 
   std::vector<JsonPath> paths_;

@@ -25,7 +25,8 @@ void AppendInKeyOrder(std::vector<EventRef>& from, std::vector<ingest::BufferedE
   }
 }
 
-void Append(EpochList* list, KeyedEvent e) {
+// By reference: each event was moved three times on its way into a list.
+void Append(EpochList* list, KeyedEvent&& e) {
   list->keys.emplace_back(e.ts_ms, e.offset);
   list->events.push_back(std::move(e.event));
 }
@@ -42,12 +43,12 @@ int64_t EventBuffer::EpochOf(int64_t ts_ms) const {
   return q;
 }
 
-void EventBuffer::Add(KeyedEvent e) {
+void EventBuffer::Add(KeyedEvent&& e) {
   if (e.ts_ms < taken_end_) ++arrivals_behind_take_;
   Restore(std::move(e));
 }
 
-void EventBuffer::Restore(KeyedEvent e) {
+void EventBuffer::Restore(KeyedEvent&& e) {
   const int64_t epoch = EpochOf(e.ts_ms);
   if (last_.list == nullptr || epoch != last_.epoch) {  // most events join the list the last one joined
     auto [it, fresh] = by_epoch_.try_emplace(epoch);

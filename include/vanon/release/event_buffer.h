@@ -61,11 +61,11 @@ class EventBuffer {
   explicit EventBuffer(int64_t epoch_length_ms);
 
   // A newly stored event.
-  void Add(KeyedEvent e);
+  void Add(KeyedEvent&& e);
   // An event that was taken and is given back (kept by a release, or taken
   // for a release computed ahead of its close and then dropped): not an
   // arrival, so not counted by arrivals_behind_take().
-  void Restore(KeyedEvent e);
+  void Restore(KeyedEvent&& e);
 
   // Moves out every event with ts < end_ms. When end_ms is an epoch
   // boundary (as a release's is) this moves whole lists, not events.

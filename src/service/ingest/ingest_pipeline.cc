@@ -136,12 +136,14 @@ state::PartitionProgress IngestPipeline::Totals() const {
 void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int64_t now_ms) {
   if (batch.empty()) return;
   // Work on copies: if the DLQ fails, the in-memory progress must not move.
-  std::map<int32_t, state::PartitionProgress> next;
-  struct BatchClock {
+  // One entry per partition, found once per message.
+  struct BatchPartition {
+    state::PartitionProgress progress;
     release::EpochClock clock;
     const PreparedEpochFilter* filter;
+    release::EventBuffer* events;
   };
-  std::map<int32_t, BatchClock> clocks;
+  std::map<int32_t, BatchPartition> parts;
   BatchCounts counts;
   ingest::Rejection rejection;
   stored_.clear();
@@ -152,13 +154,14 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
     // fetched from memory while the messages before it are parsed.
     if (i + 2 < batch.size()) vehicles_.PrefetchSlot(batch[i + 2].key);
     if (i + 1 < batch.size()) vehicles_.PrefetchEntry(batch[i + 1].key);
-    auto it = next.find(m.partition);
-    if (it == next.end()) {
+    auto it = parts.find(m.partition);
+    if (it == parts.end()) {
       PartitionTask& task = Open(m.partition);
-      it = next.emplace(m.partition, task.progress()).first;
-      clocks.emplace(m.partition, BatchClock{task.clock(), task.filter()});
+      it = parts.emplace(m.partition, BatchPartition{task.progress(), task.clock(), task.filter(), &task.events()})
+               .first;
     }
-    state::PartitionProgress& pr = it->second;
+    BatchPartition& part = it->second;
+    state::PartitionProgress& pr = part.progress;
     if (m.offset < pr.next_offset) continue;  // already accounted for
     // Read again after a restart or a restore (ReleasedState): counted and
     // routed before the last release, only buffered again.
@@ -187,21 +190,22 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
       pr.accepted++;
       counts.accepted++;
     }
-    BatchClock& batch_clock = clocks.at(m.partition);
-    release::EpochClock& clock = batch_clock.clock;
-    if (Arrive(batch_clock.filter, &clock, m.offset, now_ms) == release::Arrival::kLate) {
+    release::EpochClock& clock = part.clock;
+    if (Arrive(part.filter, &clock, m.offset, now_ms) == release::Arrival::kLate) {
       if (replay) continue;
       pr.late++;
       counts.late++;
       RouteLate(m, clock.watermark_ms());
       continue;
     }
-    Buffer(m, v);
+    Buffer(m, v, part.events);
   }
   FlushRouted(counts);
-  for (auto& [p, pr] : next) Progress(p) = pr;
-  for (auto& [p, c] : clocks) Clock(p) = c.clock;
-  for (auto& [p, e] : stored_) Events(p).Add(std::move(e));
+  for (auto& [p, part] : parts) {
+    Progress(p) = part.progress;
+    Clock(p) = part.clock;
+  }
+  for (auto& [events, e] : stored_) events->Add(std::move(e));
   stored_.clear();
   ReportBatch(counts);
   FaultPoint("ingest.after_batch");
@@ -247,9 +251,8 @@ void IngestPipeline::RouteLate(const kafka::InputMessage& m, int64_t watermark_m
 
 // The parsed event as the buffer keeps it: tokens instead of identifiers,
 // the vehicle's QI values, the payload already coarsened.
-void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v) {
-  release::KeyedEvent& kept =
-      stored_.emplace_back(m.partition, release::KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
+void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v, release::EventBuffer* events) {
+  release::KeyedEvent& kept = stored_.emplace_back(events, release::KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
   ingest::BufferedEvent& b = kept.event;
   b.vehicle_key = v.key;
   b.trip_key = v.last_trip_key;

@@ -111,7 +111,7 @@ class IngestPipeline {
   // The steps of Process() for one message.
   void RouteRejected(const kafka::InputMessage& m, const std::string& reason, const std::string& detail);
   void RouteLate(const kafka::InputMessage& m, int64_t watermark_ms);
-  void Buffer(const kafka::InputMessage& m, const VehicleInfo& v);
+  void Buffer(const kafka::InputMessage& m, const VehicleInfo& v, release::EventBuffer* events);
   // Observe()s the event on the partition's clock; its prepared epoch's
   // filter (if any) overrides the answer for that epoch's events.
   release::Arrival Arrive(const PreparedEpochFilter* filter, release::EpochClock* clock, int64_t offset,
@@ -134,7 +134,8 @@ class IngestPipeline {
   release::PayloadStats payload_reported_;   // what metrics_ has been told so far
   std::unique_ptr<TaskRegistry> own_tasks_;  // without a registry from the caller
   TaskRegistry* tasks_;
-  std::vector<std::pair<int32_t, release::KeyedEvent>> stored_;  // this batch's, for the buffers once routed
+  // This batch's events, for their partitions' buffers once routed.
+  std::vector<std::pair<release::EventBuffer*, release::KeyedEvent>> stored_;
   VinCache<VehicleInfo> vehicles_;
   ingest::QiPool qi_pool_;  // the vehicles' QI lists, shared by equal ones
   ingest::ParsedEvent parsed_;
