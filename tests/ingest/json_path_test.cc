@@ -52,6 +52,27 @@ TEST(PathSet, AnswersAsResolve) {
   }
 }
 
+// Names are compared in words: a name that differs from a path's segment in
+// any one byte, at any length, is another name.
+TEST(Resolve, NamesDifferingInOneByteDiffer) {
+  simdjson::dom::parser parser;
+  for (std::size_t n = 1; n <= 24; ++n) {
+    std::string name;
+    for (std::size_t i = 0; i < n; ++i) name.push_back(static_cast<char>('a' + i));
+    const JsonPath path = {name};
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string other = name;
+      other[i] = 'Z';
+      simdjson::dom::element root, out;
+      ASSERT_EQ(parser.parse("{\"" + other + "\":1,\"" + name + "x\":2}").get(root), simdjson::SUCCESS);
+      EXPECT_EQ(Resolve(root, path, &out), Lookup::kAbsent) << name << " " << other;
+    }
+    simdjson::dom::element root, out;
+    ASSERT_EQ(parser.parse("{\"" + name + "\":1}").get(root), simdjson::SUCCESS);
+    EXPECT_EQ(Resolve(root, path, &out), Lookup::kFound) << name;
+  }
+}
+
 TEST(PathSet, RefusesAnEmptyPath) { EXPECT_THROW(PathSet({JsonPath{}}), std::invalid_argument); }
 
 }  // namespace

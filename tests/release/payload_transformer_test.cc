@@ -51,11 +51,11 @@ TEST(PayloadTransformerTest, NestedListedPathKeepsStructureUnderDefaultDrop) {
 // members before it were decided (written, dropped, or recursed into); a
 // rule on an object wins over rules below it.
 TEST(PayloadTransformerTest, NestedPathsFollowTheirParentsInAnyOrder) {
-  PayloadTransformer t(Cfg(config::PayloadDefault::kDrop, {Field("a.b.c", config::PayloadTransform::kKeep),
-                                                           Field("x.y", config::PayloadTransform::kBin, 10),
-                                                           Field("p", config::PayloadTransform::kKeep),
-                                                           Field("p.q", config::PayloadTransform::kDrop),
-                                                           Field("n", config::PayloadTransform::kDrop)}));
+  PayloadTransformer t(
+      Cfg(config::PayloadDefault::kDrop,
+          {Field("a.b.c", config::PayloadTransform::kKeep), Field("x.y", config::PayloadTransform::kBin, 10),
+           Field("p", config::PayloadTransform::kKeep), Field("p.q", config::PayloadTransform::kDrop),
+           Field("n", config::PayloadTransform::kDrop)}));
   EXPECT_EQ(t.Transform(R"({"n":{"b":1},"a":{"b":{"c":[1,"s"],"d":2},"e":3},"x":{"y":17,"z":{"y":1}},)"
                         R"("p":{"q":1,"r":2},"k\"ey":1})"),
             R"({"a":{"b":{"c":[1,"s"]}},"x":{"y":10},"p":{"q":1,"r":2}})");
