@@ -87,9 +87,7 @@ class ReleaseStateMemory {
   // Bytewise, as the store orders vehicles (std::array<char> compares its
   // chars signed).
   struct KeyLess {
-    bool operator()(const Key& a, const Key& b) const noexcept {
-      return std::memcmp(a.data(), b.data(), a.size()) < 0;
-    }
+    bool operator()(const Key& a, const Key& b) const noexcept { return std::memcmp(a.data(), b.data(), a.size()) < 0; }
   };
 
   static Key KeyOf(std::string_view vehicle);
