@@ -13,6 +13,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace vanon::base {
 
 // The inside of a JSON string: escapes quotes, backslashes and control
@@ -44,15 +48,38 @@ void AppendJsonEscaped(Out* out, std::string_view s) {
   }
 }
 
+// Where the first byte at or after `from` that JSON must escape is, or
+// s.size(). Sixteen bytes at a time where SSE2 is there (every x86-64):
+// record writing calls this for every event's name, and byte by byte it
+// was about 290 instructions per call (callgrind, bench_release_share).
+inline size_t FirstToEscape(std::string_view s, size_t from) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i last_control = _mm_set1_epi8(0x1F);
+  for (; from + 16 <= s.size(); from += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + from));
+    // Unsigned v <= 0x1F: max(v, 0x1F) is 0x1F exactly then.
+    const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(v, last_control), last_control);
+    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), control);
+    const int mask = _mm_movemask_epi8(hit);
+    if (mask != 0) return from + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+  }
+#endif
+  for (; from < s.size(); ++from) {
+    const auto u = static_cast<unsigned char>(s[from]);
+    if (u < 0x20 || u == '"' || u == '\\') return from;
+  }
+  return s.size();
+}
+
 // A quoted JSON string. Runs that need no escaping (usually all of it) are
 // appended whole: char by char, this was a visible cost of ingestion and of
 // writing release records.
 inline void AppendJsonString(std::string* out, std::string_view s) {
   out->push_back('"');
   size_t clean = 0;  // start of the run not yet appended
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto u = static_cast<unsigned char>(s[i]);
-    if (u >= 0x20 && s[i] != '"' && s[i] != '\\') continue;
+  for (size_t i = FirstToEscape(s, 0); i < s.size(); i = FirstToEscape(s, clean)) {
     out->append(s.data() + clean, i - clean);
     AppendJsonEscaped(out, s.substr(i, 1));
     clean = i + 1;

@@ -58,11 +58,20 @@ void EventBuffer::Restore(KeyedEvent&& e) {
       // whose doublings moved and faulted in every event again (a fifth of
       // ingestion's CPU in bench_ingest_e2e, perf). Untouched capacity is
       // address space, not memory.
+      //
+      // A spare that holds the largest epoch seen is taken as it is: asking
+      // it for the quarter more a fresh list reserves would replace its
+      // pages with fresh ones, and the largest epoch creeps up now and then
+      // under a steady load, so the spare was mostly thrown away.
       const size_t n = expected_ > 0 ? expected_ + expected_ / 4 : kColdListEvents;
-      if (spare_.events.capacity() >= n && spare_.keys.capacity() >= n) it->second = std::move(spare_);
+      const size_t enough = expected_ > 0 ? expected_ : n;
+      if (spare_.events.capacity() >= enough && spare_.keys.capacity() >= enough) {
+        it->second = std::move(spare_);
+      } else {
+        it->second.events.reserve(n);
+        it->second.keys.reserve(n);
+      }
       spare_ = {};
-      it->second.events.reserve(n);
-      it->second.keys.reserve(n);
     }
     last_.epoch = epoch;
     last_.list = &it->second;

@@ -100,14 +100,16 @@ std::vector<engine::ValueCount> TupleBuilder::Count(std::span<const ingest::Buff
 }
 
 BuiltTuples TupleBuilder::Build(std::span<const ingest::BufferedEvent> events, const ValueChooser& choose) const {
-  const std::vector<uint32_t> order = OrderByVehicle(events, /*by_time=*/true);
+  const ingest::VehicleRuns runs = ingest::RunsByVehicle(events, /*by_time=*/true);
+  const std::vector<uint32_t>& order = runs.order;
 
   BuiltTuples out;
-  for (size_t begin = 0; begin < order.size();) {
-    size_t end = begin + 1;
-    while (end < order.size() && events[order[end]].vehicle_key == events[order[begin]].vehicle_key) ++end;
-    std::vector<uint32_t> mine(order.begin() + static_cast<ptrdiff_t>(begin),
-                               order.begin() + static_cast<ptrdiff_t>(end));
+  out.tuples.reserve(runs.ends.size());
+  out.events.reserve(runs.ends.size());
+  out.problems.reserve(runs.ends.size());
+  uint32_t begin = 0;
+  for (const uint32_t end : runs.ends) {
+    std::vector<uint32_t> mine(order.begin() + begin, order.begin() + end);
     const ingest::BufferedEvent& latest = events[mine.back()];
 
     engine::Tuple t;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 
 namespace vanon::base {
@@ -22,6 +23,37 @@ TEST(JsonTest, EscapesQuotesBackslashesAndControls) {
   EXPECT_EQ(Quoted(std::string("\x00\x01\x1f", 3)), R"("\u0000\u0001\u001f")");
   EXPECT_EQ(Quoted("caf\xc3\xa9"), "\"caf\xc3\xa9\"");  // UTF-8 passes through
   EXPECT_EQ(Quoted("\x7f"), "\"\x7f\"");
+}
+
+// Strings of every length around the 16-byte blocks, with the bytes that
+// must be escaped (and their neighbours 0x20, 0x7f, 0x80, 0xff) at every
+// position: quoted whole, they read as the byte-by-byte escape does.
+TEST(JsonTest, QuotedStringsOfAnyLengthEscapeEveryByteAsOneByOne) {
+  const std::string pool = std::string("ab\"\\\x00\x01\x1f\x20\x7f\x80\xff\n", 12);
+  std::mt19937 rng(7);
+  for (size_t len = 0; len <= 70; ++len) {
+    for (int trial = 0; trial < 40; ++trial) {
+      std::string s(len, 'x');
+      const int specials = trial % 4;  // none, one, two or three
+      for (int k = 0; k < specials && len > 0; ++k) s[rng() % len] = pool[rng() % pool.size()];
+      std::string expected = "\"";
+      AppendJsonEscaped(&expected, s);
+      expected.push_back('"');
+      ASSERT_EQ(Quoted(s), expected) << "length " << len << " trial " << trial;
+    }
+  }
+}
+
+TEST(JsonTest, FirstToEscapeFindsTheFirstSuchByteFromAnyStart) {
+  std::string s(40, 'q');
+  s[3] = '"';
+  s[17] = '\x05';
+  s[33] = '\\';
+  EXPECT_EQ(FirstToEscape(s, 0), 3u);
+  EXPECT_EQ(FirstToEscape(s, 4), 17u);
+  EXPECT_EQ(FirstToEscape(s, 18), 33u);
+  EXPECT_EQ(FirstToEscape(s, 34), s.size());
+  EXPECT_EQ(FirstToEscape(std::string(40, '\x80'), 0), 40u);
 }
 
 // The logger escapes into fmt's buffer with the same function.

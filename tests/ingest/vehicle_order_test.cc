@@ -52,6 +52,31 @@ TEST(VehicleOrder, EqualsStableSortByVehicleThenTime) {
   }
 }
 
+// A run ends exactly where the key changes along the order, and the runs
+// cover it: one per distinct vehicle.
+TEST(VehicleOrder, RunsEndWhereTheVehicleChanges) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    for (bool by_time : {false, true}) {
+      const std::vector<BufferedEvent> events = MixedEvents(seed);
+      const VehicleRuns runs = RunsByVehicle(events, by_time);
+      ASSERT_EQ(runs.order, Reference(events, by_time)) << "seed " << seed;
+      std::vector<uint32_t> expected;
+      for (uint32_t i = 1; i <= runs.order.size(); ++i) {
+        if (i == runs.order.size() || events[runs.order[i]].vehicle_key != events[runs.order[i - 1]].vehicle_key) {
+          expected.push_back(i);
+        }
+      }
+      EXPECT_EQ(runs.ends, expected) << "seed " << seed;
+    }
+  }
+}
+
+TEST(VehicleOrder, NoEventsNoRuns) {
+  const VehicleRuns runs = RunsByVehicle({}, true);
+  EXPECT_TRUE(runs.order.empty());
+  EXPECT_TRUE(runs.ends.empty());
+}
+
 // Without shared prefixes the order comes from the inline keys alone.
 TEST(VehicleOrder, EqualsStableSortWhenNoPrefixIsShared) {
   for (uint32_t seed = 1; seed <= 20; ++seed) {

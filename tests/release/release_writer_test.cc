@@ -66,6 +66,25 @@ TEST(ReleaseWriterTest, NoVehicleOrTripKeyInAnyRecord) {
   }
 }
 
+// Each event record carries its own event's published time, also where a
+// tuple's events fall in different buckets (1 s buckets over a minute).
+TEST(ReleaseWriterTest, EventRecordsCarryTheirEventsPublishedTimes) {
+  config::Config config = TestConfig();
+  config.payload.time_bucket_seconds = 1;
+  const auto events = Generate(0, 80, 0, 4);
+  Pipeline p(config);
+  const release_test::Step s = p.Run(0, events, SeedOf(2));
+  ASSERT_EQ(s.records.events.size(), events.size());  // nothing suppressed here
+  std::multiset<int64_t> published, expected;
+  for (std::string_view r : s.records.events) {
+    const size_t at = r.find("\"ts\":");
+    ASSERT_NE(at, std::string_view::npos) << r;
+    published.insert(std::stoll(std::string(r.substr(at + 5, 20))));
+  }
+  for (const ingest::BufferedEvent& e : events) expected.insert(e.ts_ms / 1000 * 1000);
+  EXPECT_EQ(published, expected);
+}
+
 TEST(ReleaseWriterTest, CheckerPassesOverSeveralReleasesWithChurn) {
   Pipeline p(TestConfig());
   engine::ReleaseChecker checker(p.schema());

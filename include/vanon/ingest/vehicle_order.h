@@ -18,6 +18,16 @@ namespace vanon::ingest {
 // indices by (vehicle_key[, ts_ms]).
 std::vector<uint32_t> OrderByVehicle(std::span<const BufferedEvent> events, bool by_time);
 
+// The same order with each vehicle's run in it: vehicle v's events are
+// order[ends[v-1] .. ends[v]) (from 0 for the first). Callers walk runs
+// from here rather than find them again by comparing the keys of events
+// scattered through memory (a cache miss and a memcmp per event).
+struct VehicleRuns {
+  std::vector<uint32_t> order;
+  std::vector<uint32_t> ends;
+};
+VehicleRuns RunsByVehicle(std::span<const BufferedEvent> events, bool by_time);
+
 }  // namespace vanon::ingest
 
 #endif  // VANON_INGEST_VEHICLE_ORDER_H_

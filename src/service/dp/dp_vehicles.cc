@@ -36,14 +36,15 @@ void GeneralizeInto(const engine::Schema& schema, const QiLookup& qi, const std:
 }  // namespace
 
 std::vector<std::vector<const ingest::BufferedEvent*>> GroupByVehicle(std::span<const ingest::BufferedEvent> events) {
-  const std::vector<uint32_t> order = ingest::OrderByVehicle(events, /*by_time=*/false);
+  const ingest::VehicleRuns runs = ingest::RunsByVehicle(events, /*by_time=*/false);
   std::vector<std::vector<const ingest::BufferedEvent*>> out;
-  for (size_t begin = 0, end = 0; begin < order.size(); begin = end) {
-    const ingest::HmacToken& key = events[order[begin]].vehicle_key;
-    while (end < order.size() && events[order[end]].vehicle_key == key) ++end;
+  out.reserve(runs.ends.size());
+  uint32_t begin = 0;
+  for (const uint32_t end : runs.ends) {
     std::vector<const ingest::BufferedEvent*>& group = out.emplace_back();
     group.reserve(end - begin);
-    for (size_t i = begin; i < end; ++i) group.push_back(&events[order[i]]);
+    for (uint32_t i = begin; i < end; ++i) group.push_back(&events[runs.order[i]]);
+    begin = end;
   }
   return out;
 }

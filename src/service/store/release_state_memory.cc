@@ -20,7 +20,7 @@ bool SameWaiting(const engine::WaitingTuple& a, const engine::WaitingTuple& b) {
 
 ReleaseStateMemory::Key ReleaseStateMemory::KeyOf(std::string_view vehicle) {
   if (vehicle.size() != kVehicleKeyBytes) {
-    throw std::runtime_error("state: a signature's vehicle key has " + std::to_string(vehicle.size()) + " bytes, not " +
+    throw std::runtime_error("state: a vehicle key has " + std::to_string(vehicle.size()) + " bytes, not " +
                              std::to_string(kVehicleKeyBytes));
   }
   Key k;
@@ -62,8 +62,8 @@ ReleaseStateMemory ReleaseStateMemory::Load(const state::StateStore& store, int3
     return true;
   });
   for (engine::WaitingTuple& w : store.LoadWaiting(partition)) {
-    std::string key = w.tuple.vehicle;
-    m.waiting_.emplace(std::move(key), std::move(w));
+    const Key key = KeyOf(w.tuple.vehicle);
+    m.waiting_.emplace(key, std::move(w));
   }
   return m;
 }
@@ -75,9 +75,9 @@ void ReleaseStateMemory::Apply(const ShareDelta& delta) {
     } else if (const auto* del = std::get_if<ShareDelta::DeleteSignature>(&op)) {
       signatures_.erase(KeyOf(del->vehicle));
     } else if (const auto* wput = std::get_if<ShareDelta::PutWaiting>(&op)) {
-      waiting_.insert_or_assign(wput->waiting.tuple.vehicle, wput->waiting);
+      waiting_.insert_or_assign(KeyOf(wput->waiting.tuple.vehicle), wput->waiting);
     } else if (const auto* wdel = std::get_if<ShareDelta::DeleteWaiting>(&op)) {
-      auto it = waiting_.find(wdel->vehicle);
+      auto it = waiting_.find(KeyOf(wdel->vehicle));
       if (it != waiting_.end()) waiting_.erase(it);
     }
   }

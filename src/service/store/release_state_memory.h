@@ -84,12 +84,20 @@ class ReleaseStateMemory {
     bool operator==(const Entry& o) const;
   };
 
+  // Bytewise, as the store orders vehicles (std::array<char> compares its
+  // chars signed).
+  struct KeyLess {
+    bool operator()(const Key& a, const Key& b) const noexcept { return std::memcmp(a.data(), b.data(), a.size()) < 0; }
+  };
+
   static Key KeyOf(std::string_view vehicle);
   void PutSignature(std::string_view vehicle, const state::StoredSignature& s);
 
   std::unordered_map<Key, Entry, KeyHash> signatures_;
-  // Sorted by vehicle, as LoadWaiting returns them; few next to signatures.
-  std::map<std::string, engine::WaitingTuple, std::less<>> waiting_;
+  // Sorted by vehicle, as LoadWaiting returns them. Keyed by the array, not
+  // a string: a 32-byte string is one more allocation per waiting tuple, and
+  // a fleet that is onboarding has one for most of its vehicles.
+  std::map<Key, engine::WaitingTuple, KeyLess> waiting_;
 };
 
 // The delta's operations ReleaseStateMemory::Apply keeps, without the
