@@ -129,7 +129,7 @@ struct ReleaseChecker::Pass {
   const bool minv;
   std::set<std::string> forgotten;  // past the horizon: new again
   std::vector<int> seen;            // per tuple: how often the output accounts for it
-  std::map<std::string, Signature> first_time;
+  ByVehicle<Signature> first_time;
   uint64_t counterfeits = 0, published = 0;
   std::vector<uint64_t> by_reason;
 };
@@ -294,7 +294,7 @@ void ReleaseChecker::Pass::CheckTotals() {
     if (seen[i] == 0) Report("tuple " + std::to_string(i) + " is unaccounted for");
     if (seen[i] > 1) Report("tuple " + std::to_string(i) + " is accounted for twice");
   }
-  std::map<std::string, Signature> claimed(out.new_signatures.begin(), out.new_signatures.end());
+  const ByVehicle<Signature> claimed(out.new_signatures.begin(), out.new_signatures.end());
   if (minv && claimed != first_time) Report("new signatures differ from first publications");
   if (out.metrics.counterfeits != counterfeits) Report("metrics miscount counterfeits");
   if (out.metrics.published != published) Report("metrics miscount published tuples");
