@@ -50,7 +50,7 @@ class ReleaseChecker {
     std::vector<std::string> violations_;
     ByVehicle<Signature> signatures_;     // first seen now (published or claimed)
     ByVehicle<uint64_t> last_published_;  // vehicle -> this release
-    std::vector<std::string> forgotten_;              // past the horizon
+    std::vector<std::string> forgotten_;  // past the horizon
     std::multimap<std::string, uint64_t> waiting_;
   };
 
