@@ -108,8 +108,4 @@ VehicleRuns RunsByVehicle(std::span<const BufferedEvent> events, bool by_time) {
   return out;
 }
 
-std::vector<uint32_t> OrderByVehicle(std::span<const BufferedEvent> events, bool by_time) {
-  return RunsByVehicle(events, by_time).order;
-}
-
 }  // namespace vanon::ingest

@@ -132,8 +132,6 @@ std::string GroupRecord(const ReleaseWriterDeps& deps, const ReleaseContext& con
   return rec;
 }
 
-// The event records of one group's tuples, in shuffled tuple order, each
-// tuple under a fresh token.
 // A number as JSON, printed again only when it changes: published times
 // are bucketed (a minute by default), so a tuple's events mostly share one,
 // and printing it was about 300 instructions per event record (callgrind).
@@ -153,6 +151,8 @@ class LastNumber {
   char digits_[24];
 };
 
+// The event records of one group's tuples, in shuffled tuple order, each
+// tuple under a fresh token.
 void AppendEventRecords(const ReleaseWriterDeps& deps, const engine::ReleaseInput& input, const engine::Group& group,
                         const std::string& group_id, const std::string& qi, const TupleEvents& events, IdDrawer* ids,
                         dp::RandomSource* random, RecordList* out) {

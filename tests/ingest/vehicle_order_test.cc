@@ -41,14 +41,14 @@ std::vector<uint32_t> Reference(const std::vector<BufferedEvent>& events, bool b
 TEST(VehicleOrder, EqualsStableSortByVehicle) {
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     const std::vector<BufferedEvent> events = MixedEvents(seed);
-    EXPECT_EQ(OrderByVehicle(events, false), Reference(events, false)) << "seed " << seed;
+    EXPECT_EQ(RunsByVehicle(events, false).order, Reference(events, false)) << "seed " << seed;
   }
 }
 
 TEST(VehicleOrder, EqualsStableSortByVehicleThenTime) {
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     const std::vector<BufferedEvent> events = MixedEvents(seed);
-    EXPECT_EQ(OrderByVehicle(events, true), Reference(events, true)) << "seed " << seed;
+    EXPECT_EQ(RunsByVehicle(events, true).order, Reference(events, true)) << "seed " << seed;
   }
 }
 
@@ -81,8 +81,8 @@ TEST(VehicleOrder, NoEventsNoRuns) {
 TEST(VehicleOrder, EqualsStableSortWhenNoPrefixIsShared) {
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     const std::vector<BufferedEvent> events = MixedEvents(seed, /*shared_prefixes=*/false);
-    EXPECT_EQ(OrderByVehicle(events, false), Reference(events, false)) << "seed " << seed;
-    EXPECT_EQ(OrderByVehicle(events, true), Reference(events, true)) << "seed " << seed;
+    EXPECT_EQ(RunsByVehicle(events, false).order, Reference(events, false)) << "seed " << seed;
+    EXPECT_EQ(RunsByVehicle(events, true).order, Reference(events, true)) << "seed " << seed;
   }
 }
 
@@ -92,7 +92,7 @@ TEST(VehicleOrder, SharedPrefixStillSeparatesVehicles) {
   events[1].vehicle_key.fill(7);
   events[1].vehicle_key[31] = 1;  // smaller in the last byte only
   events[2].vehicle_key.fill(7);
-  EXPECT_EQ(OrderByVehicle(events, false), (std::vector<uint32_t>{1, 0, 2}));
+  EXPECT_EQ(RunsByVehicle(events, false).order, (std::vector<uint32_t>{1, 0, 2}));
 }
 
 // A share's size: thousands of vehicles (the grouping table grows several
@@ -108,11 +108,11 @@ TEST(VehicleOrder, EqualsStableSortOverThousandsOfVehicles) {
     events[i].vehicle_key = vehicles[rng() % vehicles.size()];
     events[i].ts_ms = static_cast<int64_t>(i) - static_cast<int64_t>(rng() % 3 == 0 ? rng() % 5000 : 0);
   }
-  EXPECT_EQ(OrderByVehicle(events, false), Reference(events, false));
-  EXPECT_EQ(OrderByVehicle(events, true), Reference(events, true));
+  EXPECT_EQ(RunsByVehicle(events, false).order, Reference(events, false));
+  EXPECT_EQ(RunsByVehicle(events, true).order, Reference(events, true));
 }
 
-TEST(VehicleOrder, Empty) { EXPECT_TRUE(OrderByVehicle({}, true).empty()); }
+TEST(VehicleOrder, Empty) { EXPECT_TRUE(RunsByVehicle({}, true).order.empty()); }
 
 }  // namespace
 }  // namespace vanon::ingest

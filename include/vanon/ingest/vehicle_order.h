@@ -13,15 +13,12 @@
 
 namespace vanon::ingest {
 
-// Indices into `events`, ordered by vehicle key (bytewise), then, when
-// `by_time`, by event time, then by index. Equal to a stable sort of the
-// indices by (vehicle_key[, ts_ms]).
-std::vector<uint32_t> OrderByVehicle(std::span<const BufferedEvent> events, bool by_time);
-
-// The same order with each vehicle's run in it: vehicle v's events are
-// order[ends[v-1] .. ends[v]) (from 0 for the first). Callers walk runs
-// from here rather than find them again by comparing the keys of events
-// scattered through memory (a cache miss and a memcmp per event).
+// `order`: indices into `events`, ordered by vehicle key (bytewise), then,
+// when `by_time`, by event time, then by index (a stable sort of the indices
+// by (vehicle_key[, ts_ms])). `ends`: each vehicle's run in it, vehicle v's
+// events being order[ends[v-1] .. ends[v]) (from 0 for the first). Callers
+// walk runs from here rather than find them again by comparing the keys of
+// events scattered through memory (a cache miss and a memcmp per event).
 struct VehicleRuns {
   std::vector<uint32_t> order;
   std::vector<uint32_t> ends;

@@ -25,7 +25,7 @@ namespace vanon::service {
 // order. The release share's tuples list their events so.
 using EventsByVehicle = std::span<const std::vector<const ingest::BufferedEvent*>>;
 
-// `events` grouped so (ingest::OrderByVehicle), pointing into `events`.
+// `events` grouped so (ingest::RunsByVehicle), pointing into `events`.
 std::vector<std::vector<const ingest::BufferedEvent*>> GroupByVehicle(std::span<const ingest::BufferedEvent> events);
 
 class VehicleEvents {
