@@ -294,6 +294,29 @@ int64_t TransactionalProducer::HighWatermark(const std::string& topic, int32_t p
   return hi;
 }
 
+std::map<int32_t, int64_t> TransactionalProducer::EndOffsets(const std::string& topic,
+                                                             const std::set<int32_t>& partitions, int timeout_ms) {
+  std::map<int32_t, int64_t> out;
+  if (partitions.empty()) return out;
+  std::unique_ptr<rd_kafka_topic_partition_list_t, decltype(&rd_kafka_topic_partition_list_destroy)> list(
+      rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())), &rd_kafka_topic_partition_list_destroy);
+  // ListOffsets takes a timestamp per partition; -1 (RD_KAFKA_OFFSET_END)
+  // asks for the end.
+  for (int32_t p : partitions)
+    rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p)->offset = RD_KAFKA_OFFSET_END;
+  rd_kafka_resp_err_t e = rd_kafka_offsets_for_times(producer_->c_ptr(), list.get(), timeout_ms);
+  if (e != RD_KAFKA_RESP_ERR_NO_ERROR) throw std::runtime_error("end offsets of " + topic + ": " + rd_kafka_err2str(e));
+  for (int i = 0; i < list->cnt; ++i) {
+    const rd_kafka_topic_partition_t& tp = list->elems[i];
+    if (tp.err != RD_KAFKA_RESP_ERR_NO_ERROR || tp.offset < 0) {
+      throw std::runtime_error("end offset of " + topic + " [" + std::to_string(tp.partition) +
+                               "]: " + (tp.err != RD_KAFKA_RESP_ERR_NO_ERROR ? rd_kafka_err2str(tp.err) : "none"));
+    }
+    out[tp.partition] = tp.offset;
+  }
+  return out;
+}
+
 namespace {
 // The group coordinator's answers to a TxnOffsetCommit from a member of an
 // older generation: the group has moved on without it (it was kicked out

@@ -95,6 +95,20 @@ TEST_F(TransactionalProducerTest, PartitionCountAndHighWatermark) {
   EXPECT_THROW(p.HighWatermark("release", 9), std::runtime_error);
 }
 
+TEST_F(TransactionalProducerTest, EndOffsetsOfSeveralPartitionsAtOnce) {
+  cluster_.CreateTopic("release", 5);
+  TransactionalProducer p(bootstrap_, "vanon-test-0", {}, {});
+  p.BeginTransaction();
+  for (int i = 0; i < 7; i++) p.Produce("release", 1, Key(i), Value(i));
+  for (int i = 0; i < 3; i++) p.Produce("release", 4, Key(i), Value(i));
+  p.CommitTransaction();
+  const std::map<int32_t, int64_t> ends = p.EndOffsets("release", {0, 1, 4});
+  EXPECT_EQ(ends, (std::map<int32_t, int64_t>{{0, 0}, {1, 7}, {4, 3}}));
+  for (const auto& [partition, end] : ends) EXPECT_EQ(end, p.HighWatermark("release", partition));
+  EXPECT_TRUE(p.EndOffsets("release", {}).empty());
+  EXPECT_THROW(p.EndOffsets("release", {2, 9}), std::runtime_error);
+}
+
 TEST_F(TransactionalProducerTest, NewTransactionCommitsAfterAbort) {
   cluster_.CreateTopic("release", 1);
   TransactionalProducer p(bootstrap_, "vanon-test-0", {}, {});

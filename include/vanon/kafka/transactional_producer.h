@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -90,6 +91,12 @@ class TransactionalProducer {
   int32_t PartitionCount(const std::string& topic, int timeout_ms = 10000);
   // High watermark from the broker (a round trip). Throws on error.
   int64_t HighWatermark(const std::string& topic, int32_t partition, int timeout_ms = 10000);
+  // The end offsets of several partitions in one ListOffsets request per
+  // partition leader, not one round trip each: each is the high watermark,
+  // or on a real broker the last stable offset (isolation.level is
+  // read_committed), never more than either. Throws on error.
+  std::map<int32_t, int64_t> EndOffsets(const std::string& topic, const std::set<int32_t>& partitions,
+                                        int timeout_ms = 10000);
 
  private:
   class Reporter;

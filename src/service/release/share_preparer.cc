@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <mutex>
+#include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -47,19 +49,12 @@ void SharePreparer::CheckResumedEvents(const ShareRequest& s, const ReleaseJob& 
 }
 
 // The prepare record of a share not prepared before: its seed, and where
-// its summary will be read back.
-void SharePreparer::PutPrepared(const ShareRequest& s, std::map<int32_t, int64_t>* high_watermarks,
+// its summary will be read back (`end_offsets`: of the releases partitions).
+void SharePreparer::PutPrepared(const ShareRequest& s, const std::map<int32_t, int64_t>& end_offsets,
                                 state::ReleaseLogEntry* entry, state::ReleaseWrite* w) {
   entry->status = state::ReleaseStatus::kPrepared;
   entry->readback_partition = collector_.ReleasesPartition(s.partition);
-  auto hw = high_watermarks->find(entry->readback_partition);
-  if (hw == high_watermarks->end()) {
-    hw = high_watermarks
-             ->emplace(entry->readback_partition,
-                       producer_->HighWatermark(config_.kafka.topics.releases, entry->readback_partition))
-             .first;
-  }
-  entry->readback_offset = hw->second;
+  entry->readback_offset = end_offsets.at(entry->readback_partition);
   entry->prepared_wall_ms = WallMs();
   w->PutRelease(s.partition, s.epoch, *entry);
 }
@@ -68,7 +63,10 @@ void SharePreparer::Submit(const std::vector<ShareRequest>& shares, const TaskRe
   if (shares.empty()) return;
   const auto now = SteadyClock::now();
   state::ReleaseWrite w(*store_);
-  std::map<int32_t, int64_t> high_watermarks;
+  // Asked for all at once: one round trip for the lot instead of one per
+  // partition, each slow while the previous batch still loads the broker
+  // (0.1-0.4 s for ten partitions in the release benchmark).
+  std::optional<std::map<int32_t, int64_t>> end_offsets;
   struct Ready {
     JobPtr job;
     state::ReleaseLogEntry entry;
@@ -84,7 +82,12 @@ void SharePreparer::Submit(const std::vector<ShareRequest>& shares, const TaskRe
       CheckResumedEvents(s, *job, &entry, &w);
     } else {
       entry.epoch_offsets = job->epoch_offsets;
-      PutPrepared(s, &high_watermarks, &entry, &w);
+      if (!end_offsets) {
+        std::set<int32_t> readback;
+        for (const ShareRequest& r : shares) readback.insert(collector_.ReleasesPartition(r.partition));
+        end_offsets = producer_->EndOffsets(config_.kafka.topics.releases, readback);
+      }
+      PutPrepared(s, *end_offsets, &entry, &w);
     }
     job->submitted = now;
     job->base = TakeReleaseBase(task->clock(), task->progress(), task->events());

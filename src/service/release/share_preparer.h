@@ -49,7 +49,7 @@ class SharePreparer {
  private:
   void CheckResumedEvents(const ShareRequest& s, const ReleaseJob& job, state::ReleaseLogEntry* entry,
                           state::ReleaseWrite* w);
-  void PutPrepared(const ShareRequest& s, std::map<int32_t, int64_t>* high_watermarks, state::ReleaseLogEntry* entry,
+  void PutPrepared(const ShareRequest& s, const std::map<int32_t, int64_t>& end_offsets, state::ReleaseLogEntry* entry,
                    state::ReleaseWrite* w);
 
   const config::Config& config_;
