@@ -90,6 +90,7 @@ TupleEvents EventsOfBuiltTuples(const BuiltTuples& built, std::span<const ingest
                                 size_t waiting) {
   TupleEvents out(built.events.size() + waiting);
   for (size_t t = 0; t < built.events.size(); ++t) {
+    out[t].reserve(built.events[t].size());  // one allocation per tuple, not one per doubling
     for (uint32_t i : built.events[t]) out[t].push_back(&events[i]);
   }
   return out;
