@@ -285,15 +285,6 @@ int32_t TransactionalProducer::PartitionCount(const std::string& topic, int time
 // "latest" offset returned is the last stable offset, which is below the
 // high watermark while some transaction on the partition is open. (The mock
 // always answers with the high watermark.)
-int64_t TransactionalProducer::HighWatermark(const std::string& topic, int32_t partition, int timeout_ms) {
-  int64_t lo = -1, hi = -1;
-  RdKafka::ErrorCode e = producer_->query_watermark_offsets(topic, partition, &lo, &hi, timeout_ms);
-  if (e != RdKafka::ERR_NO_ERROR) {
-    throw std::runtime_error("watermarks of " + topic + " [" + std::to_string(partition) + "]: " + RdKafka::err2str(e));
-  }
-  return hi;
-}
-
 std::map<int32_t, int64_t> TransactionalProducer::EndOffsets(const std::string& topic,
                                                              const std::set<int32_t>& partitions, int timeout_ms) {
   std::map<int32_t, int64_t> out;

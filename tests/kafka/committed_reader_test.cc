@@ -77,7 +77,7 @@ TEST_F(CommittedReaderTest, OffsetBelowLogStartReadsFromLogStart) {
 // would throw instead of returning.
 TEST_F(CommittedReaderTest, ReturnsAtOnceFromTheEndOrOnAnEmptyPartition) {
   Publish(0, 6);
-  int64_t end = producer_->HighWatermark("summary", 1);
+  int64_t end = producer_->EndOffsets("summary", {1}).at(1);
   ASSERT_GT(end, 0);
   EXPECT_TRUE(ReadAll("summary", 1, end, 3000).empty());
   EXPECT_TRUE(ReadAll("summary", 1, end + 50, 3000).empty());

@@ -80,32 +80,21 @@ TEST_F(TransactionalProducerTest, HeadersReachTheBroker) {
   c->close();
 }
 
-TEST_F(TransactionalProducerTest, PartitionCountAndHighWatermark) {
+TEST_F(TransactionalProducerTest, PartitionCountAndEndOffsets) {
   cluster_.CreateTopic("release", 5);
   TransactionalProducer p(bootstrap_, "vanon-test-0", {}, {});
   EXPECT_EQ(p.PartitionCount("release"), 5);
-  EXPECT_EQ(p.HighWatermark("release", 3), 0);
+  EXPECT_EQ(p.EndOffsets("release", {3}), (std::map<int32_t, int64_t>{{3, 0}}));
 
   p.BeginTransaction();
   for (int i = 0; i < 12; i++) p.Produce("release", 3, Key(i), Value(i));
-  p.CommitTransaction();
-  // The mock writes no commit marker; a real broker would add one offset.
-  EXPECT_EQ(p.HighWatermark("release", 3), 12);
-  EXPECT_EQ(p.HighWatermark("release", 4), 0);
-  EXPECT_THROW(p.HighWatermark("release", 9), std::runtime_error);
-}
-
-TEST_F(TransactionalProducerTest, EndOffsetsOfSeveralPartitionsAtOnce) {
-  cluster_.CreateTopic("release", 5);
-  TransactionalProducer p(bootstrap_, "vanon-test-0", {}, {});
-  p.BeginTransaction();
   for (int i = 0; i < 7; i++) p.Produce("release", 1, Key(i), Value(i));
-  for (int i = 0; i < 3; i++) p.Produce("release", 4, Key(i), Value(i));
   p.CommitTransaction();
-  const std::map<int32_t, int64_t> ends = p.EndOffsets("release", {0, 1, 4});
-  EXPECT_EQ(ends, (std::map<int32_t, int64_t>{{0, 0}, {1, 7}, {4, 3}}));
-  for (const auto& [partition, end] : ends) EXPECT_EQ(end, p.HighWatermark("release", partition));
+  // Several partitions in one call. The mock writes no commit marker; a
+  // real broker would add one offset.
+  EXPECT_EQ(p.EndOffsets("release", {0, 1, 3, 4}), (std::map<int32_t, int64_t>{{0, 0}, {1, 7}, {3, 12}, {4, 0}}));
   EXPECT_TRUE(p.EndOffsets("release", {}).empty());
+  EXPECT_THROW(p.EndOffsets("release", {9}), std::runtime_error);
   EXPECT_THROW(p.EndOffsets("release", {2, 9}), std::runtime_error);
 }
 
@@ -171,7 +160,7 @@ TEST_F(TransactionalProducerTest, ProduceToMissingPartitionFailsAtCommitWhenMeta
   p.BeginTransaction();
   p.Produce("release", 0, Key(2), Value(2));
   EXPECT_NO_THROW(p.CommitTransaction());
-  EXPECT_EQ(p.HighWatermark("release", 0), 1);
+  EXPECT_EQ(p.EndOffsets("release", {0}).at(0), 1);
 }
 
 // The mock does not fence: a second InitProducerId for the same

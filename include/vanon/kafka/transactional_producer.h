@@ -89,12 +89,11 @@ class TransactionalProducer {
   // Partition count of a topic from broker metadata. Throws if the topic
   // does not exist.
   int32_t PartitionCount(const std::string& topic, int timeout_ms = 10000);
-  // High watermark from the broker (a round trip). Throws on error.
-  int64_t HighWatermark(const std::string& topic, int32_t partition, int timeout_ms = 10000);
-  // The end offsets of several partitions in one ListOffsets request per
-  // partition leader, not one round trip each: each is the high watermark,
-  // or on a real broker the last stable offset (isolation.level is
-  // read_committed), never more than either. Throws on error.
+  // The end offsets of partitions of a topic, in one ListOffsets request
+  // per partition leader rather than a round trip per partition. Each is
+  // the high watermark, or the last stable offset where the broker keeps
+  // transactions apart (isolation.level is read_committed): either way no
+  // record produced after the call lands before it. Throws on error.
   std::map<int32_t, int64_t> EndOffsets(const std::string& topic, const std::set<int32_t>& partitions,
                                         int timeout_ms = 10000);
 
