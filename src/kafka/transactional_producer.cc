@@ -88,10 +88,18 @@ TransactionalProducer::TransactionalProducer(const std::string& bootstrap, const
     : reporter_(std::make_unique<Reporter>()) {
   // Only failed records get a delivery report: the reporter ignores the
   // rest, and a release produces hundreds of thousands of records.
+  //
+  // A release produces its records in one burst, after its epoch closed,
+  // and the commit flushes whatever still lingers, so a longer linger costs
+  // no latency: it only makes batches larger (up to batch.size, which stays
+  // at librdkafka's 1 MB, the broker's default message.max.bytes). At 5 ms a
+  // partition's batch held a few hundred records; at 50 ms, fewer produce
+  // requests cost vanon's librdkafka threads and the broker less:
+  // loadtest/results/release-linger-2026-11-27.md.
   KafkaProperties defaults = {{"transactional.id", transactional_id},
                               {"enable.idempotence", "true"},
                               {"delivery.report.only.error", "true"},
-                              {"linger.ms", "5"}};
+                              {"linger.ms", "50"}};
   std::unique_ptr<RdKafka::Conf> conf;
   try {
     conf = MakeKafkaConf(bootstrap, defaults, user, user_specific);
