@@ -42,6 +42,8 @@ bool ParseBenchFlags(int* argc, char** argv, BenchFlags* f) {
       f->kcat = v != 0;
     } else if (Number(a, "restore", &v, &bad)) {
       f->restore = v != 0;
+    } else if (Number(a, "readback_nice", &v, &bad)) {
+      f->readback_nice = static_cast<int>(v);
     } else if (a.starts_with("--set=")) {
       f->set.emplace_back(a.substr(6));
     } else {
@@ -49,6 +51,10 @@ bool ParseBenchFlags(int* argc, char** argv, BenchFlags* f) {
     }
   }
   *argc = kept;
+  if (!bad && f->readback_nice > 19) {
+    std::fprintf(stderr, "--readback_nice must be 0 to 19\n");
+    bad = true;
+  }
   if (!bad && (f->vehicles == 0 || f->rate <= 0 || f->duration_s <= 0 || f->partitions < 1)) {
     std::fprintf(stderr, "--vehicles, --rate, --duration and --partitions must be positive\n");
     bad = true;

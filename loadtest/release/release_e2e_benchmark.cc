@@ -284,7 +284,7 @@ void BM_ReleaseEndToEnd(benchmark::State& state) {
 
     ReleaseLatency latency(lateness_ms);
     std::atomic<uint64_t> bad_summaries{0};
-    TopicCounter anonymized(bootstrap, t.anonymized, f.partitions);
+    TopicCounter anonymized(bootstrap, t.anonymized, f.partitions, nullptr, f.readback_nice);
     TopicCounter releases(bootstrap, t.releases, f.partitions, [&](int32_t, std::string_view v, int64_t seen) {
       if (!latency.Observe(v, seen)) bad_summaries++;
     });

@@ -2,6 +2,13 @@
 
 #include <librdkafka/rdkafkacpp.h>
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <future>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
@@ -24,8 +31,12 @@ struct TopicCounter::Rep {
   std::string error;
 };
 
-TopicCounter::TopicCounter(const std::string& bootstrap, const std::string& topic, int partitions, RecordFn on_record)
-    : rep_(std::make_unique<Rep>()) {
+namespace {
+
+// The consumer is made on the reader thread, after its nice value is set,
+// so that the threads librdkafka starts for it inherit that value.
+std::unique_ptr<RdKafka::KafkaConsumer> MakeCounterConsumer(const std::string& bootstrap, const std::string& topic,
+                                                            int partitions) {
   std::string err;
   std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
   // No group offsets are used (assign, not subscribe), but KafkaConsumer
@@ -42,43 +53,74 @@ TopicCounter::TopicCounter(const std::string& bootstrap, const std::string& topi
   for (const auto& [k, v] : settings) {
     if (conf->set(k, v, err) != RdKafka::Conf::CONF_OK) throw std::runtime_error("topic counter: " + err);
   }
-  rep_->consumer.reset(RdKafka::KafkaConsumer::create(conf.get(), err));
-  if (!rep_->consumer) throw std::runtime_error("topic counter: " + err);
+  std::unique_ptr<RdKafka::KafkaConsumer> consumer(RdKafka::KafkaConsumer::create(conf.get(), err));
+  if (!consumer) throw std::runtime_error("topic counter: " + err);
   std::vector<RdKafka::TopicPartition*> parts;
   for (int p = 0; p < partitions; ++p) {
     parts.push_back(RdKafka::TopicPartition::create(topic, p, RdKafka::Topic::OFFSET_BEGINNING));
   }
-  RdKafka::ErrorCode e = rep_->consumer->assign(parts);
+  RdKafka::ErrorCode e = consumer->assign(parts);
   RdKafka::TopicPartition::destroy(parts);
   if (e != RdKafka::ERR_NO_ERROR) throw std::runtime_error("topic counter: assign: " + RdKafka::err2str(e));
+  return consumer;
+}
 
-  rep_->thread = std::thread([this, partitions, on_record] {
-    std::vector<int64_t> next(static_cast<size_t>(partitions), 0);
-    while (!rep_->stop.load()) {
-      std::unique_ptr<RdKafka::Message> m(rep_->consumer->consume(100));
-      if (m->err() == RdKafka::ERR__TIMED_OUT || m->err() == RdKafka::ERR__PARTITION_EOF) continue;
-      if (m->err() != RdKafka::ERR_NO_ERROR) {
-        // Offset-out-of-range is reset by librdkafka and shows as a gap.
-        if (m->err() == RdKafka::ERR_OFFSET_OUT_OF_RANGE) continue;
-        std::lock_guard<std::mutex> l(rep_->mu);
-        rep_->error = m->errstr();
-        continue;  // transient errors are retried by librdkafka
+}  // namespace
+
+TopicCounter::TopicCounter(const std::string& bootstrap, const std::string& topic, int partitions, RecordFn on_record,
+                           int nice)
+    : rep_(std::make_unique<Rep>()) {
+  std::promise<void> made;
+  std::future<void> made_result = made.get_future();
+  rep_->thread = std::thread([this, bootstrap, topic, partitions, on_record, nice, &made] {
+    try {
+      // On Linux a thread id names one thread for setpriority: only this
+      // thread, and what it starts from now on, runs at the lower priority.
+      if (nice > 0 && setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice) != 0) {
+        throw std::runtime_error(std::string("topic counter: setpriority: ") + std::strerror(errno));
       }
-      const auto now = std::chrono::steady_clock::now();
-      int64_t& expected = next[static_cast<size_t>(m->partition())];
-      if (m->offset() > expected) truncated_.fetch_add(static_cast<uint64_t>(m->offset() - expected));
-      expected = m->offset() + 1;
-      read_.fetch_add(1, std::memory_order_relaxed);
-      {
-        std::lock_guard<std::mutex> l(rep_->mu);
-        if (rep_->first == std::chrono::steady_clock::time_point{}) rep_->first = now;
-        rep_->last = now;
-      }
-      if (on_record) {
-        on_record(m->partition(), std::string_view(static_cast<const char*>(m->payload()), m->len()), WallMs());
-      }
+      rep_->consumer = MakeCounterConsumer(bootstrap, topic, partitions);
+      made.set_value();
+    } catch (...) {
+      made.set_exception(std::current_exception());
+      return;
     }
+    Read(partitions, on_record);
   });
+  try {
+    made_result.get();
+  } catch (...) {
+    rep_->thread.join();
+    throw;
+  }
+}
+
+void TopicCounter::Read(int partitions, const RecordFn& on_record) {
+  std::vector<int64_t> next(static_cast<size_t>(partitions), 0);
+  while (!rep_->stop.load()) {
+    std::unique_ptr<RdKafka::Message> m(rep_->consumer->consume(100));
+    if (m->err() == RdKafka::ERR__TIMED_OUT || m->err() == RdKafka::ERR__PARTITION_EOF) continue;
+    if (m->err() != RdKafka::ERR_NO_ERROR) {
+      // Offset-out-of-range is reset by librdkafka and shows as a gap.
+      if (m->err() == RdKafka::ERR_OFFSET_OUT_OF_RANGE) continue;
+      std::lock_guard<std::mutex> l(rep_->mu);
+      rep_->error = m->errstr();
+      continue;  // transient errors are retried by librdkafka
+    }
+    const auto now = std::chrono::steady_clock::now();
+    int64_t& expected = next[static_cast<size_t>(m->partition())];
+    if (m->offset() > expected) truncated_.fetch_add(static_cast<uint64_t>(m->offset() - expected));
+    expected = m->offset() + 1;
+    read_.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> l(rep_->mu);
+      if (rep_->first == std::chrono::steady_clock::time_point{}) rep_->first = now;
+      rep_->last = now;
+    }
+    if (on_record) {
+      on_record(m->partition(), std::string_view(static_cast<const char*>(m->payload()), m->len()), WallMs());
+    }
+  }
 }
 
 TopicCounter::~TopicCounter() {

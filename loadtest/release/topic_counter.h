@@ -3,6 +3,11 @@
 // only about 5 MB per partition, so a reader that falls behind finds the
 // head deleted: those records are counted as `truncated` (offset gaps after
 // the reset to the earliest offset), never as missing output.
+//
+// With nice > 0 the reader runs at that lower CPU priority, and so do the
+// librdkafka threads of its consumer (created from the reader thread, they
+// inherit its nice value): it then reads with what the process under test
+// leaves idle, and falls behind (truncated records) rather than slowing it.
 #ifndef VANON_LOADTEST_RELEASE_TOPIC_COUNTER_H_
 #define VANON_LOADTEST_RELEASE_TOPIC_COUNTER_H_
 
@@ -23,7 +28,9 @@ class TopicCounter {
   // at which the batch holding it was returned to the reader.
   using RecordFn = std::function<void(int32_t partition, std::string_view value, int64_t seen_wall_ms)>;
 
-  TopicCounter(const std::string& bootstrap, const std::string& topic, int partitions, RecordFn on_record = nullptr);
+  // Throws if the consumer cannot be made or assigned.
+  TopicCounter(const std::string& bootstrap, const std::string& topic, int partitions, RecordFn on_record = nullptr,
+               int nice = 0);
   ~TopicCounter();  // stops the thread
   TopicCounter(const TopicCounter&) = delete;
   TopicCounter& operator=(const TopicCounter&) = delete;
@@ -38,6 +45,8 @@ class TopicCounter {
 
  private:
   struct Rep;
+  void Read(int partitions, const RecordFn& on_record);  // the reader thread, until stopped
+
   std::unique_ptr<Rep> rep_;
   std::atomic<uint64_t> read_{0};
   std::atomic<uint64_t> truncated_{0};
