@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,16 @@ TEST(QiValuesTest, ComparesByValueNotByIdentity) {
   EXPECT_EQ(a, same);
   EXPECT_FALSE(a == other);
   EXPECT_EQ(QiValues(), QiValues(std::vector<std::string>{}));
+}
+
+// The list starts a cache line of its own: the reference counts, which
+// every buffered copy writes, are on the line before it, so readers of the
+// values do not take the counts' line from the thread that copies.
+TEST(QiValuesTest, ValuesStartACacheLineOfTheirOwn) {
+  for (int i = 0; i < 8; ++i) {
+    const QiValues a = std::vector<std::string>{"Volkswagen", "BEV", std::to_string(i)};
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(&a.values()) % 64, 0u);
+  }
 }
 
 TEST(QiValuesTest, DefaultIsEmpty) {

@@ -252,13 +252,16 @@ void IngestPipeline::RouteLate(const kafka::InputMessage& m, int64_t watermark_m
 // The parsed event as the buffer keeps it: tokens instead of identifiers,
 // the vehicle's QI values, the payload already coarsened.
 void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v, release::EventBuffer* events) {
+  // The copy's atomic increment waits for every store before it to drain;
+  // made first, it waits for fewer than after the event's own.
+  ingest::QiValues qi = v.qi;
   release::KeyedEvent& kept = stored_.emplace_back(events, release::KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
   ingest::BufferedEvent& b = kept.event;
   b.vehicle_key = v.key;
   b.trip_key = v.last_trip_key;
   b.ts_ms = parsed_.ts_ms;
   b.event = parsed_.event;
-  b.qi_values = v.qi;
+  b.qi_values = std::move(qi);
   b.extras = std::move(parsed_.extras);  // the parser fills them anew
   if (registry_sensitive_) b.extras.push_back(v.sensitive);
   b.payload_json = parsed_.payload_json;  // transformed by the parser's sink
