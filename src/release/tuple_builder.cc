@@ -108,7 +108,25 @@ BuiltTuples TupleBuilder::Build(std::span<const ingest::BufferedEvent> events, c
   out.events.reserve(runs.ends.size());
   out.problems.reserve(runs.ends.size());
   uint32_t begin = 0;
+  // An event's extras are an allocation of their own, apart from the event:
+  // reading the sensitive value missed the cache on most events (most of
+  // Aggregate's time, perf of bench_release_e2e). Before a vehicle's events
+  // are read, the events 16 ahead in `order` are fetched, and the extras of
+  // those 8 ahead, fetched 8 events ago.
+  const size_t idx = static_cast<size_t>(sensitive_extra_);
+  size_t far = 16, near = 8;
   for (const uint32_t end : runs.ends) {
+    if (sensitive_extra_ >= 0) {
+      for (uint32_t i = begin; i < end; ++i, ++far, ++near) {
+        if (far < order.size()) {
+          const char* p = reinterpret_cast<const char*>(&events[order[far]]);
+          for (size_t offset = 0; offset < sizeof(ingest::BufferedEvent); offset += 64) __builtin_prefetch(p + offset);
+        }
+        if (near < order.size() && idx < events[order[near]].extras.size()) {
+          __builtin_prefetch(&events[order[near]].extras[idx]);
+        }
+      }
+    }
     std::vector<uint32_t> mine(order.begin() + begin, order.begin() + end);
     const ingest::BufferedEvent& latest = events[mine.back()];
 

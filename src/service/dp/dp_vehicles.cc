@@ -1,5 +1,6 @@
 #include "service/dp/dp_vehicles.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -88,6 +89,29 @@ void VehicleEvents::ResolveQis(const ingest::QiValues& qi, const dp::ValueIds& v
   }
 }
 
+namespace {
+// Walks the events of by_vehicle in order, starting `ahead` events in; null
+// past the end.
+class EventCursor {
+ public:
+  EventCursor(EventsByVehicle by_vehicle, size_t ahead) : by_vehicle_(by_vehicle) {
+    for (size_t i = 0; i < ahead; ++i) Next();
+  }
+  const ingest::BufferedEvent* Next() {
+    while (v_ < by_vehicle_.size() && k_ >= by_vehicle_[v_].size()) {
+      ++v_;
+      k_ = 0;
+    }
+    return v_ < by_vehicle_.size() ? by_vehicle_[v_][k_++] : nullptr;
+  }
+
+ private:
+  EventsByVehicle by_vehicle_;
+  size_t v_ = 0;
+  size_t k_ = 0;
+};
+}  // namespace
+
 void VehicleEvents::ForEach(EventsByVehicle by_vehicle, const dp::ValueIds& values, const Fn& fn) const {
   const std::vector<Source> sources = Sources(values);
   const auto s = static_cast<size_t>(sensitive_extra_);
@@ -97,11 +121,29 @@ void VehicleEvents::ForEach(EventsByVehicle by_vehicle, const dp::ValueIds& valu
   const ingest::QiValues* last_qi = nullptr;
   std::string label;
   dp::ResolvedEvents resolved;  // reused: no allocation per vehicle
+  // An event's extras are an allocation of their own, apart from the event:
+  // reading the sensitive value missed the cache on most events (two thirds
+  // of this loop's time, perf of bench_release_e2e). Two cursors run ahead
+  // of the loop: one fetches the event 8 ahead, whose extras the other
+  // fetches 4 events later.
+  const bool reads_sensitive = sensitive_extra_ >= 0 && std::any_of(sources.begin(), sources.end(), [](const Source& x) {
+                                 return x.kind == Source::Kind::kSensitive;
+                               });
+  EventCursor far(by_vehicle, 8), near(by_vehicle, 4);
   for (const std::vector<const ingest::BufferedEvent*>& events : by_vehicle) {
     if (events.empty()) continue;
     resolved.Reset(sources.size(), events.size());
     for (size_t k = 0; k < events.size(); ++k) {
       const ingest::BufferedEvent* e = events[k];
+      if (reads_sensitive) {
+        if (const ingest::BufferedEvent* ahead = far.Next()) {
+          const char* p = reinterpret_cast<const char*>(ahead);
+          for (size_t offset = 0; offset < sizeof(ingest::BufferedEvent); offset += 64) __builtin_prefetch(p + offset);
+        }
+        if (const ingest::BufferedEvent* ahead = near.Next(); ahead != nullptr && s < ahead->extras.size()) {
+          __builtin_prefetch(&ahead->extras[s]);
+        }
+      }
       if (last_qi == nullptr || !e->qi_values.SharesWith(*last_qi)) {
         ResolveQis(e->qi_values, values, sources, &label, qi_ids.data());
         last_qi = &e->qi_values;
