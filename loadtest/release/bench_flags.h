@@ -29,8 +29,8 @@ struct BenchFlags {
 };
 
 // Removes --vehicles=N --rate=R --duration=S --warmup=S --partitions=P
-// --kcat=0|1 --restore=0|1 --readback_nice=N and --set=KEY=VALUE (repeatable) from argv. Returns false (after printing why) on a bad
-// value.
+// --kcat=0|1 --restore=0|1 --readback_nice=N and --set=KEY=VALUE
+// (repeatable) from argv. Returns false (after printing why) on a bad value.
 bool ParseBenchFlags(int* argc, char** argv, BenchFlags* flags);
 
 }  // namespace vanon::loadtest

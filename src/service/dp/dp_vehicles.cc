@@ -126,9 +126,9 @@ void VehicleEvents::ForEach(EventsByVehicle by_vehicle, const dp::ValueIds& valu
   // of this loop's time, perf of bench_release_e2e). Two cursors run ahead
   // of the loop: one fetches the event 8 ahead, whose extras the other
   // fetches 4 events later.
-  const bool reads_sensitive = sensitive_extra_ >= 0 && std::any_of(sources.begin(), sources.end(), [](const Source& x) {
-                                 return x.kind == Source::Kind::kSensitive;
-                               });
+  const bool reads_sensitive =
+      sensitive_extra_ >= 0 &&
+      std::any_of(sources.begin(), sources.end(), [](const Source& x) { return x.kind == Source::Kind::kSensitive; });
   EventCursor far(by_vehicle, 8), near(by_vehicle, 4);
   for (const std::vector<const ingest::BufferedEvent*>& events : by_vehicle) {
     if (events.empty()) continue;
