@@ -10,9 +10,10 @@
 // The list and its reference counts sit on separate cache lines. Ingestion
 // copies a vehicle's QiValues into every event it buffers (a write to the
 // counts), while the computing threads read the lists of the epoch before;
-// on one line, each read took the line from the ingesting core, and its next
-// copy missed: about 2% of vanon's CPU, on that one instruction (perf of
-// bench_release_e2e).
+// on one line, their reads took the line from the ingesting core. The
+// instruction after ingestion's increment held 2.07% of vanon's samples with
+// one line, 1.60% with two (perf of bench_release_e2e,
+// loadtest/results/ingest-qi-copy-2026-11-27.md).
 
 #ifndef VANON_INGEST_QI_VALUES_H_
 #define VANON_INGEST_QI_VALUES_H_
