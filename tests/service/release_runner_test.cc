@@ -145,6 +145,23 @@ namespace {
 // every apply, and after every restart, that memory must be exactly what a
 // fresh load from the store finds, or the next share computes from a
 // state that is not the durable one.
+// Partitions of one epoch close a poll or two apart. A share submitted
+// while the open batch is still producing joins its transaction, and so
+// does one whose Submit is under way when the batch has produced the rest:
+// otherwise it waits for a whole transaction before its own.
+TEST_F(ReleaseRunnerTest, ASharePreparedWhileTheBatchIsOpenJoinsItsTransaction) {
+  TaskRegistry tasks(store_.get(), config_.privacy.epoch);
+  const int64_t first = OpenWithClosableEpoch(&tasks, 0);
+  const int64_t second = OpenWithClosableEpoch(&tasks, 1);
+  runner_->Submit({{0, first}}, tasks);
+  runner_->Submit({{1, second}}, tasks);
+  const std::vector<ReleaseOutcome> outcomes = runner_->Apply(/*wait=*/true);
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_NE(outcomes[0].partition, outcomes[1].partition);
+  EXPECT_GT(outcomes[0].commit_wall_ms, 0);
+  EXPECT_EQ(outcomes[0].commit_wall_ms, outcomes[1].commit_wall_ms) << "the two shares committed apart";
+}
+
 TEST_F(ReleaseRunnerTest, TheTaskReleaseStateIsWhatStateHoldsAfterEveryApplyAndRestart) {
   auto tasks = std::make_unique<TaskRegistry>(store_.get(), config_.privacy.epoch);
   size_t most_signatures = 0, most_waiting = 0;

@@ -82,6 +82,7 @@ struct ReleaseQueues {
   std::deque<JobPtr> to_publish;    // guarded by mu: prepared, in no batch yet
   std::vector<JobPtr> done;         // guarded by mu: committed, waiting for Apply()
   size_t publishing = 0;            // guarded by mu: prepared jobs not yet in `done`
+  size_t preparing = 0;             // guarded by mu: SharePreparer::Submit calls under way
   std::exception_ptr error;         // guarded by mu: of the release thread, which has stopped
   bool stopping = false;            // guarded by mu: the release thread stops
   bool computers_stopping = false;  // guarded by mu: the computing threads stop

@@ -88,6 +88,9 @@ struct ReleaseOutcome {
   size_t dp_records = 0;     // published on the counts topic with the release
   bool dp_budget_exhausted = false;
   double seconds = 0;  // submitted -> transaction committed
+  // Wall clock (ms) when its transaction committed: shares committed in one
+  // transaction have the same.
+  int64_t commit_wall_ms = 0;
 };
 
 class ReleaseRunner {

@@ -65,6 +65,7 @@ ReleaseOutcome ShareApplier::Apply(ReleaseJob& job) {
   o.dp_records = s.dp.records.size();
   o.dp_budget_exhausted = s.dp.budget_exhausted;
   o.seconds = job.seconds;
+  o.commit_wall_ms = job.commit_wall_ms;
   if (metrics_) {
     metrics_->Record({s.metrics, s.published_events, s.qi_at_root, o.seconds, job.commit_wall_ms});
     metrics_->SetWaiting(Waiting());

@@ -61,6 +61,22 @@ void SharePreparer::PutPrepared(const ShareRequest& s, const std::map<int32_t, i
 
 void SharePreparer::Submit(const std::vector<ShareRequest>& shares, const TaskRegistry& tasks) {
   if (shares.empty()) return;
+  // While this runs, the release thread keeps its open batch open for these
+  // shares (TransactionLoop::NextComputed), whether they arrive or not.
+  struct Preparing {
+    explicit Preparing(ReleaseQueues* q) : queues(q) {
+      std::lock_guard<std::mutex> l(queues->mu);
+      ++queues->preparing;
+    }
+    ~Preparing() {
+      {
+        std::lock_guard<std::mutex> l(queues->mu);
+        --queues->preparing;
+      }
+      queues->work_cv.notify_all();
+    }
+    ReleaseQueues* queues;
+  } preparing(queues_);
   const auto now = SteadyClock::now();
   state::ReleaseWrite w(*store_);
   // Asked for all at once: one round trip for the lot instead of one per
