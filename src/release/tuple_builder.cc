@@ -118,13 +118,8 @@ BuiltTuples TupleBuilder::Build(std::span<const ingest::BufferedEvent> events, c
   for (const uint32_t end : runs.ends) {
     if (sensitive_extra_ >= 0) {
       for (uint32_t i = begin; i < end; ++i, ++far, ++near) {
-        if (far < order.size()) {
-          const char* p = reinterpret_cast<const char*>(&events[order[far]]);
-          for (size_t offset = 0; offset < sizeof(ingest::BufferedEvent); offset += 64) __builtin_prefetch(p + offset);
-        }
-        if (near < order.size() && idx < events[order[near]].extras.size()) {
-          __builtin_prefetch(&events[order[near]].extras[idx]);
-        }
+        if (far < order.size()) ingest::PrefetchEvent(events[order[far]]);
+        if (near < order.size()) ingest::PrefetchExtra(events[order[near]], idx);
       }
     }
     std::vector<uint32_t> mine(order.begin() + begin, order.begin() + end);

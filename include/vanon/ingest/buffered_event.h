@@ -22,6 +22,7 @@
 #ifndef VANON_INGEST_BUFFERED_EVENT_H_
 #define VANON_INGEST_BUFFERED_EVENT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,6 +48,17 @@ struct BufferedEvent {
 
   friend bool operator==(const BufferedEvent&, const BufferedEvent&) = default;
 };
+
+// Cache hints for loops over many buffered events, which are correct
+// without them: the event's own bytes, and extra `i`, whose value lives in
+// an allocation apart from the event (read it only once the event is in).
+inline void PrefetchEvent(const BufferedEvent& e) {
+  const char* p = reinterpret_cast<const char*>(&e);
+  for (std::size_t offset = 0; offset < sizeof(BufferedEvent); offset += 64) __builtin_prefetch(p + offset);
+}
+inline void PrefetchExtra(const BufferedEvent& e, std::size_t i) {
+  if (i < e.extras.size()) __builtin_prefetch(&e.extras[i]);
+}
 
 // Appends the encoding of `event` to *dst.
 void EncodeBufferedEvent(const BufferedEvent& event, std::string* dst);

@@ -136,13 +136,8 @@ void VehicleEvents::ForEach(EventsByVehicle by_vehicle, const dp::ValueIds& valu
     for (size_t k = 0; k < events.size(); ++k) {
       const ingest::BufferedEvent* e = events[k];
       if (reads_sensitive) {
-        if (const ingest::BufferedEvent* ahead = far.Next()) {
-          const char* p = reinterpret_cast<const char*>(ahead);
-          for (size_t offset = 0; offset < sizeof(ingest::BufferedEvent); offset += 64) __builtin_prefetch(p + offset);
-        }
-        if (const ingest::BufferedEvent* ahead = near.Next(); ahead != nullptr && s < ahead->extras.size()) {
-          __builtin_prefetch(&ahead->extras[s]);
-        }
+        if (const ingest::BufferedEvent* ahead = far.Next()) ingest::PrefetchEvent(*ahead);
+        if (const ingest::BufferedEvent* ahead = near.Next()) ingest::PrefetchExtra(*ahead, s);
       }
       if (last_qi == nullptr || !e->qi_values.SharesWith(*last_qi)) {
         ResolveQis(e->qi_values, values, sources, &label, qi_ids.data());
