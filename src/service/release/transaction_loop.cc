@@ -221,6 +221,9 @@ size_t TransactionLoop::PublishOnce(Batch& b) {
       kafka::KafkaHeaders headers = {{"vanon.attempt", AttemptId()}};
       std::map<int32_t, int64_t> resume_offsets;  // input partition -> offset, for the changelog
       bool mid_produce_point = true;              // the fault point's first chance in this transaction
+      // Crash tests only: each share's changelog records reach the broker
+      // before its own (see kFaultPoints).
+      const bool changelog_first = changelog_ && FaultPointIs("release.changelog_first");
       b.changelog_records = 0;
       for (size_t i = 0;; ++i) {
         ReleaseJob* job = NextComputed(b, i);  // rethrows the share's computation error
@@ -236,9 +239,14 @@ size_t TransactionLoop::PublishOnce(Batch& b) {
         Commit(*job);
         if (s.committed_before) continue;
         if (!open) producer_->BeginTransaction();
-        collector_->Produce(s, headers, &mid_produce_point);
         open = true;
-        if (changelog_) b.changelog_records += ProduceChangelog(*job, headers, &resume_offsets);
+        if (changelog_first) {
+          b.changelog_records += ProduceChangelog(*job, headers, &resume_offsets);
+          producer_->Flush(30000);
+          FaultPoint("release.changelog_first");
+        }
+        collector_->Produce(s, headers, &mid_produce_point);
+        if (changelog_ && !changelog_first) b.changelog_records += ProduceChangelog(*job, headers, &resume_offsets);
       }
       if (!open) return kNone;  // every share was committed by an earlier attempt
       const auto t_offsets = SteadyClock::now();

@@ -366,7 +366,11 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   uint64_t records = 0;
   int64_t from = 0;
   std::string refusal;
-  const Action action = Check(partition, local, &read, &records, &from, &refusal);
+  Action action = Check(partition, local, &read, &records, &from, &refusal);
+  if (action == Action::kReplace && DropUnpublishedCommit(partition, &read) &&
+      Decide(partition, local, read, &refusal) == Action::kKeep) {
+    action = Action::kKeep;
+  }
   if (action == Action::kRefuse) throw std::runtime_error(refusal);
   if (action == Action::kKeep && !local && read.latest.empty()) RefuseIfReleasedElsewhere(partition);
   records_.Increment(static_cast<double>(records));
@@ -390,6 +394,45 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
                                           : "local state is up to date with the changelog",
                action != Action::kKeep || from == 0 ? 0 : from, records, read.latest.size(), seconds);
   return action == Action::kReplace;
+}
+
+// Kafka's transactions make a release's changelog records and its summary
+// visible together, and a restart that finds one of its own prepared
+// releases committed in the changelog takes the changelog's state with that
+// release applied. A broker that shows records of transactions that never
+// committed (librdkafka's mock writes no transaction markers) can show the
+// changelog records without the summary when the kill fell between their
+// deliveries: the release would then count as published while nothing of it
+// is, and never be republished. The resume path decides "committed" by the
+// summary (ReleaseLogReader); so does this, for the release the changelog
+// says committed that local state holds as prepared by this same prepare.
+// On a real broker the summary is there whenever the changelog record is.
+bool StateRestorer::DropUnpublishedCommit(int32_t partition, ChangelogRead* read) const {
+  const std::optional<Newest> theirs = NewestCommitted<Newest>(partition, read->releases);
+  if (!theirs) return false;
+  const std::optional<state::ReleaseLogEntry> mine = store_->GetRelease(partition, theirs->release);
+  if (!mine || mine->status != state::ReleaseStatus::kPrepared ||
+      mine->readback_partition != theirs->entry.readback_partition ||
+      mine->readback_offset != theirs->entry.readback_offset ||
+      mine->prepared_wall_ms != theirs->entry.prepared_wall_ms) {
+    return false;
+  }
+  bool published = false;
+  kafka::ReadCommitted(
+      config_.kafka.bootstrap, config_.kafka.properties, config_.kafka.consumer_properties,
+      config_.kafka.topics.releases, theirs->entry.readback_partition, theirs->entry.readback_offset,
+      [&](const kafka::CommittedRecord& r) {
+        published = r.value == theirs->entry.summary;
+        return !published;
+      },
+      kRestoreTimeoutMs);
+  if (published) return false;
+  spdlog::warn(
+      "partition {}: the state changelog holds release {} as committed, but its summary is not on {}: records of a "
+      "transaction that never committed (the broker shows them); the release is resumed from local state",
+      partition, theirs->release, config_.kafka.topics.releases);
+  read->releases.erase(state::ReleaseRecordKey(partition, theirs->release));
+  return true;
 }
 
 namespace {

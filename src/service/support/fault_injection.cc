@@ -61,6 +61,11 @@ void FaultPoint(std::string_view name) {
 
 bool FaultInjectionEnabled() { return TheTarget() != nullptr; }
 
+bool FaultPointIs(std::string_view name) {
+  const Target* target = TheTarget();
+  return target != nullptr && target->name == name;
+}
+
 namespace {
 std::atomic<int> shares_to_corrupt{0};
 }  // namespace

@@ -16,10 +16,15 @@ namespace vanon::service {
 
 // Points the release loop passes, in order (docs/operations.md lists them).
 inline constexpr std::string_view kFaultPoints[] = {
-    "ingest.before_commit",    // batch parsed, DLQ/late flushed, state not written
-    "release.after_prepare",   // seed stored, nothing published
-    "release.mid_produce",     // half of the records on the broker, transaction open
-    "release.before_commit",   // every record on the broker, transaction open
+    "ingest.before_commit",   // batch parsed, DLQ/late flushed, state not written
+    "release.after_prepare",  // seed stored, nothing published
+    "release.mid_produce",    // half of the records on the broker, transaction open
+    "release.before_commit",  // every record on the broker, transaction open
+    // A share's changelog records on the broker before its own records,
+    // transaction open: what a broker without transaction markers shows when
+    // a kill lands between the two (their order on the wire is not the
+    // order they were produced in).
+    "release.changelog_first",
     "release.after_commit",    // transaction committed, state not applied
     "release.after_apply",     // state applied
     "dp.after_global_charge",  // a global DP window charged, its records not produced
@@ -37,6 +42,10 @@ void FaultPoint(std::string_view name);
 // broker, transaction open" is the state the kill really leaves behind.
 bool FaultInjectionEnabled();
 
+// True when VANON_FAULT_POINT names `name` (any hit count): for points that
+// need the release loop to take another path to the state they leave.
+bool FaultPointIs(std::string_view name);
+
 // Test hook (in-process service tests; never set in production): the next
 // `n` release shares are corrupted after the engine computed them (a group
 // member published twice), for ReleaseChecker to catch before anything of
@@ -50,6 +59,7 @@ bool TakeShareCorruption();
 
 inline void FaultPoint(std::string_view) {}
 inline constexpr bool FaultInjectionEnabled() { return false; }
+inline constexpr bool FaultPointIs(std::string_view) { return false; }
 inline constexpr bool TakeShareCorruption() { return false; }
 
 #endif  // VANON_FAULT_POINTS
