@@ -240,6 +240,7 @@ size_t TransactionLoop::PublishOnce(Batch& b) {
         if (s.committed_before) continue;
         if (!open) producer_->BeginTransaction();
         open = true;
+        ShareDeliveryHold hold;  // crash tests: the share reaches the broker whole or not at all
         if (changelog_first) {
           b.changelog_records += ProduceChangelog(*job, headers, &resume_offsets);
           producer_->Flush(30000);
@@ -247,6 +248,7 @@ size_t TransactionLoop::PublishOnce(Batch& b) {
         }
         collector_->Produce(s, headers, &mid_produce_point);
         if (changelog_ && !changelog_first) b.changelog_records += ProduceChangelog(*job, headers, &resume_offsets);
+        if (FaultInjectionEnabled()) producer_->Flush(30000);
       }
       if (!open) return kNone;  // every share was committed by an earlier attempt
       const auto t_offsets = SteadyClock::now();

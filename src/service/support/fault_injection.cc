@@ -43,23 +43,39 @@ Target* TheTarget() {
   return target;
 }
 
+// ShareDeliveryHold's: taken before `mu` by every thread.
+std::recursive_mutex& DeliveryMutex() {
+  static std::recursive_mutex mu;
+  return mu;
+}
+
 }  // namespace
 
 void FaultPoint(std::string_view name) {
   Target* target = TheTarget();
   static std::mutex mu;
-  if (target == nullptr) return;
+  if (target == nullptr || name != target->name) return;
+  std::unique_lock<std::recursive_mutex> delivery(DeliveryMutex());
   std::unique_lock<std::mutex> l(mu);
-  if (name != target->name || ++target->seen != target->hit) return;
+  if (++target->seen != target->hit) return;
   std::fprintf(stderr, "vanon: fault injection: %s at %s (hit %ld)\n", target->hang ? "hanging" : "killing",
                target->name.c_str(), target->hit);
   std::fflush(stderr);
   if (!target->hang) std::raise(SIGKILL);
   l.unlock();  // other threads pass their points as before
+  delivery.unlock();
   for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
 bool FaultInjectionEnabled() { return TheTarget() != nullptr; }
+
+ShareDeliveryHold::ShareDeliveryHold() : held_(FaultInjectionEnabled()) {
+  if (held_) DeliveryMutex().lock();
+}
+
+ShareDeliveryHold::~ShareDeliveryHold() {
+  if (held_) DeliveryMutex().unlock();
+}
 
 bool FaultPointIs(std::string_view name) {
   const Target* target = TheTarget();

@@ -46,6 +46,25 @@ bool FaultInjectionEnabled();
 // need the release loop to take another path to the state they leave.
 bool FaultPointIs(std::string_view name);
 
+// While alive (and VANON_FAULT_POINT set), a kill at a point on another
+// thread waits: the release loop holds one around producing a share's
+// records and flushing them, so that a kill elsewhere never leaves part of a
+// share on the broker. On a real broker an open transaction's records stay
+// hidden whatever reached it; librdkafka's mock shows them all, in the order
+// they arrived, which is not the order they were produced in (a summary
+// without its DP counts would look committed without them). Kills at the
+// release loop's own points inside it go ahead.
+class ShareDeliveryHold {
+ public:
+  ShareDeliveryHold();
+  ~ShareDeliveryHold();
+  ShareDeliveryHold(const ShareDeliveryHold&) = delete;
+  ShareDeliveryHold& operator=(const ShareDeliveryHold&) = delete;
+
+ private:
+  bool held_ = false;
+};
+
 // Test hook (in-process service tests; never set in production): the next
 // `n` release shares are corrupted after the engine computed them (a group
 // member published twice), for ReleaseChecker to catch before anything of
@@ -60,6 +79,7 @@ bool TakeShareCorruption();
 inline void FaultPoint(std::string_view) {}
 inline constexpr bool FaultInjectionEnabled() { return false; }
 inline constexpr bool FaultPointIs(std::string_view) { return false; }
+struct ShareDeliveryHold {};
 inline constexpr bool TakeShareCorruption() { return false; }
 
 #endif  // VANON_FAULT_POINTS
