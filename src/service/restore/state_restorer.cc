@@ -367,9 +367,19 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
   int64_t from = 0;
   std::string refusal;
   Action action = Check(partition, local, &read, &records, &from, &refusal);
-  if (action == Action::kReplace && DropUnpublishedCommit(partition, &read) &&
-      Decide(partition, local, read, &refusal) == Action::kKeep) {
-    action = Action::kKeep;
+  if (action == Action::kReplace) {
+    if (auto dropped = DropUnpublishedCommit(partition, &read)) {
+      std::string second_refusal;
+      if (Decide(partition, local, read, &second_refusal) == Action::kKeep) {
+        action = Action::kKeep;
+        spdlog::warn(
+            "partition {}: the state changelog holds release {} as committed, but its summary is not on {}: records "
+            "of a transaction that never committed (the broker shows them); the release is resumed from local state",
+            partition, dropped->release, config_.kafka.topics.releases);
+      } else {
+        read.releases.insert(std::move(dropped->entry));  // replaced as the changelog has it
+      }
+    }
   }
   if (action == Action::kRefuse) throw std::runtime_error(refusal);
   if (action == Action::kKeep && !local && read.latest.empty()) RefuseIfReleasedElsewhere(partition);
@@ -407,15 +417,16 @@ bool StateRestorer::Restore(int32_t partition, const std::function<int64_t(int32
 // summary (ReleaseLogReader); so does this, for the release the changelog
 // says committed that local state holds as prepared by this same prepare.
 // On a real broker the summary is there whenever the changelog record is.
-bool StateRestorer::DropUnpublishedCommit(int32_t partition, ChangelogRead* read) const {
+std::optional<StateRestorer::Dropped> StateRestorer::DropUnpublishedCommit(int32_t partition,
+                                                                           ChangelogRead* read) const {
   const std::optional<Newest> theirs = NewestCommitted<Newest>(partition, read->releases);
-  if (!theirs) return false;
+  if (!theirs) return std::nullopt;
   const std::optional<state::ReleaseLogEntry> mine = store_->GetRelease(partition, theirs->release);
   if (!mine || mine->status != state::ReleaseStatus::kPrepared ||
       mine->readback_partition != theirs->entry.readback_partition ||
       mine->readback_offset != theirs->entry.readback_offset ||
       mine->prepared_wall_ms != theirs->entry.prepared_wall_ms) {
-    return false;
+    return std::nullopt;
   }
   bool published = false;
   kafka::ReadCommitted(
@@ -426,13 +437,8 @@ bool StateRestorer::DropUnpublishedCommit(int32_t partition, ChangelogRead* read
         return !published;
       },
       kRestoreTimeoutMs);
-  if (published) return false;
-  spdlog::warn(
-      "partition {}: the state changelog holds release {} as committed, but its summary is not on {}: records of a "
-      "transaction that never committed (the broker shows them); the release is resumed from local state",
-      partition, theirs->release, config_.kafka.topics.releases);
-  read->releases.erase(state::ReleaseRecordKey(partition, theirs->release));
-  return true;
+  if (published) return std::nullopt;
+  return Dropped{theirs->release, read->releases.extract(state::ReleaseRecordKey(partition, theirs->release))};
 }
 
 namespace {

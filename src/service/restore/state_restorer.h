@@ -128,11 +128,15 @@ class StateRestorer {
   // (SeedHeldPartitions) there is no group membership to fence with.
   void Seed(int32_t partition, const Newest& local, const ChangelogRead& read, bool fenced);
   void RefuseIfReleasedElsewhere(int32_t partition) const;
-  // True (and the release taken out of read->releases) when the changelog's
-  // newest committed release is one local state holds as prepared and its
-  // summary is not on the releases topic: a transaction that never
-  // committed, on a broker that shows such records. Blocks on Kafka.
-  bool DropUnpublishedCommit(int32_t partition, ChangelogRead* read) const;
+  // The changelog's newest committed release, taken out of read->releases,
+  // when local state holds it as prepared and its summary is not on the
+  // releases topic: a transaction that never committed, on a broker that
+  // shows such records. Blocks on Kafka.
+  struct Dropped {
+    int64_t release;
+    std::map<std::string, std::string>::node_type entry;
+  };
+  std::optional<Dropped> DropUnpublishedCommit(int32_t partition, ChangelogRead* read) const;
   // Local state kept: a release the changelog says was prepared after local
   // state's newest committed one (by another owner) is resumed with its seed.
   void AdoptPrepared(int32_t partition, const std::optional<Newest>& local, const ChangelogRead& read);

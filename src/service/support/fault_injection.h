@@ -14,9 +14,10 @@
 
 namespace vanon::service {
 
-// Points the release loop passes, in order (docs/operations.md lists them).
+// The points, in the order a batch passes them (docs/release.md says what
+// each proves).
 inline constexpr std::string_view kFaultPoints[] = {
-    "ingest.before_commit",   // batch parsed, DLQ/late flushed, state not written
+    "ingest.after_batch",     // an ingest batch written to local state
     "release.after_prepare",  // seed stored, nothing published
     "release.mid_produce",    // half of the records on the broker, transaction open
     "release.before_commit",  // every record on the broker, transaction open
