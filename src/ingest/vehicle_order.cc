@@ -30,14 +30,17 @@ class VehicleTable {
   uint32_t IdOf(const HmacToken& key) {
     if (2 * (vehicles_.size() + 1) > slots_.size()) Grow();
     const uint64_t mask = slots_.size() - 1;
-    for (uint64_t pos = Prefix(key) & mask;; pos = (pos + 1) & mask) {
+    const uint64_t prefix = Prefix(key);
+    for (uint64_t pos = prefix & mask;; pos = (pos + 1) & mask) {
       const uint32_t s = slots_[pos];
       if (s == 0) {
-        vehicles_.push_back({key, Prefix(key)});
+        vehicles_.push_back({key, prefix});
         slots_[pos] = static_cast<uint32_t>(vehicles_.size());
         return static_cast<uint32_t>(vehicles_.size() - 1);
       }
-      if (vehicles_[s - 1].key == key) return s - 1;
+      // The prefix first: comparing whole keys is a call to memcmp.
+      const Vehicle& v = vehicles_[s - 1];
+      if (v.prefix == prefix && v.key == key) return s - 1;
     }
   }
   std::vector<Vehicle>& vehicles() { return vehicles_; }

@@ -1,34 +1,31 @@
 #include "vanon/release/record_list.h"
 
-#include <cstring>
+#include <stdexcept>
 
 namespace vanon::release {
 
+std::string* RecordList::NewChunk() {
+  if (chunks_.size() >= UINT32_MAX) throw std::length_error("RecordList: too many chunks");
+  chunks_.push_back(std::make_unique<std::string>());
+  chunks_.back()->reserve(kChunkBytes);
+  start_ = 0;
+  return chunks_.back().get();
+}
+
 void RecordList::Seal() {
-  const size_t n = scratch_.size();
-  char* at;
-  if (n > kChunkBytes) {  // a record larger than a chunk gets memory of its own
-    big_.push_back(std::make_unique_for_overwrite<char[]>(n));
-    at = big_.back().get();
-  } else {
-    if (chunks_.empty() || used_ + n > kChunkBytes) {
-      chunks_.push_back(std::make_unique_for_overwrite<char[]>(kChunkBytes));
-      used_ = 0;
-    }
-    at = chunks_.back().get() + used_;
-    used_ += n;
-  }
-  std::memcpy(at, scratch_.data(), n);
-  records_.emplace_back(at, n);
-  scratch_.clear();
+  std::string* chunk = buffer();
+  const size_t size = chunk->size() - start_;
+  if (chunk->size() > UINT32_MAX) throw std::length_error("RecordList: a record of 4 GiB or more");
+  records_.push_back(
+      {static_cast<uint32_t>(chunks_.size() - 1), static_cast<uint32_t>(start_), static_cast<uint32_t>(size)});
+  start_ = chunk->size();
+  if (chunk->size() + kHeadroom > kChunkBytes) NewChunk();
 }
 
 void RecordList::Release() {
-  std::vector<std::unique_ptr<char[]>>().swap(chunks_);
-  std::vector<std::unique_ptr<char[]>>().swap(big_);
-  std::vector<std::string_view>().swap(records_);
-  std::string().swap(scratch_);
-  used_ = kChunkBytes;
+  std::vector<std::unique_ptr<std::string>>().swap(chunks_);
+  std::vector<Ref>().swap(records_);
+  start_ = 0;
 }
 
 }  // namespace vanon::release

@@ -161,7 +161,6 @@ void AppendEventRecords(const ReleaseWriterDeps& deps, const engine::ReleaseInpu
   Shuffle(&members, random);
   std::string head;  // what every event record of a tuple starts with
   LastNumber ts;
-  std::string* buf = out->buffer();
   for (engine::TupleRef ref : members) {
     head = "{\"release\":";
     base::AppendJsonInt(&head, input.release_id);
@@ -171,6 +170,7 @@ void AppendEventRecords(const ReleaseWriterDeps& deps, const engine::ReleaseInpu
     base::AppendJsonString(&head, ids->Next('t'));
     head.append(",\"qi\":").append(qi).append(",\"ts\":");
     for (const ingest::BufferedEvent* e : events[ref]) {
+      std::string* buf = out->buffer();  // a new one after a Seal() now and then
       buf->append(head);
       ts.Append(deps.payload->PublishedTime(e->ts_ms), buf);
       buf->append(",\"event\":");

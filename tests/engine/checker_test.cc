@@ -191,5 +191,33 @@ TEST(CheckerTest, AcceptsCorrectCounterfeitGroup) {
   EXPECT_TRUE(v.empty()) << ::testing::PrintToString(v);
 }
 
+// One vehicle's two tuples in a group: the checker reports it, and under
+// k-anonymity counts the group's vehicles, not its tuples.
+TEST(CheckerTest, ReportsAVehicleTwiceInAGroupAndCountsVehiclesForK) {
+  const Schema schema = testing::TestSchema();
+  ReleaseInput in;
+  in.release_id = 1;
+  in.params.model = Model::kKAnonymity;
+  in.params.k = 2;
+  in.tuples = {Patient("Bob", kApnea, 3), Patient("Bob", kGastritis, 2), Patient("Alice", kInsomnia, 2)};
+  ReleaseOutput twice;
+  twice.groups = {Group{{Cover{0, 0}, Cover{2010, 2014}, Cover{2, 3}}, {0, 1}, {}, {}}};
+  twice.suppressed = {{2, SuppressReason::kIneligible}};
+  twice.metrics.published = 2;
+  twice.metrics.suppressed_by_reason[static_cast<size_t>(SuppressReason::kIneligible)] = 1;
+  const auto v = ReleaseChecker(schema).Check(in, twice);
+  EXPECT_TRUE(Mentions(v, "release 1: group 0: a vehicle appears twice")) << ::testing::PrintToString(v);
+  EXPECT_TRUE(Mentions(v, "release 1: group 0: fewer than k vehicles")) << ::testing::PrintToString(v);
+
+  ReleaseOutput apart;
+  apart.groups = {Group{{Cover{0, 0}, Cover{2010, 2014}, Cover{2, 3}}, {0, 2}, {}, {}}};
+  apart.suppressed = {{1, SuppressReason::kIneligible}};
+  apart.metrics.published = 2;
+  apart.metrics.suppressed_by_reason[static_cast<size_t>(SuppressReason::kIneligible)] = 1;
+  const auto none = ReleaseChecker(schema).Check(in, apart);
+  EXPECT_FALSE(Mentions(none, "appears twice")) << ::testing::PrintToString(none);
+  EXPECT_FALSE(Mentions(none, "fewer than k vehicles")) << ::testing::PrintToString(none);
+}
+
 }  // namespace
 }  // namespace vanon::engine

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+
 #include "release_fixture.h"
 #include "vanon/release/schema_from_config.h"
 
@@ -108,6 +111,38 @@ TEST_F(TupleBuilderTest, UnknownQiIsRootCodedAndOutOfDomainIsIneligible) {
     EXPECT_EQ(b.qi_at_root, 1u) << seats;
   }
   EXPECT_EQ(unknown_seats.qi_at_root, 0u);  // "*" is counted at ingestion, as an unknown VIN
+}
+
+// Vehicles of one model share one QI list (ingestion hands them the same
+// copy). Each tuple still gets its own vehicle's codes, and every tuple
+// whose value took the root is counted, shared list or not.
+TEST_F(TupleBuilderTest, VehiclesSharingAQiListEachGetTheirCodesAndRootCounts) {
+  ingest::BufferedEvent bev = Event(1, 1, "BEV", "5", "a");
+  ingest::BufferedEvent odd_seats = Event(3, 1, "Diesel", "4.6", "c");
+  std::vector<ingest::BufferedEvent> events = {bev, Event(2, 1, "PHEV", "4", "b"), odd_seats};
+  for (uint32_t v = 10; v < 13; ++v) {
+    ingest::BufferedEvent e = Event(v, 2, "", "", "d");
+    e.qi_values = (v % 2 == 0 ? bev : odd_seats).qi_values;  // the same copy, not an equal one
+    ASSERT_TRUE(e.qi_values.SharesWith(v % 2 == 0 ? bev.qi_values : odd_seats.qi_values));
+    events.push_back(e);
+  }
+  events.push_back(Event(13, 1, "BEV", "5", "e"));  // equal to bev's, a copy of its own
+  const BuiltTuples b = Build(events);
+  ASSERT_EQ(b.tuples.size(), 7u);
+  const std::vector<int32_t> bev_codes = {*schema_.Encode(0, "BEV"), 5};
+  const std::vector<int32_t> phev_codes = {*schema_.Encode(0, "PHEV"), 4};
+  const std::vector<int32_t> odd_codes = {*schema_.Encode(0, "Diesel"), engine::kUnknownQiCode};
+  std::map<ingest::HmacToken, std::vector<int32_t>> want = {
+      {Key(1), bev_codes},  {Key(2), phev_codes}, {Key(3), odd_codes}, {Key(10), bev_codes},
+      {Key(11), odd_codes}, {Key(12), bev_codes}, {Key(13), bev_codes}};
+  for (size_t t = 0; t < b.tuples.size(); ++t) {
+    const std::string& v = b.tuples[t].vehicle;
+    ingest::HmacToken key{};
+    ASSERT_EQ(v.size(), key.size());
+    std::copy(v.begin(), v.end(), key.begin());
+    EXPECT_EQ(b.tuples[t].qi, want.at(key)) << t;
+  }
+  EXPECT_EQ(b.qi_at_root, 2u);  // vehicles 3 and 11
 }
 
 TEST_F(TupleBuilderTest, Aggregators) {

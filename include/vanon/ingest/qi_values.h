@@ -42,6 +42,9 @@ class QiValues {
 
   // True when both hold the very same copy (so equal without comparing).
   bool SharesWith(const QiValues& other) const { return list_ == other.list_; }
+  // The shared copy's address (null when empty): equal for values that
+  // share it, so a key for work done once per copy while they are alive.
+  const void* identity() const { return list_.get(); }
 
   friend bool operator==(const QiValues& a, const QiValues& b) { return a.values() == b.values(); }
 

@@ -73,7 +73,7 @@ class TupleBuilder {
   BuiltTuples Build(std::span<const ingest::BufferedEvent> events, const ValueChooser& choose = {}) const;
 
  private:
-  std::vector<int32_t> EncodeQi(const ingest::BufferedEvent& e, uint64_t* at_root) const;
+  std::vector<int32_t> EncodeQi(const ingest::QiValues& qi_values, uint64_t* at_root) const;
   std::optional<std::string> Aggregate(std::span<const ingest::BufferedEvent> events,
                                        const std::vector<uint32_t>& order) const;
   std::vector<engine::ValueCount> Count(std::span<const ingest::BufferedEvent> events,
