@@ -54,6 +54,17 @@ TEST(JsonTest, FirstToEscapeFindsTheFirstSuchByteFromAnyStart) {
   EXPECT_EQ(FirstToEscape(s, 18), 33u);
   EXPECT_EQ(FirstToEscape(s, 34), s.size());
   EXPECT_EQ(FirstToEscape(std::string(40, '\x80'), 0), 40u);
+  // The last block of a long string overlaps bytes before `from`; a short
+  // string is read through a padded copy: bytes before `from` never count.
+  std::string tail(20, 'q');
+  tail[5] = '"';
+  tail[18] = '\\';
+  EXPECT_EQ(FirstToEscape(tail, 6), 18u);
+  EXPECT_EQ(FirstToEscape(tail, 16), 18u);
+  EXPECT_EQ(FirstToEscape(tail, 19), tail.size());
+  EXPECT_EQ(FirstToEscape("a\"bc\\d", 2), 4u);
+  EXPECT_EQ(FirstToEscape("a\"bc\\d", 5), 6u);
+  EXPECT_EQ(FirstToEscape(std::string("ab\0", 3), 0), 2u);
 }
 
 // The logger escapes into fmt's buffer with the same function.

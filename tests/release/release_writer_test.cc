@@ -85,6 +85,30 @@ TEST(ReleaseWriterTest, EventRecordsCarryTheirEventsPublishedTimes) {
   EXPECT_EQ(published, expected);
 }
 
+// Event names are quoted once per name and release, up to a few dozen of
+// them, and as they come beyond: every record carries its own event's name,
+// escaped, whether the name was seen before, is new, or came after the
+// writer stopped remembering names.
+TEST(ReleaseWriterTest, EventRecordsCarryTheirOwnEventNamesEscaped) {
+  auto events = Generate(0, 80, 0, 4);
+  std::multiset<std::string> expected, written;
+  for (size_t i = 0; i < events.size(); ++i) {
+    events[i].event = "name-" + std::to_string(i % 45) + (i % 3 == 0 ? "\"quoted\\" : "");
+    expected.insert("\"event\":" + std::string("\"name-") + std::to_string(i % 45) +
+                    (i % 3 == 0 ? "\\\"quoted\\\\" : "") + "\",");
+  }
+  Pipeline p(TestConfig());
+  const release_test::Step s = p.Run(0, events, SeedOf(2));
+  ASSERT_EQ(s.records.events.size(), events.size());  // nothing suppressed here
+  for (std::string_view r : s.records.events) {
+    const size_t at = r.find("\"event\":");
+    const size_t end = r.find("\",\"payload\":", at);
+    ASSERT_NE(end, std::string_view::npos) << r;
+    written.insert(std::string(r.substr(at, end + 2 - at)));
+  }
+  EXPECT_EQ(written, expected);
+}
+
 TEST(ReleaseWriterTest, CheckerPassesOverSeveralReleasesWithChurn) {
   Pipeline p(TestConfig());
   engine::ReleaseChecker checker(p.schema());

@@ -5,6 +5,7 @@
 #define VANON_ENGINE_CHECKER_H_
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <string>
@@ -21,10 +22,19 @@ class ReleaseChecker {
   // Per-vehicle memory, looked up for every tuple of every release: hashed
   // (a std::map walk over a partition's vehicles was most of Accept and a
   // fifth of Verify, perf), found by string_view without a copy. No rule
-  // depends on the order of vehicles.
+  // depends on the order of vehicles. The service's vehicles are 32-byte
+  // HMAC tokens, uniform already: their first and last eight bytes, mixed,
+  // are as good a hash as hashing every byte, at a fraction of the cost.
   struct VehicleHash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>()(s); }
+    size_t operator()(std::string_view s) const noexcept {
+      if (s.size() < 16) return std::hash<std::string_view>()(s);
+      uint64_t first, last;
+      std::memcpy(&first, s.data(), 8);
+      std::memcpy(&last, s.data() + s.size() - 8, 8);
+      const uint64_t h = (first ^ (last * 0x9E3779B97F4A7C15ULL) ^ s.size()) * 0xFF51AFD7ED558CCDULL;
+      return static_cast<size_t>(h ^ (h >> 32));
+    }
   };
   template <typename V>
   using ByVehicle = std::unordered_map<std::string, V, VehicleHash, std::equal_to<>>;
