@@ -152,7 +152,7 @@ void TransactionalProducer::BeginTransaction() {
 // topic up by name and copies the headers through a wrapper on every call,
 // which made producing four times slower (loadtest/release/produce_benchmark.cc).
 void TransactionalProducer::Produce(const std::string& topic, int32_t partition, std::string_view key,
-                                    std::string_view value, const KafkaHeaders& headers) {
+                                    std::string_view value, const KafkaHeaders& headers, int64_t timestamp_ms) {
   if (!in_transaction_) throw std::logic_error("Produce outside a transaction");
   if (partition < 0) throw std::invalid_argument("Produce: partition must be explicit (>= 0)");
   rd_kafka_t* rk = producer_->c_ptr();
@@ -175,16 +175,16 @@ void TransactionalProducer::Produce(const std::string& topic, int32_t partition,
     // RD_KAFKA_V_HEADERS must be followed by a non-null list, so the two
     // shapes are spelled out.
     rd_kafka_resp_err_t e =
-        h != nullptr
-            ? rd_kafka_producev(rk, RD_KAFKA_V_RKT(t->second), RD_KAFKA_V_PARTITION(partition),
-                                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                                RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
-                                RD_KAFKA_V_KEY(key.data(), key.size()), RD_KAFKA_V_HEADERS(h),
-                                RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END)
-            : rd_kafka_producev(rk, RD_KAFKA_V_RKT(t->second), RD_KAFKA_V_PARTITION(partition),
-                                RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                                RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
-                                RD_KAFKA_V_KEY(key.data(), key.size()), RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END);
+        h != nullptr ? rd_kafka_producev(rk, RD_KAFKA_V_RKT(t->second), RD_KAFKA_V_PARTITION(partition),
+                                         RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                         RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                                         RD_KAFKA_V_KEY(key.data(), key.size()), RD_KAFKA_V_HEADERS(h),
+                                         RD_KAFKA_V_TIMESTAMP(timestamp_ms), RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END)
+                     : rd_kafka_producev(rk, RD_KAFKA_V_RKT(t->second), RD_KAFKA_V_PARTITION(partition),
+                                         RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                         RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                                         RD_KAFKA_V_KEY(key.data(), key.size()), RD_KAFKA_V_TIMESTAMP(timestamp_ms),
+                                         RD_KAFKA_V_OPAQUE(opaque), RD_KAFKA_V_END);
     if (e == RD_KAFKA_RESP_ERR_NO_ERROR) return;  // headers now owned by librdkafka
     if (h != nullptr) rd_kafka_headers_destroy(h);
     if (e == RD_KAFKA_RESP_ERR__QUEUE_FULL) {

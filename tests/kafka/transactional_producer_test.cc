@@ -46,12 +46,14 @@ TEST_F(TransactionalProducerTest, CommittedRecordsLandOnTheirPartitionInOrder) {
   for (size_t k = 1; k < p0.size(); k++) EXPECT_LT(p0[k - 1].offset, p0[k].offset);
 }
 
-// ReadCommitted does not expose headers, so a plain consumer checks them.
-TEST_F(TransactionalProducerTest, HeadersReachTheBroker) {
+// ReadCommitted does not expose headers or timestamps, so a plain consumer
+// checks them: the headers given, and the timestamp given.
+TEST_F(TransactionalProducerTest, HeadersAndTimestampReachTheBroker) {
   cluster_.CreateTopic("release", 1);
   TransactionalProducer p(bootstrap_, "vanon-test-0", {}, {});
   p.BeginTransaction();
-  p.Produce("release", 0, Key(0), Value(0), {{"release", "42"}, {"schema", "v1"}});
+  const int64_t ts = 1700000000123;  // 2023: not the clock's reading
+  p.Produce("release", 0, Key(0), Value(0), {{"release", "42"}, {"schema", "v1"}}, ts);
   p.CommitTransaction();
 
   std::string err;
@@ -68,6 +70,8 @@ TEST_F(TransactionalProducerTest, HeadersReachTheBroker) {
     if (m->err() == RdKafka::ERR_NO_ERROR) break;
   }
   ASSERT_EQ(m->err(), RdKafka::ERR_NO_ERROR) << m->errstr();
+  EXPECT_EQ(m->timestamp().type, RdKafka::MessageTimestamp::MSG_TIMESTAMP_CREATE_TIME);
+  EXPECT_EQ(m->timestamp().timestamp, ts);
   RdKafka::Headers* h = m->headers();
   ASSERT_NE(h, nullptr);
   std::vector<RdKafka::Headers::Header> all = h->get_all();

@@ -66,9 +66,12 @@ class TransactionalProducer {
 
   void BeginTransaction();
   // Queues one record of the open transaction to an explicit partition
-  // (>= 0). Blocks while the local queue is full.
+  // (>= 0). Blocks while the local queue is full. `timestamp_ms`: the
+  // record's timestamp (ms since the Unix epoch); 0 reads the clock. A
+  // caller producing many records at once passes one reading for all:
+  // librdkafka's own was a system call's worth of time per record.
   void Produce(const std::string& topic, int32_t partition, std::string_view key, std::string_view value,
-               const KafkaHeaders& headers = {});
+               const KafkaHeaders& headers = {}, int64_t timestamp_ms = 0);
   // Sends every queued record to the broker without committing (used by
   // tests and fault injection to make "records on the broker, transaction
   // open" a reachable state). False on timeout.
