@@ -159,6 +159,37 @@ TEST(EventBuffer, ASpareAsLargeAsTheLargestEpochIsTaken) {
   EXPECT_EQ(Take(buffer, 1000, 2000).current.data(), memory);
 }
 
+// An epoch whose events arrived out of time order is sorted where it is:
+// the release gets the list's own memory, in key order, and that memory
+// goes on to a later epoch larger than any before it, up to the quarter
+// more a list reserves once a size is known.
+TEST(EventBuffer, AnUnsortedEpochIsSortedInItsOwnMemory) {
+  EventBuffer buffer(1000);
+  for (int64_t offset = 0; offset < 1000; ++offset) buffer.Add(At(offset, offset));
+  buffer.Recycle(Take(buffer, 0, 1000));  // sizes the lists: 1,000 events
+  std::mt19937 rng(3);
+  std::vector<std::pair<int64_t, int64_t>> keys;
+  for (int64_t offset = 1000; offset < 1900; ++offset) {
+    const int64_t ts = 1000 + static_cast<int64_t>(rng() % 1000);
+    buffer.Add(At(ts, offset));
+    keys.emplace_back(ts, offset);
+  }
+  EpochEvents second = Take(buffer, 1000, 2000);
+  ASSERT_EQ(second.current_keys, Sorted(keys));
+  for (size_t i = 0; i < second.current.size(); ++i) {
+    EXPECT_EQ(second.current[i].ts_ms, second.current_keys[i].first);
+    EXPECT_EQ(second.current[i].event, "e" + std::to_string(second.current_keys[i].second));
+  }
+  ASSERT_GE(second.current.capacity(), 1250u);
+  const ingest::BufferedEvent* memory = second.current.data();
+  buffer.Recycle(std::move(second));
+  for (int64_t offset = 2000; offset < 3200; ++offset) buffer.Add(At(2999 - offset % 1000, offset));
+  EpochEvents third = Take(buffer, 2000, 3000);
+  EXPECT_EQ(third.current.data(), memory);
+  EXPECT_EQ(third.current.size(), 1200u);
+  EXPECT_TRUE(std::is_sorted(third.current_keys.begin(), third.current_keys.end()));
+}
+
 TEST(EventBuffer, MinOffsetIsTheLowestBufferedOffset) {
   EventBuffer buffer(1000);
   EXPECT_FALSE(buffer.MinOffset().has_value());

@@ -50,9 +50,9 @@ struct EpochList {
 using TakenEvents = std::vector<EpochList>;
 
 // Splits taken events at start_ms into `current` and `old`, each in state
-// key order. A partition's events arrive in offset order and mostly in time
-// order, so the epoch's own list is usually in key order already: it is then
-// moved whole instead of event by event.
+// key order. When the epoch's own list holds all the current events and
+// nothing else (the usual case), it is sorted in place and moved whole, so
+// that its memory goes on to the next epoch (Recycle) instead of a copy's.
 EpochEvents ArrangeEpochEvents(TakenEvents taken, int64_t start_ms);
 
 class EventBuffer {
