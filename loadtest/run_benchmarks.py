@@ -7,12 +7,15 @@ so that anyone can redo the README figures.
 
     loadtest/run_benchmarks.py [--runs 3] [--build build] [--out loadtest/results]
                                [--update-readme] [--release-args "..."] [--no-cost-curve]
+                               [--only ingest|release] [--from-logs]
 
 Each run of bench_ingest_e2e and bench_release_e2e starts from nothing
 (fresh mock cluster, fresh state). Both run vanon as its own process, so
 the cost figure (CPU seconds per million input events) is vanon's own,
 measured from /proc beside kcat's in the same run. Run it on an otherwise
 idle machine: the benchmarks share the cores with the broker and the fleet.
+Each benchmark waits (up to 150 s) for the 1-minute load to fall below 0.5
+before it starts, and the table states the load it started at.
 """
 import argparse
 import json
@@ -61,8 +64,18 @@ RELEASE = [
 ]
 
 
+def wait_for_quiet(below=0.5, longest_s=150):
+    """Waits (up to longest_s) for the 1-minute load to fall below `below`:
+    a benchmark started right after another one shared the cores with its
+    tail (ingest CPU per event rose by a third at a load of 1.5)."""
+    deadline = time.time() + longest_s
+    while load_average() >= below and time.time() < deadline:
+        time.sleep(5)
+
+
 def run_bench(binary, args, log_path):
     """One benchmark process; returns its counters and keeps its stderr."""
+    wait_for_quiet()
     load1 = load_average()
     json_path = log_path + ".json"
     cmd = [binary] + args + ["--benchmark_out=" + json_path, "--benchmark_out_format=json"]
@@ -190,6 +203,8 @@ def main():
     ap.add_argument("--from-logs", action="store_true",
                     help="run nothing: tabulate and plot the runs the last call left in --out")
     ap.add_argument("--no-cost-curve", action="store_true", help="skip the cost curve (about 9 minutes a run)")
+    ap.add_argument("--only", choices=["ingest", "release"],
+                    help="run this benchmark only; the other's runs are those the last call left in --out")
     a = ap.parse_args()
     if a.runs < 3:
         print("note: the README wants at least 3 runs", file=sys.stderr)
@@ -212,19 +227,26 @@ def main():
             ingest.append(load_bench(ingest_log))
             release.append(load_bench(log))
             continue
-        print(f"run {i + 1}/{a.runs}: ingest", file=sys.stderr, flush=True)
-        ingest.append(run_bench(ingest_bin, [], ingest_log))
-        print(f"run {i + 1}/{a.runs}: release", file=sys.stderr, flush=True)
-        release.append(run_bench(release_bin, a.release_args.split(), log))
+        if a.only == "release":
+            ingest.append(load_bench(ingest_log))
+        else:
+            print(f"run {i + 1}/{a.runs}: ingest", file=sys.stderr, flush=True)
+            ingest.append(run_bench(ingest_bin, [], ingest_log))
+        if a.only == "ingest":
+            release.append(load_bench(log))
+        else:
+            print(f"run {i + 1}/{a.runs}: release", file=sys.stderr, flush=True)
+            release.append(run_bench(release_bin, a.release_args.split(), log))
     # --from-logs: the revision the runs recorded (runs before it was recorded: unknown).
     revisions = {r.get("revision", "an unrecorded revision") for r in ingest + release}
     revision = revisions.pop() if len(revisions) == 1 else "several revisions"
-    if not a.from_logs:
+    if not a.from_logs and not a.only:
         revision = git_revision()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     text = "\n".join([
         f"Measured {time.strftime('%Y-%m-%d')} at {revision} on {os.cpu_count()} cores ({cpu}) by "
-        f"`loadtest/run_benchmarks.py --runs {a.runs}{' --no-cost-curve' if a.no_cost_curve else ''}`.",
+        f"`loadtest/run_benchmarks.py --runs {a.runs}{' --no-cost-curve' if a.no_cost_curve else ''}`."
+        + (f" The {a.only} runs are from a later call with `--only {a.only}`." if a.only else ""),
         "",
         "**Targets**, as ratios to kcat measured in the same runs:",
         "",
