@@ -200,21 +200,20 @@ TEST(CheckerTest, ReportsAVehicleTwiceInAGroupAndCountsVehiclesForK) {
   in.params.model = Model::kKAnonymity;
   in.params.k = 2;
   in.tuples = {Patient("Bob", kApnea, 3), Patient("Bob", kGastritis, 2), Patient("Alice", kInsomnia, 2)};
-  ReleaseOutput twice;
-  twice.groups = {Group{{Cover{0, 0}, Cover{2010, 2014}, Cover{2, 3}}, {0, 1}, {}, {}}};
-  twice.suppressed = {{2, SuppressReason::kIneligible}};
-  twice.metrics.published = 2;
-  twice.metrics.suppressed_by_reason[static_cast<size_t>(SuppressReason::kIneligible)] = 1;
-  const auto v = ReleaseChecker(schema).Check(in, twice);
+  // A group of tuples a and b, the third tuple suppressed.
+  auto pair_of = [](TupleRef a, TupleRef b, TupleRef left_out) {
+    ReleaseOutput out;
+    out.groups = {Group{{Cover{0, 0}, Cover{2010, 2014}, Cover{2, 3}}, {a, b}, {}, {}}};
+    out.suppressed = {{left_out, SuppressReason::kIneligible}};
+    out.metrics.published = 2;
+    out.metrics.suppressed_by_reason[static_cast<size_t>(SuppressReason::kIneligible)] = 1;
+    return out;
+  };
+  const auto v = ReleaseChecker(schema).Check(in, pair_of(0, 1, 2));
   EXPECT_TRUE(Mentions(v, "release 1: group 0: a vehicle appears twice")) << ::testing::PrintToString(v);
   EXPECT_TRUE(Mentions(v, "release 1: group 0: fewer than k vehicles")) << ::testing::PrintToString(v);
 
-  ReleaseOutput apart;
-  apart.groups = {Group{{Cover{0, 0}, Cover{2010, 2014}, Cover{2, 3}}, {0, 2}, {}, {}}};
-  apart.suppressed = {{1, SuppressReason::kIneligible}};
-  apart.metrics.published = 2;
-  apart.metrics.suppressed_by_reason[static_cast<size_t>(SuppressReason::kIneligible)] = 1;
-  const auto none = ReleaseChecker(schema).Check(in, apart);
+  const auto none = ReleaseChecker(schema).Check(in, pair_of(0, 2, 1));
   EXPECT_FALSE(Mentions(none, "appears twice")) << ::testing::PrintToString(none);
   EXPECT_FALSE(Mentions(none, "fewer than k vehicles")) << ::testing::PrintToString(none);
 }
