@@ -7,7 +7,7 @@ namespace vanon::release {
 std::string* RecordList::NewChunk() {
   if (chunks_.size() >= UINT32_MAX) throw std::length_error("RecordList: too many chunks");
   chunks_.push_back(std::make_unique<std::string>());
-  chunks_.back()->reserve(kChunkBytes);
+  chunks_.back()->reserve(kChunkBytes - 1);  // and its terminating null: one 256 KiB allocation
   start_ = 0;
   return chunks_.back().get();
 }
