@@ -146,13 +146,21 @@ namespace {
 // fresh load from the store finds, or the next share computes from a
 // state that is not the durable one.
 // Partitions of one epoch close a poll or two apart. A share submitted
-// while the open batch is still producing joins its transaction, and so
-// does one whose Submit is under way when the batch has produced the rest:
-// otherwise it waits for a whole transaction before its own.
+// while the open batch is still computing and producing joins its
+// transaction: otherwise it waits for a whole transaction before its own.
+// The first share has thousands of events, so that its batch is surely
+// still open when the second Submit, right after the first, is done; with
+// an empty first share the batch could seal in the moment between the two
+// calls (a Submit no longer under way, the next not yet begun).
 TEST_F(ReleaseRunnerTest, ASharePreparedWhileTheBatchIsOpenJoinsItsTransaction) {
   TaskRegistry tasks(store_.get(), config_.privacy.epoch);
   const int64_t first = OpenWithClosableEpoch(&tasks, 0);
   const int64_t second = OpenWithClosableEpoch(&tasks, 1);
+  int64_t offset = 0;
+  for (ingest::BufferedEvent& e : release_test::Generate(0, 4000, kBase, 1)) {
+    const int64_t ts = e.ts_ms;
+    tasks.Get(0)->events().Add({ts, offset++, std::move(e)});
+  }
   runner_->Submit({{0, first}}, tasks);
   runner_->Submit({{1, second}}, tasks);
   const std::vector<ReleaseOutcome> outcomes = runner_->Apply(/*wait=*/true);
