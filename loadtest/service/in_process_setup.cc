@@ -1,7 +1,9 @@
 #include "in_process_setup.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "vanon/vehicle/vin_decoder.h"
@@ -22,6 +24,15 @@ double CpuSeconds(int who) {
 double ThreadCpuSeconds() { return CpuSeconds(RUSAGE_THREAD); }
 
 double SelfCpuSeconds() { return CpuSeconds(RUSAGE_SELF); }
+
+int64_t ResidentBytes() {
+  long long size = 0, resident = 0;
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return -1;
+  const int read = std::fscanf(f, "%lld %lld", &size, &resident);
+  std::fclose(f);
+  return read == 2 ? static_cast<int64_t>(resident) * sysconf(_SC_PAGESIZE) : -1;
+}
 
 config::Config DemoConfigWithEmptyState(const std::string& state_dir, int64_t epoch_ms) {
   std::filesystem::remove_all(state_dir);

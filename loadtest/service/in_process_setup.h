@@ -20,6 +20,11 @@ double ThreadCpuSeconds();
 // The same for the whole process, all its threads.
 double SelfCpuSeconds();
 
+// Bytes of this process's memory resident now (/proc/self/statm): the
+// pages it has touched and still holds, each zeroed by the kernel when it
+// was first touched.
+int64_t ResidentBytes();
+
 // config/demo.yaml with its state in `state_dir`, which is emptied first,
 // and epochs of `epoch_ms`.
 config::Config DemoConfigWithEmptyState(const std::string& state_dir, int64_t epoch_ms);

@@ -91,11 +91,18 @@ void BM_IngestPipeline(benchmark::State& state) {
       service::IngestPipeline pipeline(config, "benchmark-hmac-key-0123456789abcdef", store.get(), nullptr, nullptr);
       WarmUp(pipeline, in, warmup);
       state.ResumeTiming();
+      const int64_t resident0 = ResidentBytes();
       const double cpu0 = ThreadCpuSeconds();
       Measured(pipeline, in, warmup, warmup + measured);
       const double cpu = ThreadCpuSeconds() - cpu0;
+      const int64_t resident = ResidentBytes() - resident0;
       state.PauseTiming();
       state.counters["cpu_s_per_M"] = cpu / static_cast<double>(measured) * 1e6;
+      // Memory the measured events made resident, per event: what buffering
+      // costs in fresh pages, which the kernel zeroes on first touch (in
+      // bench_ingest_e2e the largest single cost, and the one that varies
+      // most from machine to machine). Repeats where CPU time does not.
+      state.counters["resident_bytes_per_event"] = static_cast<double>(resident) / static_cast<double>(measured);
       state.counters["buffered"] = static_cast<double>(pipeline.Totals().accepted);
     }
     std::filesystem::remove_all(dir);

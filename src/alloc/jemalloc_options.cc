@@ -1,5 +1,5 @@
 // jemalloc reads its options from this symbol at start-up (MALLOC_CONF in
-// the environment still overrides it).
+// the environment still overrides it, option by option).
 //
 // A release allocates its records (a few hundred MB at 100,000 events/s)
 // and frees them once committed, every epoch. With jemalloc's default 10 s
@@ -8,14 +8,18 @@
 // VMs. 30 s keeps them across a 10 s epoch: about 7% less CPU per release
 // and about 130 MB more peak RSS in bench_release_e2e (README, Performance).
 //
-// thp:always asks the kernel for transparent huge pages (madvise, so it works
-// where THP is `always` or `madvise`, and is a no-op where it is `never`):
-// buffering an epoch touches hundreds of MB of fresh memory, and with 4 KB
-// pages the page faults were the largest single cost of ingestion (about a
-// fifth of vanon's CPU in a perf profile of bench_ingest_e2e). With huge
-// pages: ingest about 1.5x faster, releases about 20% less CPU, the same
-// peak RSS (loadtest/results/ingest-release-cost-shared-machine-2026-11-24-to-25.md).
+// thp:never keeps the heap on 4 KB pages, whatever the node's THP setting.
+// The kernel zeroing fresh pages is most of what ingestion costs beyond
+// parsing (41-61% of vanon's CPU over bench_ingest_e2e's window, half of it
+// in librdkafka's broker thread for the messages it fetched ahead), and
+// with huge pages every first touch zeroed 2 MB. On the project's 2-core
+// VMs, huge pages (thp:always, which earlier builds set) cost about 30% more
+// CPU per ingested event in 8 of 8 paired runs, and 7-10% more peak RSS
+// (loadtest/results/ingest-page-zeroing-2026-11-28.md). An older VM type
+// measured the opposite (ingest 1.5x faster with huge pages,
+// loadtest/results/ingest-release-cost-shared-machine-2026-11-24-to-25.md):
+// on such nodes, MALLOC_CONF=thp:always in the environment turns them back on.
 extern "C" {
 // NOLINTNEXTLINE: the name and type are jemalloc's interface.
-const char* malloc_conf = "dirty_decay_ms:30000,muzzy_decay_ms:30000,thp:always";
+const char* malloc_conf = "dirty_decay_ms:30000,muzzy_decay_ms:30000,thp:never";
 }

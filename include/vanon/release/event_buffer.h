@@ -101,7 +101,7 @@ class EventBuffer {
   // so that they rarely grow (which would move every event again).
   size_t expected_ = 0;
   // What a new list reserves while expected_ is 0: 32,768 events, about
-  // 6 MB of address space (three huge pages once touched).
+  // 6 MB of address space, faulted in only as the list fills.
   static constexpr size_t kColdListEvents = 1 << 15;
   // An emptied list from Recycle(), for the next epoch's list.
   EpochList spare_;
