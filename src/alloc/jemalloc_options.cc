@@ -13,9 +13,9 @@
 // parsing (41-61% of vanon's CPU over bench_ingest_e2e's window, half of it
 // in librdkafka's broker thread for the messages it fetched ahead), and
 // with huge pages every first touch zeroed 2 MB. On the project's 2-core
-// VMs, huge pages (thp:always, which earlier builds set) cost about 30% more
-// CPU per ingested event in 8 of 8 paired runs, and 7-10% more peak RSS
-// (loadtest/results/ingest-page-zeroing-2026-11-28.md). An older VM type
+// VMs, huge pages (thp:always, which earlier builds set) cost about half as
+// much again CPU per ingested event (11 of 11 paired runs), more peak RSS,
+// and releases no less (loadtest/results/ingest-page-zeroing-2026-11-28.md). An older VM type
 // measured the opposite (ingest 1.5x faster with huge pages,
 // loadtest/results/ingest-release-cost-shared-machine-2026-11-24-to-25.md):
 // on such nodes, MALLOC_CONF=thp:always in the environment turns them back on.
