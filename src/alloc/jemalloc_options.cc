@@ -9,16 +9,16 @@
 // and about 130 MB more peak RSS in bench_release_e2e (README, Performance).
 //
 // thp:never keeps the heap on 4 KB pages, whatever the node's THP setting.
-// The kernel zeroing fresh pages is most of what ingestion costs beyond
-// parsing (41-61% of vanon's CPU over bench_ingest_e2e's window, half of it
-// in librdkafka's broker thread for the messages it fetched ahead), and
-// with huge pages every first touch zeroed 2 MB. On the project's 2-core
-// VMs, huge pages (thp:always, which earlier builds set) cost about half as
-// much again CPU per ingested event (11 of 11 paired runs), more peak RSS,
-// and releases no less (loadtest/results/ingest-page-zeroing-2026-11-28.md). An older VM type
+// The kernel zeroing fresh pages is the largest single cost of ingestion
+// (41-61% of vanon's CPU over bench_ingest_e2e's window, about half
+// of it in librdkafka's broker thread, for the messages it fetched ahead).
+// On the project's 2-core VMs, huge pages (thp:always, which earlier builds
+// set) cost about half as much again CPU per ingested event (11 of 11 paired
+// runs), more peak RSS, and no less CPU per release
+// (loadtest/results/ingest-page-zeroing-2026-11-28.md). An older VM type
 // measured the opposite (ingest 1.5x faster with huge pages,
 // loadtest/results/ingest-release-cost-shared-machine-2026-11-24-to-25.md):
-// on such nodes, MALLOC_CONF=thp:always in the environment turns them back on.
+// there, MALLOC_CONF=thp:always in the environment turns them back on.
 extern "C" {
 // NOLINTNEXTLINE: the name and type are jemalloc's interface.
 const char* malloc_conf = "dirty_decay_ms:30000,muzzy_decay_ms:30000,thp:never";
