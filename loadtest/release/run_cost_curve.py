@@ -49,12 +49,12 @@ COLUMNS = [
 ]
 
 
-def command_flags(a):
-    """The options a run was given, those left at their defaults omitted."""
+def command_flags(a, ap):
+    """The options a run was given, those left at the parser's defaults omitted."""
     flags = [f"--runs {a.runs}"]
-    for name, default in [("points", "all"), ("warmup", 10.0), ("duration", 30.0), ("partitions", 64)]:
+    for name in ["points", "warmup", "duration", "partitions"]:
         value = getattr(a, name)
-        if value != default:
+        if value != ap.get_default(name):
             flags.append(f"--{name} {value:g}" if isinstance(value, float) else f"--{name} {value}")
     return " ".join(flags)
 
@@ -238,7 +238,7 @@ def main(argv=None):
         f"Measured {time.strftime('%Y-%m-%d')} at {revision} on {os.cpu_count()} cores ({cpu}), median "
         f"(min-max) of {n:g} runs per point, 1-min load {min(b['load1'] for b in runs):.1f}-"
         f"{max(b['load1'] for b in runs):.1f} at the runs' start. Command: `loadtest/release/run_cost_curve.py "
-        f"{command_flags(a)}` (each point: `build/loadtest/release/bench_release_e2e --vehicles=V --rate=R "
+        f"{command_flags(a, ap)}` (each point: `build/loadtest/release/bench_release_e2e --vehicles=V --rate=R "
         f"--partitions={a.partitions} --duration={a.duration:g} --warmup={a.warmup:g} --kcat=0 --restore=1`).",
         "",
         table(runs),
