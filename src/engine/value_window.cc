@@ -35,7 +35,9 @@ std::optional<SensitiveId> ValueWindow::Advance(uint64_t epoch, const std::vecto
   const uint32_t window = std::max<uint32_t>(params.epochs, 1);
   advanced_ = epoch;
   if (!counts.empty()) epochs_.emplace_back(epoch, counts);
-  while (!epochs_.empty() && epochs_.front().first + window <= epoch) epochs_.pop_front();
+  const auto expired =
+      std::find_if(epochs_.begin(), epochs_.end(), [&](const auto& e) { return e.first + window > epoch; });
+  epochs_.erase(epochs_.begin(), expired);
 
   std::map<SensitiveId, uint64_t> total;
   for (const auto& [e, per_value] : epochs_) {

@@ -383,6 +383,32 @@ TEST(ReleaseShareTest, EventsOfAStoreWrittenBeforeRecordsCarriedThemLeaveTheEven
   EXPECT_TRUE(OpsOf<ShareDelta::PutEvent>(later.delta).empty());
 }
 
+// Older events are handed to the waiting tuple of their vehicle, each one to
+// its own; older events of a vehicle with no waiting tuple (which apply
+// never leaves) are counted as suppressed, not kept.
+TEST(ReleaseShareTest, OlderEventsGoToTheirVehiclesWaitingTupleAndOrphansAreSuppressed) {
+  config::Config c = ShareConfig();
+  c.privacy.max_delay_epochs = 3;
+  Partition p(c);
+  const std::vector<ingest::BufferedEvent> first = Trio(0, kEpoch, "a");
+  ASSERT_EQ(p.Release(kEpoch, first).waiting, 3u);
+  const std::vector<ingest::BufferedEvent> orphans = Trio(10, kEpoch, "z");  // late: their epoch is released
+  p.Add(orphans);
+
+  const ComputedShare next = p.Release(kEpoch + 1, Trio(3, kEpoch + 1, "b"));
+  ASSERT_EQ(next.waiting, 6u);
+  EXPECT_EQ(next.suppressed_events, orphans.size());
+  EXPECT_EQ(next.published_events, 0u);
+  EXPECT_EQ(p.buffered(), 12u);
+
+  // A third value lets all nine tuples publish, each with its own events.
+  const ComputedShare last = p.Release(kEpoch + 2, Trio(6, kEpoch + 2, "c"));
+  EXPECT_EQ(last.published_events, 18u);
+  EXPECT_EQ(last.suppressed_events, 0u);
+  EXPECT_EQ(p.buffered(), 0u);
+  EXPECT_EQ(p.state().waiting(), 0u);
+}
+
 // A tuple whose events exceed what one record may carry keeps them in the
 // events family, as before records carried events: one put per event, a
 // record without events, tombstones (and puts again) while it waits, and

@@ -12,7 +12,6 @@
 #define VANON_ENGINE_VALUE_WINDOW_H_
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <vector>
 
@@ -78,7 +77,10 @@ class ValueWindow {
   static ValueWindow FromParts(Parts parts);
 
  private:
-  std::deque<std::pair<uint64_t, std::vector<ValueCount>>> epochs_;
+  // A vector, not a deque: a window holds a few epochs, and a deque's move
+  // may throw, which made every vector of windows (or of state changes
+  // holding one) copy all its elements whenever it grew.
+  std::vector<std::pair<uint64_t, std::vector<ValueCount>>> epochs_;  // oldest first
   std::vector<ValueCount> history_;
   std::optional<SensitiveId> last_;
   uint64_t last_epoch_ = 0;  // epoch in which last_ came from events

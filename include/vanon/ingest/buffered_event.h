@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "vanon/ingest/keyed_hasher.h"
@@ -48,6 +49,9 @@ struct BufferedEvent {
 
   friend bool operator==(const BufferedEvent&, const BufferedEvent&) = default;
 };
+// Buffers hold millions in vectors: a move that may throw would make each
+// growth copy them all.
+static_assert(std::is_nothrow_move_constructible_v<BufferedEvent>);
 
 // Cache hints for loops over many buffered events, which are correct
 // without them: the event's own bytes, and extra `i`, whose value lives in

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <map>
 #include <optional>
@@ -28,9 +29,8 @@ namespace vanon::service {
 
 namespace {
 
-std::string VehicleKey(const ingest::HmacToken& t) {
-  return std::string(reinterpret_cast<const char*>(t.data()), t.size());
-}
+std::string_view TokenView(const ingest::HmacToken& t) { return {reinterpret_cast<const char*>(t.data()), t.size()}; }
+std::string VehicleKey(const ingest::HmacToken& t) { return std::string(TokenView(t)); }
 
 // The retention horizon in epochs, and how stale a stored last_release may
 // be. Rewriting every published vehicle's signature in every release only to
@@ -105,7 +105,7 @@ struct ShareWork {
   release::SensitiveDictionary dict;
   engine::ReleaseInput in;
   release::TupleEvents tuple_events;
-  std::unordered_map<std::string, std::vector<size_t>> old_by_vehicle;  // indexes into ev.old
+  std::vector<bool> old_owned;  // per event of ev.old: a waiting tuple holds it
   std::vector<std::optional<state::StoredSignature>> stored;
   std::unordered_map<std::string, const state::StoredSignature*> stored_by_vehicle;
   engine::ReleaseOutput out;
@@ -147,6 +147,35 @@ void CheckIdsInDictionary(const ShareWork& w) {
   }
 }
 
+// Older events belong to waiting tuples, by vehicle. Both sides are sorted
+// by the first 8 bytes of the vehicle key (HMAC output, so nearly unique)
+// and joined in one pass; keys are compared whole only within a run of
+// equal prefixes. A hash map of vehicle keys here cost two allocations per
+// older event, in a large fleet a million per release.
+void AttachOlderEvents(ShareWork& w) {
+  const auto prefix = [](std::string_view key) {
+    uint64_t p = 0;
+    std::memcpy(&p, key.data(), std::min(key.size(), sizeof(p)));
+    return p;
+  };
+  std::vector<std::pair<uint64_t, size_t>> old(w.ev.old.size()), waiting(w.in.waiting.size());
+  for (size_t i = 0; i < old.size(); ++i) old[i] = {prefix(TokenView(w.ev.old[i].vehicle_key)), i};
+  for (size_t k = 0; k < waiting.size(); ++k) waiting[k] = {prefix(w.in.waiting[k].tuple.vehicle), k};
+  std::sort(old.begin(), old.end());
+  std::sort(waiting.begin(), waiting.end());
+  w.old_owned.assign(w.ev.old.size(), false);
+  size_t run = 0;  // first of `old` whose prefix is not below the current one
+  for (const auto& [p, k] : waiting) {
+    while (run < old.size() && old[run].first < p) ++run;
+    for (size_t j = run; j < old.size() && old[j].first == p; ++j) {
+      const size_t i = old[j].second;
+      if (TokenView(w.ev.old[i].vehicle_key) != w.in.waiting[k].tuple.vehicle) continue;
+      w.tuple_events[w.in.tuples.size() + k].push_back(&w.ev.old[i]);
+      w.old_owned[i] = true;
+    }
+  }
+}
+
 // The epoch's tuples (built from its events with the partition's sensitive
 // dictionary), the waiting tuples with their older events, and the stored
 // signatures of every vehicle among them.
@@ -173,13 +202,7 @@ void LoadInput(ShareWork& w, release::TakenEvents taken, ComputedShare* share) {
   w.tuple_events = EventsOfBuiltTuples(built, w.ev.current, w.in.waiting.size());
   w.in.tuples = std::move(built.tuples);
 
-  // Older events belong to waiting tuples, by vehicle.
-  for (size_t i = 0; i < w.ev.old.size(); ++i) w.old_by_vehicle[VehicleKey(w.ev.old[i].vehicle_key)].push_back(i);
-  for (size_t k = 0; k < w.in.waiting.size(); ++k) {
-    auto it = w.old_by_vehicle.find(w.in.waiting[k].tuple.vehicle);
-    if (it == w.old_by_vehicle.end()) continue;
-    for (size_t i : it->second) w.tuple_events[w.in.tuples.size() + k].push_back(&w.ev.old[i]);
-  }
+  AttachOlderEvents(w);
   w.old_in_events_family = !w.ev.old.empty() && state.HasEventsBefore(w.partition, w.start);
 
   // In key order (tuples and waiting tuples are each sorted by vehicle):
@@ -245,13 +268,11 @@ void RecordPublication(ShareWork& w, ComputedShare* share) {
 // (apply deletes them with their tuple); if state says otherwise they are
 // counted as suppressed rather than kept forever.
 void DropOrphanEvents(ShareWork& w, ComputedShare* share) {
-  std::unordered_set<std::string> owned;
-  for (const engine::WaitingTuple& wt : w.in.waiting) owned.insert(wt.tuple.vehicle);
   uint64_t orphans = 0;
-  for (const auto& [vehicle, idx] : w.old_by_vehicle) {
-    if (owned.count(vehicle)) continue;
-    for (size_t i : idx) w.old_deleted[i] = true;
-    orphans += idx.size();
+  for (size_t i = 0; i < w.old_owned.size(); ++i) {
+    if (w.old_owned[i]) continue;
+    w.old_deleted[i] = true;
+    ++orphans;
   }
   if (orphans > 0) {
     spdlog::error("release {} partition {}: {} buffered events had no waiting tuple; counted as suppressed", w.epoch,
@@ -319,6 +340,7 @@ bool RecordUnchanged(const ShareWork& w, const engine::StillWaiting& sw) {
 // rewritten or left as it is needs no delete.
 void WriteWaitingTuples(ShareWork& w, ShareDelta* delta) {
   std::unordered_set<std::string_view> kept;
+  kept.reserve(w.out.waiting.size());
   std::vector<ShareDelta::PutWaiting> puts;
   puts.reserve(w.out.waiting.size());
   for (const engine::StillWaiting& sw : w.out.waiting) {
@@ -369,6 +391,10 @@ void WriteStateChanges(ShareWork& w, ComputedShare* share) {
 // the consumed events travel with the share, to be freed where allocated.
 void HandOverEvents(ShareWork& w, ComputedShare* share) {
   release::EpochEvents& ev = w.ev;
+  const auto kept = [](const std::vector<bool>& consumed) {
+    return static_cast<size_t>(std::count(consumed.begin(), consumed.end(), false));
+  };
+  share->remaining.reserve(share->remaining.size() + kept(w.consumed) + kept(w.old_deleted));
   for (size_t i = 0; i < ev.current.size(); ++i) {
     if (!w.consumed[i])
       share->remaining.push_back({ev.current_keys[i].first, ev.current_keys[i].second, std::move(ev.current[i])});

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -97,6 +98,9 @@ struct ShareDelta {
   };
   using Op = std::variant<DeleteEventRange, DeleteEvent, PutEvent, PutSignature, DeleteSignature, PutWaiting,
                           DeleteWaiting, PutWindow, DeleteWindow, PutMeta, DeleteMeta>;
+  // A share's ops run to one per waiting tuple: were an op's move allowed to
+  // throw, `ops` would copy every op (events, windows) each time it grows.
+  static_assert(std::is_nothrow_move_constructible_v<Op>);
 
   int32_t partition = 0;
   std::vector<Op> ops;
