@@ -41,11 +41,11 @@ config::Config DemoConfigWithEmptyState(const std::string& state_dir, int64_t ep
       {"state.dir=" + state_dir, "privacy.epoch.length_seconds=" + std::to_string(epoch_ms / 1000)});
 }
 
-std::unique_ptr<fleet::FleetGenerator> BenchmarkFleet(int64_t start_ms, double events_per_second) {
+std::unique_ptr<fleet::FleetGenerator> BenchmarkFleet(int64_t start_ms, double events_per_second, uint64_t vehicles) {
   const fleet::VinDecoder table =
       fleet::VinDecoder::Load(std::string(VANON_SOURCE_DIR) + "/config/vehicle/vin-table.yaml");
   fleet::FleetOptions fo;
-  fo.vehicles = 100000;
+  fo.vehicles = vehicles;
   fo.events_per_second = events_per_second;
   fo.start_ms = start_ms;
   return std::make_unique<fleet::FleetGenerator>(fo, table);

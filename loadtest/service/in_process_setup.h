@@ -29,9 +29,10 @@ int64_t ResidentBytes();
 // and epochs of `epoch_ms`.
 config::Config DemoConfigWithEmptyState(const std::string& state_dir, int64_t epoch_ms);
 
-// The end-to-end benchmarks' fleet: 100,000 vehicles of the demo VIN table,
-// `events_per_second` of event time from `start_ms` on.
-std::unique_ptr<fleet::FleetGenerator> BenchmarkFleet(int64_t start_ms, double events_per_second);
+// The end-to-end benchmarks' fleet: 100,000 vehicles (or `vehicles`) of the
+// demo VIN table, `events_per_second` of event time from `start_ms` on.
+std::unique_ptr<fleet::FleetGenerator> BenchmarkFleet(int64_t start_ms, double events_per_second,
+                                                      uint64_t vehicles = 100000);
 
 }  // namespace vanon::loadtest
 

@@ -5,7 +5,10 @@
 // batch, committed), over the demo configuration with the release
 // benchmark's 10 s epochs. The fleet is bench_release_e2e's (100,000
 // vehicles, 100,000 events/s, 16 partitions), of which this is partition
-// 0: about 6,250 vehicles and 62,500 events per epoch.
+// 0: about 6,250 vehicles and 62,500 events per epoch. The third argument
+// is the fleet's size at the same event rate: with 1,000,000
+// vehicles each sends about one event per epoch, and the cost per event
+// is mostly the release's work per vehicle (the cost curve's largest fleet).
 //
 // The first `warmup` epochs are not measured: they are the first releases
 // of a new fleet, which publish little and store every signature. The
@@ -15,7 +18,7 @@
 //
 //   valgrind --tool=callgrind --collect-atstart=no
 //       --toggle-collect='vanon::loadtest::(anonymous namespace)::Measured*'
-//       build/loadtest/service/bench_release_share --benchmark_filter=BM_ReleaseShare/2/2
+//       build/loadtest/service/bench_release_share --benchmark_filter=BM_ReleaseShare/2/2/100000
 //
 // (one command line).
 //
@@ -28,6 +31,7 @@
 #include <benchmark/benchmark.h>
 #include <prometheus/registry.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -67,25 +71,28 @@ struct Input {
   int64_t now_ms = 0;
 };
 
-Input Generate(int epochs) {
+Input Generate(int epochs, uint64_t vehicles) {
   Input in;
   // Fixed times (2026-01-01 UTC), so that two runs give the same events and
   // callgrind the same counts; "now" is a minute after the last epoch.
   const int64_t start_ms = 1767225600000;
   in.now_ms = start_ms + epochs * kEpochMs + 60000;
   in.first_epoch = start_ms / kEpochMs;
-  const std::unique_ptr<fleet::FleetGenerator> gen = BenchmarkFleet(start_ms, kEventsPerSecond);
+  const std::unique_ptr<fleet::FleetGenerator> gen = BenchmarkFleet(start_ms, kEventsPerSecond, vehicles);
   const uint64_t total = static_cast<uint64_t>(epochs) * kEventsPerSecond * (kEpochMs / 1000);
   for (uint64_t i = 0; i < total; ++i) {
     fleet::FleetMessage m = gen->Next();
     if (m.vehicle_index % kPartitions == 0) in.messages.push_back(std::move(m));
   }
   in.per_epoch.resize(static_cast<size_t>(epochs));
+  // Each message with its epoch's, by event time: a share is computed
+  // right after its epoch's messages, so one of them left for the next
+  // would be an older event no tuple owns (the service waits for the
+  // watermark instead).
   int64_t offset = 0;
   for (const fleet::FleetMessage& m : in.messages) {
-    const size_t e =
-        std::min(static_cast<size_t>(epochs - 1), static_cast<size_t>(offset * epochs) / in.messages.size());
-    in.per_epoch[e].push_back({0, offset++, m.key, m.value});
+    const int64_t e = std::clamp<int64_t>((m.ts_ms - start_ms) / kEpochMs, 0, epochs - 1);
+    in.per_epoch[static_cast<size_t>(e)].push_back({0, offset++, m.key, m.value});
   }
   return in;
 }
@@ -193,8 +200,12 @@ __attribute__((noinline)) void MeasuredApply(Partition& p, service::ComputedShar
 void BM_ReleaseShare(benchmark::State& state) {
   const int warmup = static_cast<int>(state.range(0));
   const int measured = static_cast<int>(state.range(1));
-  const Input in = Generate(warmup + measured);
-  const std::string dir = (std::filesystem::temp_directory_path() / "vanon-bench-share").string();
+  const auto vehicles = static_cast<uint64_t>(state.range(2));
+  const Input in = Generate(warmup + measured, vehicles);
+  // Per process: two runs side by side (callgrind of two fleet sizes) must
+  // not share a store.
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("vanon-bench-share-" + std::to_string(getpid()))).string();
   DpDigest dp_digest;  // of the measured shares' DP counts, over all iterations
   for (auto _ : state) {
     state.PauseTiming();
@@ -213,10 +224,16 @@ void BM_ReleaseShare(benchmark::State& state) {
           state.ResumeTiming();
         }
         const double c0 = ThreadCpuSeconds();
-        service::ComputedShare s = MeasuredCompute(p, in.first_epoch + e);
+        // Warm-up shares outside the Measured* functions: callgrind counts
+        // the measured shares alone, as the counters do.
+        service::ComputedShare s = timed ? MeasuredCompute(p, in.first_epoch + e) : Compute(p, in.first_epoch + e);
         const double c1 = ThreadCpuSeconds();
         if (!s.violations.empty()) state.SkipWithError(("share violates the check: " + s.violations[0]).c_str());
-        MeasuredApply(p, &s);
+        if (timed) {
+          MeasuredApply(p, &s);
+        } else {
+          Apply(p, &s);
+        }
         const double c2 = ThreadCpuSeconds();
         if (timed) {
           state.PauseTiming();
@@ -244,10 +261,14 @@ void BM_ReleaseShare(benchmark::State& state) {
   state.SetLabel(dp_digest.Label());
 }
 BENCHMARK(BM_ReleaseShare)
-    ->Args({2, 4})
-    ->Args({2, 2})
-    ->Args({6, 4})
-    ->Args({0, 2})
+    ->Args({2, 4, 100000})
+    ->Args({2, 2, 100000})
+    ->Args({6, 4, 100000})
+    ->Args({0, 2, 100000})
+    ->Args({6, 2, 10000})
+    ->Args({6, 2, 100000})
+    ->Args({6, 2, 1000000})
+    ->Args({20, 2, 1000000})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 
