@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "vanon/engine/release.h"
@@ -38,6 +39,9 @@ class ReleaseChecker {
   };
   template <typename V>
   using ByVehicle = std::unordered_map<std::string, V, VehicleHash, std::equal_to<>>;
+  // Waiting tuples as (vehicle, first release), sorted: compared whole
+  // from one release to the next, so a sorted vector, not a node each.
+  using WaitingList = std::vector<std::pair<std::string, uint64_t>>;
 
  public:
   // What an input's known_signatures hold: every stored signature (the
@@ -61,7 +65,7 @@ class ReleaseChecker {
     ByVehicle<Signature> signatures_;     // first seen now (published or claimed)
     ByVehicle<uint64_t> last_published_;  // vehicle -> this release
     std::vector<std::string> forgotten_;  // past the horizon
-    std::multimap<std::string, uint64_t> waiting_;
+    WaitingList waiting_;
   };
 
   // Checks the next release of the sequence and returns its violations, each
@@ -108,7 +112,7 @@ class ReleaseChecker {
   ByVehicle<Signature> signatures_;
   ByVehicle<uint64_t> last_published_;  // release, by vehicle
   // Tuples the previous release left waiting: vehicle -> first_release.
-  std::multimap<std::string, uint64_t> expected_waiting_;
+  WaitingList expected_waiting_;
   bool started_ = false;
 };
 

@@ -162,8 +162,10 @@ void ReleaseChecker::Pass::ForgetPastHorizon() {
 // State handed over from the previous release: waiting tuples, stored
 // signatures, and signatures dropped only past the horizon.
 void ReleaseChecker::Pass::Handover() {
-  std::multimap<std::string, uint64_t> got_waiting;
-  for (const WaitingTuple& w : in.waiting) got_waiting.emplace(w.tuple.vehicle, w.first_release);
+  WaitingList got_waiting;
+  got_waiting.reserve(in.waiting.size());
+  for (const WaitingTuple& w : in.waiting) got_waiting.emplace_back(w.tuple.vehicle, w.first_release);
+  std::sort(got_waiting.begin(), got_waiting.end());
   if (c.started_ && got_waiting != c.expected_waiting_) {
     Report("waiting tuples in the input differ from those the previous release left waiting");
   }
@@ -184,17 +186,17 @@ void ReleaseChecker::Pass::Handover() {
     }
     return;
   }
-  // Each vehicle once, in key order: a sorted vector, not a node per
-  // vehicle (a std::set here was a fifth of this step's instructions).
-  std::vector<std::string_view> vehicles;
-  vehicles.reserve(all.size());
-  for (const Pending& t : all) vehicles.push_back(t.tuple->vehicle);
-  std::sort(vehicles.begin(), vehicles.end());
-  vehicles.erase(std::unique(vehicles.begin(), vehicles.end()), vehicles.end());
-  for (std::string_view vehicle : vehicles) {
-    auto it = c.signatures_.find(vehicle);
-    if (it != c.signatures_.end() && !in.known_signatures.count(it->first)) CheckMissing(it->first);
+  // The input's vehicles with a published signature the input lacks, each
+  // once, in key order. Only those few are sorted: sorting every vehicle
+  // of a large fleet was most of this step.
+  std::vector<const std::string*> missing;
+  for (const Pending& t : all) {
+    auto it = c.signatures_.find(t.tuple->vehicle);
+    if (it != c.signatures_.end() && !in.known_signatures.count(it->first)) missing.push_back(&it->first);
   }
+  std::sort(missing.begin(), missing.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  for (const std::string* vehicle : missing) CheckMissing(*vehicle);
   ForgetPastHorizon();
 }
 
@@ -286,15 +288,17 @@ void ReleaseChecker::Pass::CheckSuppressed() {
 }
 
 void ReleaseChecker::Pass::CheckWaiting() {
-  std::multimap<std::string, uint64_t> now_waiting;
+  WaitingList now_waiting;
+  now_waiting.reserve(out.waiting.size());
   for (const StillWaiting& w : out.waiting) {
     if (!Mark(w.ref, "waiting")) continue;
     const Pending& t = all[w.ref];
     if (w.first_release != t.first_release) Report("waiting tuple lost its first release");
     if (in.release_id >= t.first_release + p.max_delay) Report("tuple still waiting after its delay");
     if (KnownBefore(t.tuple->vehicle) != nullptr) Report("a vehicle with a signature is left waiting");
-    now_waiting.emplace(t.tuple->vehicle, t.first_release);
+    now_waiting.emplace_back(t.tuple->vehicle, t.first_release);
   }
+  std::sort(now_waiting.begin(), now_waiting.end());
   v.waiting_ = std::move(now_waiting);
 }
 
@@ -353,7 +357,8 @@ void ReleaseChecker::Resume(const std::vector<Published>& published, std::multim
     signatures_.insert_or_assign(p.vehicle, p.signature);
     last_published_.insert_or_assign(p.vehicle, p.last_release);
   }
-  expected_waiting_ = std::move(waiting);
+  expected_waiting_.assign(waiting.begin(), waiting.end());
+  std::sort(expected_waiting_.begin(), expected_waiting_.end());
   started_ = true;
 }
 
