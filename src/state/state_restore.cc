@@ -66,7 +66,9 @@ void StateStore::ReplacePartition(int32_t partition, const std::vector<StateChan
   const std::string from = PartitionPrefix(partition);
   const uint32_t next = static_cast<uint32_t>(partition) + 1;
   // Partition-prefixed families: one range tombstone each. (Partition ids
-  // are far below 2^32 - 1, so `next` never wraps.)
+  // are far below 2^32 - 1, so `next` never wraps.) The bounds must stay
+  // bare prefixes: the memtable's insert hint must not see them
+  // (VehicleKeyPartition, state_store.cc).
   const std::string to = PartitionPrefix(static_cast<int32_t>(next));
   for (rocksdb::ColumnFamilyHandle* cf :
        {rep_->events, rep_->signatures, rep_->waiting, rep_->releases, rep_->windows}) {

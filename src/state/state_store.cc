@@ -5,6 +5,7 @@
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
@@ -26,6 +27,23 @@ constexpr const char* kReleasesCf = "releases";
 constexpr const char* kWindowsCf = "windows";
 
 std::string ProgressKey(int32_t partition) { return MetaKey(partition, "progress"); }
+
+// The partition prefix of a vehicle key (VehicleKey), where the memtable
+// keeps an insert position. A key of the prefix's length alone is outside
+// the domain: such keys are only the bounds of ReplacePartition's range
+// deletions, and RocksDB 7.8 keeps one position per prefix for a table and
+// its range-deletion table alike, so a range deletion under it would start
+// from a node of the other skip list (a failed assertion in tests, memory
+// read at random without them).
+class VehicleKeyPartition : public rocksdb::SliceTransform {
+ public:
+  const char* Name() const override { return "vanon.VehicleKeyPartition"; }
+  rocksdb::Slice Transform(const rocksdb::Slice& key) const override { return {key.data(), kPrefixBytes}; }
+  bool InDomain(const rocksdb::Slice& key) const override { return key.size() > kPrefixBytes; }
+
+ private:
+  static constexpr size_t kPrefixBytes = sizeof(uint32_t);  // PartitionPrefix
+};
 }  // namespace
 
 StateStore::StateStore() : rep_(std::make_unique<Rep>()) {}
@@ -81,6 +99,15 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir, std::shared
   events_cf.memtable_prefix_bloom_size_ratio = 0;
   events_cf.memtable_whole_key_filtering = false;
   events_cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory());
+  // Families keyed by partition and vehicle. A release's apply writes one
+  // partition's records in key order (AddShareDelta); the memtable keeps an
+  // insert position per partition prefix and corrects it from the nearest
+  // level that still brackets the next key. Without the hint every insert
+  // that does not land right after the previous one searched the skip list
+  // from the top: about 90 comparisons, most of an apply at a million
+  // vehicles (callgrind).
+  rocksdb::ColumnFamilyOptions by_vehicle_cf = cf;
+  by_vehicle_cf.memtable_insert_with_hint_prefix_extractor = std::make_shared<VehicleKeyPartition>();
   // Which a vector memtable requires; writes come from one thread at a time
   // anyway (applies and checkpoints on the consuming thread, a DP ledger
   // charge now and then).
@@ -88,10 +115,10 @@ std::unique_ptr<StateStore> StateStore::Open(const std::string& dir, std::shared
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {{rocksdb::kDefaultColumnFamilyName, cf},
                                                       {kEventsCf, events_cf},
                                                       {kMetaCf, cf},
-                                                      {kSignaturesCf, cf},
-                                                      {kWaitingCf, cf},
+                                                      {kSignaturesCf, by_vehicle_cf},
+                                                      {kWaitingCf, by_vehicle_cf},
                                                       {kReleasesCf, cf},
-                                                      {kWindowsCf, cf}};
+                                                      {kWindowsCf, by_vehicle_cf}};
   rocksdb::DB* db = nullptr;
   CheckStatus(rocksdb::DB::Open(opts, dir, cfs, &s->rep_->handles, &db), "open " + dir);
   s->rep_->db.reset(db);

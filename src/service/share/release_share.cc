@@ -7,10 +7,10 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -86,7 +86,7 @@ double ThreadCpuMs() {
 }
 
 // What one share's steps read and produce. Not movable: tuple_events points
-// into ev, stored_by_vehicle into stored.
+// into ev, stored_of_ref into stored.
 struct ShareWork {
   ShareWork(const ShareContext& c, int32_t p, int64_t e)
       : ctx(c), partition(p), epoch(e), dict(c.schema->sensitive_hierarchy.get()) {
@@ -107,7 +107,7 @@ struct ShareWork {
   release::TupleEvents tuple_events;
   std::vector<bool> old_owned;  // per event of ev.old: a waiting tuple holds it
   std::vector<std::optional<state::StoredSignature>> stored;
-  std::unordered_map<std::string, const state::StoredSignature*> stored_by_vehicle;
+  std::vector<const state::StoredSignature*> stored_of_ref;  // by TupleRef; null: a new vehicle
   engine::ReleaseOutput out;
   std::vector<bool> consumed, old_deleted;  // per event of ev.current, ev.old
   // The events family holds some of ev.old (StateStore::HasEventsBefore).
@@ -206,18 +206,24 @@ void LoadInput(ShareWork& w, release::TakenEvents taken, ComputedShare* share) {
   w.old_in_events_family = !w.ev.old.empty() && state.HasEventsBefore(w.partition, w.start);
 
   // In key order (tuples and waiting tuples are each sorted by vehicle):
-  // the store's lookup is cheaper for sorted keys.
+  // the store's lookup is cheaper for sorted keys, and known_signatures (an
+  // ordered map) then grows at its end instead of being searched.
+  std::vector<engine::TupleRef> order(w.in.tuples.size() + w.in.waiting.size());
+  std::iota(order.begin(), order.end(), engine::TupleRef{0});
+  std::inplace_merge(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(w.in.tuples.size()), order.end(),
+                     [&w](engine::TupleRef a, engine::TupleRef b) {
+                       return ResolveTuple(w.in, a).vehicle < ResolveTuple(w.in, b).vehicle;
+                     });
   std::vector<std::string> lookup;
-  lookup.reserve(w.in.tuples.size() + w.in.waiting.size());
-  for (const engine::Tuple& t : w.in.tuples) lookup.push_back(t.vehicle);
-  for (const engine::WaitingTuple& wt : w.in.waiting) lookup.push_back(wt.tuple.vehicle);
-  std::inplace_merge(lookup.begin(), lookup.begin() + static_cast<std::ptrdiff_t>(w.in.tuples.size()), lookup.end());
+  lookup.reserve(order.size());
+  for (engine::TupleRef ref : order) lookup.push_back(ResolveTuple(w.in, ref).vehicle);
   w.stored = state.GetSignatures(w.partition, lookup);
   CheckIdsInDictionary(w);
+  w.stored_of_ref.assign(order.size(), nullptr);
   for (size_t i = 0; i < lookup.size(); ++i) {
     if (!w.stored[i]) continue;
-    w.in.known_signatures.emplace(lookup[i], w.stored[i]->values);
-    w.stored_by_vehicle.emplace(lookup[i], &*w.stored[i]);
+    w.stored_of_ref[order[i]] = &*w.stored[i];
+    w.in.known_signatures.emplace_hint(w.in.known_signatures.end(), std::move(lookup[i]), w.stored[i]->values);
   }
   if (w.windows) w.windows->AddHistories(&w.in);
 }
@@ -248,12 +254,11 @@ void RecordPublication(ShareWork& w, ComputedShare* share) {
   for (const engine::Group& g : w.out.groups) {
     for (engine::TupleRef ref : g.members) {
       share->published_events += ConsumeTupleEvents(w, ref, true, share);
-      const std::string& vehicle = ResolveTuple(w.in, ref).vehicle;
-      auto known = w.stored_by_vehicle.find(vehicle);
-      if (known != w.stored_by_vehicle.end() && w.epoch - known->second->last_release >= refresh) {
-        state::StoredSignature s = *known->second;
+      const state::StoredSignature* known = w.stored_of_ref[ref];
+      if (known != nullptr && w.epoch - known->last_release >= refresh) {
+        state::StoredSignature s = *known;
         s.last_release = w.epoch;
-        delta.Add(ShareDelta::PutSignature{vehicle, s});
+        delta.Add(ShareDelta::PutSignature{ResolveTuple(w.in, ref).vehicle, s});
       }
     }
   }

@@ -38,7 +38,8 @@ class StoreShareState final : public ShareState {
   state::StateStore* store_;
 };
 
-// Appends the delta's operations to `w`, in order.
+// Appends the delta's operations to `w`: on each key in order (the ops of
+// one family keyed by vehicle in key order, store_share_state.cc).
 void AddShareDelta(const ShareDelta& delta, state::ReleaseWrite* w);
 
 }  // namespace vanon::service
