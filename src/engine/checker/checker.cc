@@ -11,6 +11,20 @@ namespace vanon::engine {
 
 namespace {
 
+// Sorts a list that usually arrives as one or two sorted runs (waiting
+// tuples are kept in key order; a release leaves this epoch's tuples and
+// older ones waiting, each run in key order) in linear time then. The
+// checker does not rely on that order: any other input is sorted whole.
+void SortWaiting(std::vector<std::pair<std::string, uint64_t>>* list) {  // a WaitingList
+  const auto mid = std::is_sorted_until(list->begin(), list->end());
+  if (mid == list->end()) return;
+  if (std::is_sorted(mid, list->end())) {
+    std::inplace_merge(list->begin(), mid, list->end());
+  } else {
+    std::sort(list->begin(), list->end());
+  }
+}
+
 // Own resolution of tuple refs; deliberately not the engine's helper.
 struct Pending {
   const Tuple* tuple;
@@ -298,7 +312,7 @@ void ReleaseChecker::Pass::CheckWaiting() {
     if (KnownBefore(t.tuple->vehicle) != nullptr) Report("a vehicle with a signature is left waiting");
     now_waiting.emplace_back(t.tuple->vehicle, t.first_release);
   }
-  std::sort(now_waiting.begin(), now_waiting.end());
+  SortWaiting(&now_waiting);
   v.waiting_ = std::move(now_waiting);
 }
 
