@@ -115,13 +115,13 @@ void AddOp(int32_t p, const ShareDelta::Op& op, state::ReleaseWrite* w) {
 }  // namespace
 
 // Ops on the families keyed by vehicle go in key order, stably (a later op
-// on a key still follows an earlier one). RocksDB's memtable is a skip list
-// that starts each insert from where the previous one went: a key just
-// after it is placed in a few steps, a key anywhere else is searched from
-// the top. A share of a large fleet writes tens of thousands of vehicles'
-// records in the engine's order, which is no key order, and that search was
-// most of its apply. Ops on different families never touch the same key,
-// so moving one family's ops past another's changes nothing.
+// on a key still follows an earlier one). Those families' memtables keep an
+// insert position per partition (VehicleKeyPartition, state_store.cc) and
+// correct it from the lowest level that still brackets the next key, which
+// is cheap only when keys come in order. In the engine's order every insert
+// searched the skip list from the top, most of a large fleet's apply. Ops
+// on different families never touch the same key, so moving one family's
+// ops past another's changes nothing.
 void AddShareDelta(const ShareDelta& delta, state::ReleaseWrite* w) {
   struct Keyed {
     int family;
