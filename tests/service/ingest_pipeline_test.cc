@@ -196,5 +196,66 @@ TEST_F(IngestPipelineTest, UnreadableFieldsAreDroppedAndCounted) {
   EXPECT_EQ(metrics.payload_malformed_fields.Value(), 1);
 }
 
+// A batch of a consumer catching up is parsed in two halves on two threads;
+// what it buffers, counts and routes must be what the same messages give in
+// small batches, parsed on one. Faults sit in both halves.
+TEST_F(IngestPipelineTest, ALargeBatchBuffersAndCountsWhatSmallBatchesOfTheSameMessagesDo) {
+  const int64_t now = NowMs();
+  std::vector<std::string> values;
+  for (int i = 0; i < 3000; ++i) {
+    std::string v = Message(now - 3000 + i);
+    if (i % 97 == 5) {
+      v = "{\"vin\":";  // broken JSON: rejected
+    } else if (i % 89 == 7) {
+      v.replace(v.find("\"ts\":"), 5, "\"ts\":\"x\",\"t\":");  // wrong type: rejected
+    } else if (i % 83 == 11) {
+      v.replace(v.find("\"lat\":48.137154"), 15, "\"lat\":200");  // field dropped, counted
+    }
+    values.push_back(std::move(v));
+  }
+  std::vector<kafka::InputMessage> all;
+  for (size_t i = 0; i < values.size(); ++i) all.push_back({0, static_cast<int64_t>(i), kVin, values[i]});
+
+  struct Outcome {
+    std::vector<release::KeyedEvent> buffered;
+    state::PartitionProgress progress;
+    double malformed_fields = 0;
+  };
+  auto run = [&](size_t batch_size) {
+    prometheus::Registry registry;
+    IngestMetrics metrics(registry);
+    IngestPipeline pipeline(config_, "unit-test-hmac-key-0123456789abcdef", store_.get(), nullptr, &metrics);
+    for (size_t at = 0; at < all.size(); at += batch_size) {
+      pipeline.Process({all.begin() + at, all.begin() + std::min(all.size(), at + batch_size)}, now);
+    }
+    Outcome o;
+    for (release::EpochList& list : pipeline.Events(0).Take(now + 1)) {
+      for (size_t i = 0; i < list.events.size(); ++i) {
+        o.buffered.push_back({list.keys[i].first, list.keys[i].second, std::move(list.events[i])});
+      }
+    }
+    o.progress = pipeline.Progress(0);
+    o.malformed_fields = metrics.payload_malformed_fields.Value();
+    return o;
+  };
+  const Outcome split = run(all.size());
+  const Outcome small = run(100);
+
+  ASSERT_EQ(split.buffered.size(), small.buffered.size());
+  for (size_t i = 0; i < split.buffered.size(); ++i) {
+    EXPECT_EQ(split.buffered[i].offset, small.buffered[i].offset) << i;
+    EXPECT_EQ(split.buffered[i].event, small.buffered[i].event) << i;
+  }
+  const uint64_t rejected = 31 + 34;  // the broken and the mistyped messages above
+  EXPECT_EQ(split.buffered.size(), 3000 - rejected);
+  EXPECT_EQ(split.progress.accepted, small.progress.accepted);
+  EXPECT_EQ(split.progress.rejected, small.progress.rejected);
+  EXPECT_EQ(split.progress.rejected.at("broken_json"), 31u);
+  EXPECT_EQ(split.progress.rejected.at("wrong_type"), 34u);
+  // Dropped fields counted by both halves' transformers, once each.
+  EXPECT_EQ(split.malformed_fields, small.malformed_fields);
+  EXPECT_GT(split.malformed_fields, 30);
+}
+
 }  // namespace
 }  // namespace vanon::service

@@ -42,6 +42,9 @@ ingest::ValidationLimits LimitsFrom(const config::Config& c) {
 // 2^21 (about 500 MB); beyond it the cache starts over. At 2^18 a fleet of
 // a million vehicles found almost none of its vehicles in it.
 constexpr size_t kMaxCachedVehicles = 1u << 21;
+// A service keeping up gets batches of tens to hundreds of messages; one
+// catching up gets kafka.poll_batch_max (5,000 by default).
+constexpr size_t kSplitBatchAt = 1024;
 }  // namespace
 
 IngestPipeline::IngestPipeline(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
@@ -63,10 +66,12 @@ IngestPipeline::IngestPipeline(const config::Config& config, std::string_view hm
     layout_.sensitive = static_cast<int>(mapping.extras.size());
     registry_sensitive_ = true;
   }
-  parser_ = std::make_unique<ingest::EventParser>(std::move(mapping), LimitsFrom(config));
+  const ingest::ValidationLimits limits = LimitsFrom(config);
+  // Payloads arrive transformed (each parser's own sink).
+  parser_ = std::make_unique<BatchParser>(
+      [&mapping, &limits] { return std::make_unique<ingest::EventParser>(mapping, limits); }, config.payload,
+      kSplitBatchAt);
   hasher_ = std::make_unique<ingest::KeyedHasher>(hmac_key);
-  payload_ = std::make_unique<release::PayloadTransformer>(config.payload);
-  parser_->SetPayloadSink(payload_.get());  // parsed_.payload_json arrives transformed
 }
 
 IngestPipeline::~IngestPipeline() = default;
@@ -85,7 +90,7 @@ IngestPipeline::VehicleInfo& IngestPipeline::Lookup(const ingest::ParsedEvent& e
   return v;
 }
 
-PartitionTask& IngestPipeline::Open(int32_t partition) { return tasks_->Open(partition, payload_.get()); }
+PartitionTask& IngestPipeline::Open(int32_t partition) { return tasks_->Open(partition, parser_->payload()); }
 
 std::optional<int64_t> IngestPipeline::ResumeOffset(int32_t partition) {
   int64_t next = Progress(partition).next_offset;
@@ -145,9 +150,9 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
   };
   std::map<int32_t, BatchPartition> parts;
   BatchCounts counts;
-  ingest::Rejection rejection;
   stored_.clear();
   stored_.reserve(batch.size());
+  parser_->Parse(batch, now_ms);
   for (size_t i = 0; i < batch.size(); ++i) {
     const kafka::InputMessage& m = batch[i];
     // An accepted event's key is its VIN: its vehicle's cache entry is
@@ -168,8 +173,11 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
     const bool replay = m.offset < pr.replay_until;
     pr.next_offset = m.offset + 1;
     if (!replay) pr.consumed++;
-    if (!parser_->Parse(m.key, m.value, now_ms, &parsed_, &rejection)) {
+    BatchParser::Result& parsed = parser_->result(i);
+    parsed_ = &parsed.event;
+    if (!parsed.ok) {
       if (replay) continue;
+      const ingest::Rejection& rejection = parsed.rejection;
       std::string reason(RejectReasonName(rejection.reason));
       pr.rejected[reason]++;
       counts.rejected_by[reason]++;
@@ -177,14 +185,14 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
       RouteRejected(m, reason, rejection.detail);
       continue;
     }
-    VehicleInfo& v = Lookup(parsed_);
+    VehicleInfo& v = Lookup(*parsed_);
     if (!replay && !v.known) {
       pr.unknown_vin++;
       counts.unknown++;
     }
-    if (!(v.last_trip == parsed_.trip_id)) {
-      v.last_trip.assign(parsed_.trip_id);
-      v.last_trip_key = hasher_->HashTrip(parsed_.trip_id);
+    if (!(v.last_trip == parsed_->trip_id)) {
+      v.last_trip.assign(parsed_->trip_id);
+      v.last_trip_key = hasher_->HashTrip(parsed_->trip_id);
     }
     if (!replay) {
       pr.accepted++;
@@ -213,8 +221,8 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
 
 release::Arrival IngestPipeline::Arrive(const PreparedEpochFilter* filter, release::EpochClock* clock, int64_t offset,
                                         int64_t now_ms) {
-  const release::Arrival by_clock = clock->Observe(parsed_.ts_ms, now_ms);
-  return filter ? filter->Classify(*clock, parsed_.ts_ms, offset, by_clock) : by_clock;
+  const release::Arrival by_clock = clock->Observe(parsed_->ts_ms, now_ms);
+  return filter ? filter->Classify(*clock, parsed_->ts_ms, offset, by_clock) : by_clock;
 }
 
 // The DLQ keeps the original bytes so nothing is lost; it is classified as
@@ -255,16 +263,16 @@ void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v, 
   // The copy's atomic increment waits for every store before it to drain;
   // made first, it waits for fewer than after the event's own.
   ingest::QiValues qi = v.qi;
-  release::KeyedEvent& kept = stored_.emplace_back(events, release::KeyedEvent{parsed_.ts_ms, m.offset, {}}).second;
+  release::KeyedEvent& kept = stored_.emplace_back(events, release::KeyedEvent{parsed_->ts_ms, m.offset, {}}).second;
   ingest::BufferedEvent& b = kept.event;
   b.vehicle_key = v.key;
   b.trip_key = v.last_trip_key;
-  b.ts_ms = parsed_.ts_ms;
-  b.event = parsed_.event;
+  b.ts_ms = parsed_->ts_ms;
+  b.event = parsed_->event;
   b.qi_values = std::move(qi);
-  b.extras = std::move(parsed_.extras);  // the parser fills them anew
+  b.extras = std::move(parsed_->extras);  // the parser fills them anew
   if (registry_sensitive_) b.extras.push_back(v.sensitive);
-  b.payload_json = parsed_.payload_json;  // transformed by the parser's sink
+  b.payload_json = std::move(parsed_->payload_json);  // transformed by the parser's sink
 }
 
 // Before the batch moves the in-memory state: what was routed must have
@@ -281,7 +289,7 @@ void IngestPipeline::FlushRouted(const BatchCounts& counts) {
 
 void IngestPipeline::ReportBatch(const BatchCounts& counts) {
   if (!metrics_) return;
-  const release::PayloadStats& ps = payload_->stats();
+  const release::PayloadStats ps = parser_->stats();
   metrics_->payload_malformed_fields.Increment(
       static_cast<double>(ps.malformed_fields - payload_reported_.malformed_fields));
   metrics_->payload_malformed_payloads.Increment(

@@ -26,6 +26,7 @@
 #include "service/task/partition_task.h"
 #include "service/task/prepared_epoch_filter.h"
 #include "service/task/task_registry.h"
+#include "service/ingest/batch_parser.h"
 #include "service/ingest/inline_string.h"
 #include "vanon/service/qi_resolver.h"
 #include "service/ingest/vin_cache.h"
@@ -126,19 +127,18 @@ class IngestPipeline {
   BufferLayout layout_;
   bool registry_sensitive_ = false;  // layout_.sensitive is filled from the registry
   std::unique_ptr<QiResolver> resolver_;
-  std::unique_ptr<ingest::EventParser> parser_;
+  std::unique_ptr<BatchParser> parser_;
   std::unique_ptr<ingest::KeyedHasher> hasher_;
-  // Payloads are coarsened here, before they reach state: dropped fields
-  // never touch the disk, and a release only copies them.
-  std::unique_ptr<release::PayloadTransformer> payload_;
+  // Payloads are coarsened by the parser, before they reach state: dropped
+  // fields never touch the disk, and a release only copies them.
   release::PayloadStats payload_reported_;   // what metrics_ has been told so far
   std::unique_ptr<TaskRegistry> own_tasks_;  // without a registry from the caller
   TaskRegistry* tasks_;
   // This batch's events, for their partitions' buffers once routed.
   std::vector<std::pair<release::EventBuffer*, release::KeyedEvent>> stored_;
   VinCache<VehicleInfo> vehicles_;
-  ingest::QiPool qi_pool_;  // the vehicles' QI lists, shared by equal ones
-  ingest::ParsedEvent parsed_;
+  ingest::QiPool qi_pool_;                 // the vehicles' QI lists, shared by equal ones
+  ingest::ParsedEvent* parsed_ = nullptr;  // the message Process() is at
 };
 
 }  // namespace vanon::service
