@@ -272,7 +272,7 @@ void IngestPipeline::Buffer(const kafka::InputMessage& m, const VehicleInfo& v, 
   b.qi_values = std::move(qi);
   b.extras = std::move(parsed_->extras);  // the parser fills them anew
   if (registry_sensitive_) b.extras.push_back(v.sensitive);
-  b.payload_json = std::move(parsed_->payload_json);  // transformed by the parser's sink
+  b.payload_json = parsed_->payload_json;  // transformed by the parser's sink
 }
 
 // Before the batch moves the in-memory state: what was routed must have
