@@ -3,8 +3,8 @@
 // depends on nothing but the message, so a large batch is split in two and
 // its second half parsed on a worker thread meanwhile: the consuming thread,
 // not the machine, was what bounded how fast a pod catches up on a backlog.
-// Small batches (a service keeping up with its input) stay on the calling
-// thread, where a hand-over would cost more than it saves.
+// Batches under split_at stay on the calling thread; the worker starts with
+// the first batch that is split.
 //
 // Each half has its own parser and payload transformer, so the results are
 // those of one parser over the whole batch, in the same order.

@@ -42,8 +42,8 @@ ingest::ValidationLimits LimitsFrom(const config::Config& c) {
 // 2^21 (about 500 MB); beyond it the cache starts over. At 2^18 a fleet of
 // a million vehicles found almost none of its vehicles in it.
 constexpr size_t kMaxCachedVehicles = 1u << 21;
-// A service keeping up gets batches of tens to hundreds of messages; one
-// catching up gets kafka.poll_batch_max (5,000 by default).
+// A consumer catching up on a backlog gets batches of kafka.poll_batch_max
+// (5,000 by default); smaller batches are parsed on the consuming thread.
 constexpr size_t kSplitBatchAt = 1024;
 }  // namespace
 
