@@ -1,5 +1,7 @@
 #include "service/ingest/batch_parser.h"
 
+#include <pthread.h>
+
 #include <utility>
 
 namespace vanon::service {
@@ -41,11 +43,8 @@ void BatchParser::Parse(const std::vector<kafka::InputMessage>& batch, int64_t n
     ParseRange(lanes_[0], 0, batch.size());
     return;
   }
-  const size_t half = batch.size() / 2;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    job_begin_ = half;
-    job_end_ = batch.size();
     job_pending_ = true;
     job_done_ = false;
     job_error_ = nullptr;
@@ -57,7 +56,7 @@ void BatchParser::Parse(const std::vector<kafka::InputMessage>& batch, int64_t n
   }
   std::exception_ptr own_error;
   try {
-    ParseRange(lanes_[0], 0, half);
+    ParseRange(lanes_[0], 0, batch.size() / 2);
   } catch (...) {
     own_error = std::current_exception();
   }
@@ -68,16 +67,17 @@ void BatchParser::Parse(const std::vector<kafka::InputMessage>& batch, int64_t n
 }
 
 void BatchParser::WorkerLoop() {
+  pthread_setname_np(pthread_self(), "vanon-parse");  // for top -H and perf
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     cv_.wait(lock, [this] { return job_pending_ || stopping_; });
     if (stopping_) return;
     job_pending_ = false;
-    const size_t begin = job_begin_, end = job_end_;
+    const size_t size = job_batch_->size();
     lock.unlock();
     std::exception_ptr error;
     try {
-      ParseRange(lanes_[1], begin, end);
+      ParseRange(lanes_[1], size / 2, size);
     } catch (...) {
       error = std::current_exception();
     }

@@ -65,10 +65,9 @@ class BatchParser {
   size_t split_at_;
   Lane lanes_[2];
   std::vector<Result> results_;
-  // The job handed to the worker: lane 1 over [job_begin_, job_end_).
+  // The batch being parsed; the worker's job is its second half.
   const std::vector<kafka::InputMessage>* job_batch_ = nullptr;
   int64_t job_now_ms_ = 0;
-  size_t job_begin_ = 0, job_end_ = 0;
   std::mutex mu_;
   std::condition_variable cv_;
   bool job_pending_ = false, job_done_ = false, stopping_ = false;
