@@ -5,8 +5,9 @@ Usage: thread_cpu.py PID SECONDS
 
 Reads /proc/PID/task/*/stat once a second and prints, per second, the CPU
 each thread name used (user + system), biggest first. vanon names its
-threads vanon-consume (when not the main thread), vanon-release and
-vanon-compute; librdkafka and RocksDB name theirs. This is how the README's
+threads vanon-consume (when not the main thread), vanon-parse (the second
+half of a large poll batch), vanon-release and vanon-compute; librdkafka and
+RocksDB name theirs. This is how the README's
 "where a release's time goes" figures were taken, during
 bench_release_e2e.
 """
