@@ -152,8 +152,7 @@ void IngestPipeline::Process(const std::vector<kafka::InputMessage>& batch, int6
   BatchCounts counts;
   stored_.clear();
   stored_.reserve(batch.size());
-  // Parsed ahead by a second thread while this one routes, in order.
-  BatchParser::Batch parsing(parser_.get(), batch, now_ms);
+  BatchParser::Batch parsing(parser_.get(), batch, now_ms);  // parsed ahead while this thread routes
   for (size_t i = 0; i < batch.size(); ++i) {
     const kafka::InputMessage& m = batch[i];
     // An accepted event's key is its VIN: its vehicle's cache entry is
