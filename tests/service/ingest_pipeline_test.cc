@@ -196,9 +196,10 @@ TEST_F(IngestPipelineTest, UnreadableFieldsAreDroppedAndCounted) {
   EXPECT_EQ(metrics.payload_malformed_fields.Value(), 1);
 }
 
-// A batch of a consumer catching up is parsed in two halves on two threads;
-// what it buffers, counts and routes must be what the same messages give in
-// small batches, parsed on one. Faults sit in both halves.
+// A full poll batch (a consumer catching up) is parsed in chunks by two
+// threads while the consuming one routes; what it buffers, counts and routes
+// must be what the same messages give in small batches, parsed on one. Faults
+// sit in chunks of both threads.
 TEST_F(IngestPipelineTest, ALargeBatchBuffersAndCountsWhatSmallBatchesOfTheSameMessagesDo) {
   const int64_t now = NowMs();
   std::vector<std::string> values;
@@ -221,10 +222,12 @@ TEST_F(IngestPipelineTest, ALargeBatchBuffersAndCountsWhatSmallBatchesOfTheSameM
     state::PartitionProgress progress;
     double malformed_fields = 0;
   };
+  config::Config config = config_;
+  config.kafka.poll_batch_max = static_cast<int>(all.size());  // the large batch is a full one
   auto run = [&](size_t batch_size) {
     prometheus::Registry registry;
     IngestMetrics metrics(registry);
-    IngestPipeline pipeline(config_, "unit-test-hmac-key-0123456789abcdef", store_.get(), nullptr, &metrics);
+    IngestPipeline pipeline(config, "unit-test-hmac-key-0123456789abcdef", store_.get(), nullptr, &metrics);
     for (size_t at = 0; at < all.size(); at += batch_size) {
       pipeline.Process({all.begin() + at, all.begin() + std::min(all.size(), at + batch_size)}, now);
     }
@@ -252,7 +255,7 @@ TEST_F(IngestPipelineTest, ALargeBatchBuffersAndCountsWhatSmallBatchesOfTheSameM
   EXPECT_EQ(split.progress.rejected, small.progress.rejected);
   EXPECT_EQ(split.progress.rejected.at("broken_json"), 31u);
   EXPECT_EQ(split.progress.rejected.at("wrong_type"), 34u);
-  // Dropped fields counted by both halves' transformers, once each.
+  // Dropped fields counted by both threads' transformers, once each.
   EXPECT_EQ(split.malformed_fields, small.malformed_fields);
   EXPECT_GT(split.malformed_fields, 30);
 }

@@ -1,5 +1,6 @@
 #include "service/ingest/ingest_pipeline.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "service/store/record_names.h"
@@ -42,9 +43,12 @@ ingest::ValidationLimits LimitsFrom(const config::Config& c) {
 // 2^21 (about 500 MB); beyond it the cache starts over. At 2^18 a fleet of
 // a million vehicles found almost none of its vehicles in it.
 constexpr size_t kMaxCachedVehicles = 1u << 21;
-// A consumer catching up on a backlog gets batches of kafka.poll_batch_max
-// (5,000 by default); smaller batches are parsed on the consuming thread.
-constexpr size_t kSplitBatchAt = 1024;
+// Only a full poll batch (kafka.poll_batch_max messages, 5,000 by default:
+// a consumer behind its input) is shared with the parsing worker. A consumer
+// keeping up gets smaller batches, and there the worker would cost more CPU
+// (the parsed events cross to the other core) than the time it saves; nor is
+// a full batch shared below this size.
+constexpr size_t kMinSharedBatch = 1024;
 }  // namespace
 
 IngestPipeline::IngestPipeline(const config::Config& config, std::string_view hmac_key, state::StateStore* store,
@@ -70,7 +74,7 @@ IngestPipeline::IngestPipeline(const config::Config& config, std::string_view hm
   // Payloads arrive transformed (each parser's own sink).
   parser_ = std::make_unique<BatchParser>(
       [&mapping, &limits] { return std::make_unique<ingest::EventParser>(mapping, limits); }, config.payload,
-      kSplitBatchAt);
+      std::max<size_t>(kMinSharedBatch, static_cast<size_t>(config.kafka.poll_batch_max)));
   hasher_ = std::make_unique<ingest::KeyedHasher>(hmac_key);
 }
 
